@@ -1,0 +1,1 @@
+//! Path tracer over scene-compiler blobs (filled by the renderer issue).

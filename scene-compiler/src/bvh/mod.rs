@@ -1,0 +1,61 @@
+//! Bounding volume hierarchy: one builder producing one plain tree, and layout
+//! conversions of that tree (tinybvh style; see STYLE.md).
+//!
+//! - [`build`] (binned SAH, `binned_sah.rs`) returns a [`Bvh`] in depth-first order:
+//!   node 0 is the root and an inner node's left child directly follows it.
+//! - [`veb::reorder`] permutes the nodes into van Emde Boas order; hits are unchanged.
+//! - [`stats`] measures a tree (node count, depth, leaf histogram, SAH cost).
+//!
+//! Not here: the blob encoding of nodes (that is `blob::write`) and traversal
+//! (kernels and the CPU backend).
+
+mod aabb;
+mod binned_sah;
+mod stats;
+pub mod veb;
+
+pub use aabb::Aabb;
+pub use binned_sah::build;
+pub use stats::{BvhStats, stats};
+
+/// Builder options; the defaults are what `scene-compiler build` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// SAH bins per axis and split (`--bins`); 16 is the usual quality/speed point.
+    pub bins: u32,
+    /// No leaf holds more primitives than this, even when SAH would prefer it.
+    pub max_leaf_size: u32,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self { bins: 16, max_leaf_size: 4 }
+    }
+}
+
+/// Cost of one traversal step in the SAH (relative units).
+pub const C_TRAV: f32 = 1.0;
+/// Cost of one primitive intersection in the SAH (relative units).
+pub const C_INT: f32 = 1.0;
+
+/// A node of the plain tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Node {
+    pub bounds: Aabb,
+    pub kind: NodeKind,
+}
+
+/// Inner nodes link two children; leaves own a range of `Bvh::prim_order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Inner { left: u32, right: u32 },
+    Leaf { first: u32, count: u32 },
+}
+
+/// A built tree. Leaves reference `prim_order[first..first + count]`, which holds
+/// indices into the primitive array that was built over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bvh {
+    pub nodes: Vec<Node>,
+    pub prim_order: Vec<u32>,
+}

@@ -1,0 +1,4 @@
+//! PLACEHOLDER
+pub struct CompileOptions;
+pub struct Compiled;
+pub fn compile_scene() {}

@@ -1,0 +1,5 @@
+//! PLACEHOLDER: the scene helper replaces this file.
+mod model;
+pub use model::*;
+#[derive(Debug)]
+pub struct LoadError;

@@ -1,0 +1,93 @@
+//! The validated in-memory scene: what the loader produces and the compiler consumes.
+//!
+//! Every value here has passed validation (finite, in range, names resolved to
+//! indices), so later stages never re-check. Field names match the RON format
+//! (docs/scene-format.md) so a reader can hold one against the other.
+
+use glam::Vec3;
+
+/// A scene after parsing and validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scene {
+    pub camera: Camera,
+    pub settings: RenderSettings,
+    pub sky: Sky,
+    pub materials: Vec<Material>,
+    pub spheres: Vec<Sphere>,
+    pub lights: Vec<Light>,
+}
+
+/// A thin-lens camera; `aperture == 0` is a pinhole.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Camera {
+    pub look_from: Vec3,
+    pub look_at: Vec3,
+    pub up: Vec3,
+    pub vfov_deg: f32,
+    pub aperture: f32,
+    pub focus_dist: f32,
+}
+
+/// Render defaults stored with the scene; the renderer's flags override them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderSettings {
+    pub width: u32,
+    pub height: u32,
+    pub spp: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+}
+
+/// Radiance seen by rays that leave the scene.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Sky {
+    /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
+    Gradient {
+        bottom: Vec3,
+        top: Vec3,
+    },
+    Constant(Vec3),
+}
+
+/// A named material; spheres refer to it by index into [`Scene::materials`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    pub kind: MaterialKind,
+}
+
+/// The four material kinds a user can write.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MaterialKind {
+    Lambert { albedo: Vec3 },
+    Metal { albedo: Vec3, fuzz: f32 },
+    Dielectric { ior: f32 },
+    Emissive { color: Vec3, strength: f32 },
+}
+
+/// A sphere; `material` indexes [`Scene::materials`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub center: Vec3,
+    pub radius: f32,
+    pub material: u32,
+}
+
+/// A light the renderer samples directly (next-event estimation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Light {
+    Point { position: Vec3, color: Vec3, intensity: f32 },
+    Directional { direction: Vec3, color: Vec3, intensity: f32, angular_radius_deg: f32 },
+}
+
+/// Limits that validation enforces; past them a value is a typo, not a request.
+pub mod limits {
+    /// Largest image side: 16K.
+    pub const MAX_IMAGE_SIDE: u32 = 16_384;
+    pub const MAX_SPP: u32 = 1 << 20;
+    pub const MAX_DEPTH: u32 = 1024;
+    /// Sphere counts index 32-bit arrays with a leaf flag bit; stay far below that.
+    pub const MAX_SPHERES: usize = 1 << 28;
+    pub const MAX_MATERIALS: usize = 1 << 20;
+    pub const MAX_LIGHTS: usize = 1 << 16;
+}
