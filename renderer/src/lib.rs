@@ -1,1 +1,3 @@
-//! Path tracer over scene-compiler blobs (filled by the renderer issue).
+//! Path tracer over scene-compiler blobs: camera, backends (CUDA, CPU), film output.
+pub mod backend;
+pub mod camera;

@@ -1,4 +1,49 @@
-//! PLACEHOLDER
-pub struct CompileOptions;
-pub struct Compiled;
-pub fn compile_scene() {}
+//! The pipeline from a validated [`Scene`] to blob bytes: build the BVH, optionally
+//! reorder it, encode. Parsing is the caller's (it owns the file and its errors).
+
+use std::time::{Duration, Instant};
+
+use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
+use crate::bvh::{self, Aabb, BuildOptions, BvhStats};
+use crate::scene::Scene;
+
+/// How to compile; the defaults match `scene-compiler build` without flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompileOptions {
+    pub layout: NodeLayout,
+    pub bvh: BuildOptions,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { layout: NodeLayout::DepthFirst, bvh: BuildOptions::default() }
+    }
+}
+
+/// A compiled scene and what it took.
+#[derive(Debug)]
+pub struct Compiled {
+    pub blob: AlignedBytes,
+    pub bvh_stats: BvhStats,
+    pub bvh_time: Duration,
+    pub encode_time: Duration,
+}
+
+/// Builds the BVH over `scene.spheres` and encodes the blob. Deterministic.
+pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
+    let start = Instant::now();
+    let prims: Vec<Aabb> = scene.spheres.iter().map(|s| Aabb::of_sphere(s.center, s.radius)).collect();
+    let mut tree = bvh::build(&prims, &options.bvh);
+    let flags = match options.layout {
+        NodeLayout::DepthFirst => 0,
+        NodeLayout::VanEmdeBoas => {
+            tree = bvh::veb::reorder(&tree);
+            FLAG_LAYOUT_VEB
+        }
+    };
+    let bvh_stats = bvh::stats(&tree);
+    let bvh_time = start.elapsed();
+    let start = Instant::now();
+    let blob = blob::write(scene, &tree, flags);
+    Compiled { blob, bvh_stats, bvh_time, encode_time: start.elapsed() }
+}

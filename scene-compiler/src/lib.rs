@@ -15,3 +15,4 @@ pub mod scene;
 
 pub use compile::{CompileOptions, Compiled, compile_scene};
 pub use scene::{LoadError, Scene};
+pub use blob::{AlignedBytes, BlobError, BlobView};

@@ -18,6 +18,8 @@ pub const SECTION_ALIGN: usize = 16;
 pub const FLAG_LAYOUT_VEB: u32 = 1;
 /// Set in [`NodeLinksRecord::right_or_count`] for leaves.
 pub const LEAF_FLAG: u32 = 0x8000_0000;
+/// Deepest BVH the loader accepts: the kernels' traversal stack has this many entries.
+pub const MAX_BVH_DEPTH: u32 = 64;
 /// Light kinds, stored in the `w` lane of [`LightRecord::position_kind`].
 pub const LIGHT_POINT: f32 = 1.0;
 pub const LIGHT_DIRECTIONAL: f32 = 0.0;

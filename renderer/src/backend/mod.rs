@@ -1,0 +1,48 @@
+//! Render backends: one trait, two implementations of docs/path-tracing.md.
+//!
+//! `cuda` runs the kernels in `kernels/` through cudarc (driver + NVRTC, loaded at
+//! run time); `cpu` runs the same algorithm in Rust with rayon. Both accumulate
+//! into their own film and hand back tonemapped RGBA8 or the linear average.
+
+use scene_compiler::BlobView;
+
+use crate::camera::CameraFrame;
+
+/// What one call of [`Backend::render`] computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenderJob {
+    pub width: u32,
+    pub height: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+    /// Samples per pixel already in the film; 0 clears it first.
+    pub first_sample: u32,
+    /// Samples per pixel to add in this call.
+    pub samples: u32,
+    pub camera: CameraFrame,
+}
+
+/// What one call of [`Backend::render`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Time of the render work alone (CUDA events on the GPU, wall clock on the CPU).
+    pub render_ms: f64,
+    /// Camera samples traced (pixels × samples).
+    pub samples: u64,
+    /// Ray segments traced (closest-hit queries), for Mrays/s.
+    pub rays: u64,
+}
+
+/// A path tracer that owns a scene on its device and a film.
+pub trait Backend {
+    /// "CUDA · NVIDIA H100 80GB HBM3 (sm_90)" or "CPU · 16 threads".
+    fn device_name(&self) -> String;
+    /// Copies the scene to the device (the whole blob in one copy on the GPU).
+    fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()>;
+    /// Adds `job.samples` samples per pixel to the film.
+    fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats>;
+    /// The film as 8-bit RGBA, gamma 2, top row first.
+    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>>;
+    /// The film's linear average per pixel (rgb, a = 1), top row first.
+    fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>>;
+}
