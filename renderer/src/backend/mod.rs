@@ -33,10 +33,22 @@ pub struct FrameStats {
     pub rays: u64,
 }
 
+/// How the kernels were obtained when a backend started (GPU only).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelCompile {
+    pub time: std::time::Duration,
+    /// True when the compiled module came from the disk cache.
+    pub cached: bool,
+}
+
 /// A path tracer that owns a scene on its device and a film.
 pub trait Backend {
     /// "CUDA · NVIDIA H100 80GB HBM3 (sm_90)" or "CPU · 16 threads".
     fn device_name(&self) -> String;
+    /// Kernel compilation at start-up; `None` for backends without kernels.
+    fn kernel_compile(&self) -> Option<KernelCompile> {
+        None
+    }
     /// Copies the scene to the device (the whole blob in one copy on the GPU).
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()>;
     /// Adds `job.samples` samples per pixel to the film.
