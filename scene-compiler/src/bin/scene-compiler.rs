@@ -1,1 +1,246 @@
-fn main() {}
+//! `scene-compiler`: compile RON scenes to GPU-ready blobs, inspect and verify blobs.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use scene_compiler::blob::layout::SectionId;
+use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
+use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
+use scene_compiler::{CompileOptions, compile_scene, scene};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  1  the input is invalid: scene errors (printed with file:line:col) or a blob that fails validation
+  2  usage or I/O error: bad flags, a file that cannot be read or written";
+
+#[derive(Parser)]
+#[command(version, about = "Compile RON scenes into GPU-ready blobs (SoA sections, binned-SAH BVH)", after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Compile a scene: parse, validate, build the BVH and write the blob.
+    #[command(after_help = AFTER_HELP)]
+    Build {
+        /// The scene file (RON; see docs/scene-format.md).
+        scene: PathBuf,
+        /// Where to write the blob [default: the scene path with extension .blob].
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// BVH node order: depth-first (left child next to its parent) or van Emde Boas.
+        #[arg(long, value_enum, default_value_t = Layout::DepthFirst)]
+        layout: Layout,
+        /// SAH bins per split (2..=256).
+        #[arg(long, default_value_t = BuildOptions::default().bins, value_parser = clap::value_parser!(u32).range(2..=256))]
+        bins: u32,
+        /// Largest leaf, in spheres (1..=64).
+        #[arg(long, default_value_t = BuildOptions::default().max_leaf_size, value_parser = clap::value_parser!(u32).range(1..=64))]
+        max_leaf: u32,
+    },
+    /// Print a blob's header, sections and BVH statistics.
+    #[command(after_help = AFTER_HELP)]
+    Inspect {
+        blob: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Validate a blob (everything a backend relies on); prints OK or the first problem.
+    #[command(after_help = AFTER_HELP)]
+    Verify { blob: PathBuf },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Layout {
+    DepthFirst,
+    Veb,
+}
+
+/// A failure and the exit code it maps to.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn invalid(message: impl ToString) -> Failure {
+    Failure { code: 1, message: message.to_string() }
+}
+
+fn io(path: &Path, action: &str, e: std::io::Error) -> Failure {
+    Failure { code: 2, message: format!("error: cannot {action} {}: {e}", path.display()) }
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Build { scene, output, layout, bins, max_leaf } => {
+            build(&scene, output, layout, bins, max_leaf)
+        }
+        Command::Inspect { blob, json } => inspect(&blob, json),
+        Command::Verify { blob } => verify(&blob),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{}", f.message.trim_end());
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn build(
+    path: &Path,
+    output: Option<PathBuf>,
+    layout: Layout,
+    bins: u32,
+    max_leaf: u32,
+) -> Result<(), Failure> {
+    let start = Instant::now();
+    let text = std::fs::read_to_string(path).map_err(|e| io(path, "read", e))?;
+    let scene = scene::parse(&text, &path.display().to_string()).map_err(invalid)?;
+    let parse_time = start.elapsed();
+    let layout = match layout {
+        Layout::DepthFirst => NodeLayout::DepthFirst,
+        Layout::Veb => NodeLayout::VanEmdeBoas,
+    };
+    let options = CompileOptions { layout, bvh: BuildOptions { bins, max_leaf_size: max_leaf } };
+    let compiled = compile_scene(&scene, &options);
+    let output = output.unwrap_or_else(|| path.with_extension("blob"));
+    let start = Instant::now();
+    std::fs::write(&output, &*compiled.blob).map_err(|e| io(&output, "write", e))?;
+    let write_time = start.elapsed();
+    let view = BlobView::parse(&compiled.blob)
+        .map_err(|e| invalid(format!("internal error: fresh blob invalid: {e}")))?;
+
+    println!("compiled {} -> {}", path.display(), output.display());
+    println!(
+        "  {} spheres, {} materials, {} lights",
+        scene.spheres.len(),
+        scene.materials.len(),
+        scene.lights.len()
+    );
+    print_bvh(&compiled.bvh_stats, view.node_layout());
+    print_sections(&view);
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "  time: parse {:.2} ms, BVH {:.2} ms, encode {:.2} ms, write {:.2} ms",
+        ms(parse_time),
+        ms(compiled.bvh_time),
+        ms(compiled.encode_time),
+        ms(write_time)
+    );
+    Ok(())
+}
+
+fn load(path: &Path) -> Result<AlignedBytes, Failure> {
+    AlignedBytes::read_file(path).map_err(|e| io(path, "read", e))
+}
+
+fn parse<'a>(path: &Path, bytes: &'a AlignedBytes) -> Result<BlobView<'a>, Failure> {
+    BlobView::parse(bytes).map_err(|e| invalid(format!("error: {} is not a valid blob: {e}", path.display())))
+}
+
+fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let view = parse(path, &bytes)?;
+    let h = view.header;
+    let bvh = stats(&view.tree());
+    if json {
+        let sections: Vec<_> = SectionId::ALL
+            .iter()
+            .map(|&id| {
+                let e = h.sections[id as usize];
+                serde_json::json!({ "name": id.name(), "offset": e.offset, "bytes": e.len })
+            })
+            .collect();
+        let value = serde_json::json!({
+            "file": path.display().to_string(),
+            "version": h.version,
+            "bytes": h.total_len,
+            "layout": layout_name(view.node_layout()),
+            "spheres": h.sphere_count,
+            "materials": h.material_count,
+            "lights": h.light_count,
+            "nodes": h.node_count,
+            "bvh": { "depth": bvh.depth, "leaves": bvh.leaf_count, "sah_cost": bvh.sah_cost,
+                     "leaf_size_histogram": bvh.leaf_size_histogram },
+            "settings": { "width": view.globals.settings[0], "height": view.globals.settings[1],
+                          "spp": view.globals.settings[2], "max_depth": view.globals.settings[3],
+                          "seed": view.globals.seed[0] },
+            "crc32": format!("{:08x}", h.payload_crc32),
+            "sections": sections,
+        });
+        println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
+        return Ok(());
+    }
+    println!(
+        "{}: scene blob v{}, {} bytes, crc32 {:08x}",
+        path.display(),
+        h.version,
+        h.total_len,
+        h.payload_crc32
+    );
+    println!("  {} spheres, {} materials, {} lights", h.sphere_count, h.material_count, h.light_count);
+    let [w, ht, spp, depth] = view.globals.settings;
+    println!("  settings: {w}x{ht}, {spp} spp, max depth {depth}, seed {}", view.globals.seed[0]);
+    print_bvh(&bvh, view.node_layout());
+    print_sections(&view);
+    Ok(())
+}
+
+fn verify(path: &Path) -> Result<(), Failure> {
+    let bytes = load(path)?;
+    let view = parse(path, &bytes)?;
+    println!(
+        "{}: OK ({} spheres, {} nodes, {} bytes)",
+        path.display(),
+        view.spheres.len(),
+        view.node_links.len(),
+        bytes.len()
+    );
+    Ok(())
+}
+
+fn layout_name(layout: NodeLayout) -> &'static str {
+    match layout {
+        NodeLayout::DepthFirst => "depth-first",
+        NodeLayout::VanEmdeBoas => "veb",
+    }
+}
+
+fn print_bvh(s: &BvhStats, layout: NodeLayout) {
+    println!(
+        "  BVH: {} nodes ({} leaves), depth {}, SAH cost {:.2}, {} layout",
+        s.node_count,
+        s.leaf_count,
+        s.depth,
+        s.sah_cost,
+        layout_name(layout)
+    );
+    let histogram: Vec<String> = s
+        .leaf_size_histogram
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(size, n)| format!("{size}:{n}"))
+        .collect();
+    println!("  leaf sizes (spheres:leaves): {}", histogram.join(" "));
+}
+
+fn print_sections(view: &BlobView<'_>) {
+    let parts: Vec<String> = SectionId::ALL
+        .iter()
+        .map(|&id| format!("{} {}", id.name(), view.header.sections[id as usize].len))
+        .collect();
+    println!(
+        "  bytes: header {}, {} = {} total",
+        scene_compiler::blob::layout::HEADER_LEN,
+        parts.join(", "),
+        view.bytes.len()
+    );
+}

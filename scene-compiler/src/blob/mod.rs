@@ -1,17 +1,17 @@
 //! The blob: one little-endian file, a fixed header, then 16-byte-aligned SoA
 //! sections (docs/blob-format.md). [`write`] encodes, [`BlobView::parse`] validates
 //! and reads in place; [`layout`] is the single source of truth for both and for
-//! the generated `kernels/blob_layout.cuh` ([`cuda_header`]).
+//! the generated `kernels/blob_layout.cuh` ([`cuda_header`]) and format tables.
 
 mod aligned;
-mod cuda_header;
+mod codegen;
 mod error;
 pub mod layout;
 mod read;
 mod write;
 
 pub use aligned::AlignedBytes;
-pub use cuda_header::cuda_header;
+pub use codegen::{cuda_header, with_field_tables};
 pub use error::BlobError;
 pub use read::{BlobView, NodeLayout};
 pub use write::write;

@@ -3,9 +3,11 @@
 //! stack, and every number is finite. Backends rely on that and check nothing.
 
 use bytemuck::Pod;
+use glam::Vec3;
 
 use super::error::BlobError;
 use super::layout::*;
+use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::scene::limits;
 
 /// Which node order a blob uses.
@@ -81,7 +83,11 @@ impl<'a> BlobView<'a> {
 
     /// The node order recorded in the header.
     pub fn node_layout(&self) -> NodeLayout {
-        if self.header.flags & FLAG_LAYOUT_VEB != 0 { NodeLayout::VanEmdeBoas } else { NodeLayout::DepthFirst }
+        if self.header.flags & FLAG_LAYOUT_VEB != 0 {
+            NodeLayout::VanEmdeBoas
+        } else {
+            NodeLayout::DepthFirst
+        }
     }
 
     /// The bytes of the payload the GPU needs (everything after the header).
@@ -89,10 +95,30 @@ impl<'a> BlobView<'a> {
         &self.bytes[HEADER_LEN..]
     }
 
+    /// The BVH as a plain tree (bounds, links, identity `prim_order` because the
+    /// spheres are stored in leaf order), for statistics and CPU picking.
+    pub fn tree(&self) -> Bvh {
+        let nodes = self
+            .node_bounds
+            .iter()
+            .zip(self.node_links)
+            .map(|(b, l)| Node {
+                bounds: Aabb { min: Vec3::from_slice(&b.min[..3]), max: Vec3::from_slice(&b.max[..3]) },
+                kind: if l.right_or_count & LEAF_FLAG != 0 {
+                    NodeKind::Leaf { first: l.left_or_first, count: l.right_or_count & !LEAF_FLAG }
+                } else {
+                    NodeKind::Inner { left: l.left_or_first, right: l.right_or_count }
+                },
+            })
+            .collect();
+        Bvh { nodes, prim_order: (0..self.spheres.len() as u32).collect() }
+    }
+
     fn check_records(&self) -> Result<(), BlobError> {
         use SectionId as S;
         let g = self.globals;
-        let globals_floats = [g.camera_from_vfov, g.camera_at_aperture, g.camera_up_focus, g.sky_bottom, g.sky_top];
+        let globals_floats =
+            [g.camera_from_vfov, g.camera_at_aperture, g.camera_up_focus, g.sky_bottom, g.sky_top];
         if !globals_floats.iter().flatten().all(|x| x.is_finite()) {
             return Err(BlobError::record(S::Globals, 0, "non-finite camera or sky value"));
         }
@@ -102,7 +128,11 @@ impl<'a> BlobView<'a> {
             || !(1..=limits::MAX_SPP).contains(&spp)
             || !(1..=limits::MAX_DEPTH).contains(&max_depth)
         {
-            return Err(BlobError::record(S::Globals, 0, format!("render settings out of range: {:?}", g.settings)));
+            return Err(BlobError::record(
+                S::Globals,
+                0,
+                format!("render settings out of range: {:?}", g.settings),
+            ));
         }
         let vfov = g.camera_from_vfov[3];
         if !(vfov > 0.0 && vfov < 180.0) {
@@ -133,7 +163,13 @@ impl<'a> BlobView<'a> {
         for (i, &src) in self.sphere_sources.iter().enumerate() {
             match seen.get_mut(src as usize) {
                 Some(slot @ false) => *slot = true,
-                _ => return Err(BlobError::record(S::SphereSources, i, format!("source index {src} repeated or out of range"))),
+                _ => {
+                    return Err(BlobError::record(
+                        S::SphereSources,
+                        i,
+                        format!("source index {src} repeated or out of range"),
+                    ));
+                }
             }
         }
         for (i, b) in self.node_bounds.iter().enumerate() {
@@ -163,7 +199,9 @@ impl<'a> BlobView<'a> {
         let mut stack: Vec<(u32, u32)> = vec![(0, 1)];
         while let Some((node, depth)) = stack.pop() {
             if depth > MAX_BVH_DEPTH {
-                return Err(tree_err(format!("deeper than {MAX_BVH_DEPTH} levels, the traversal stack size")));
+                return Err(tree_err(format!(
+                    "deeper than {MAX_BVH_DEPTH} levels, the traversal stack size"
+                )));
             }
             let slot = visited
                 .get_mut(node as usize)
@@ -173,10 +211,14 @@ impl<'a> BlobView<'a> {
             }
             let links = self.node_links[node as usize];
             if links.right_or_count & LEAF_FLAG != 0 {
-                let (first, count) = (links.left_or_first as usize, (links.right_or_count & !LEAF_FLAG) as usize);
+                let (first, count) =
+                    (links.left_or_first as usize, (links.right_or_count & !LEAF_FLAG) as usize);
                 let range = first.checked_add(count).filter(|&end| count > 0 && end <= covered.len());
                 let Some(end) = range else {
-                    return Err(tree_err(format!("leaf {node} has sphere range {first}+{count} outside 0..{}", covered.len())));
+                    return Err(tree_err(format!(
+                        "leaf {node} has sphere range {first}+{count} outside 0..{}",
+                        covered.len()
+                    )));
                 };
                 for s in &mut covered[first..end] {
                     if std::mem::replace(s, true) {
@@ -234,10 +276,19 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
     Ok(())
 }
 
-fn check_section(id: SectionId, e: SectionEntry, count: usize, previous_end: u64, total: usize) -> Result<(), BlobError> {
+fn check_section(
+    id: SectionId,
+    e: SectionEntry,
+    count: usize,
+    previous_end: u64,
+    total: usize,
+) -> Result<(), BlobError> {
     let expected_len = (count * id.record_size()) as u64;
     if e.len != expected_len {
-        return Err(BlobError::section(id, format!("{} bytes, expected {expected_len} for {count} records", e.len)));
+        return Err(BlobError::section(
+            id,
+            format!("{} bytes, expected {expected_len} for {count} records", e.len),
+        ));
     }
     if e.offset % SECTION_ALIGN as u64 != 0 {
         return Err(BlobError::section(id, format!("offset {} is not 16-byte aligned", e.offset)));
@@ -246,7 +297,10 @@ fn check_section(id: SectionId, e: SectionEntry, count: usize, previous_end: u64
         return Err(BlobError::section(id, format!("offset {} overlaps the previous section", e.offset)));
     }
     if e.offset.checked_add(e.len).is_none_or(|end| end > total as u64) {
-        return Err(BlobError::section(id, format!("{}+{} runs past the end of the {total}-byte blob", e.offset, e.len)));
+        return Err(BlobError::section(
+            id,
+            format!("{}+{} runs past the end of the {total}-byte blob", e.offset, e.len),
+        ));
     }
     Ok(())
 }
