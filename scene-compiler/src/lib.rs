@@ -1,6 +1,6 @@
 //! Scene compiler: RON text -> validated [`Scene`] -> BVH -> GPU-ready blob bytes.
 //!
-//! Data flows one way (see DESIGN.md): [`scene::load`] parses and validates,
+//! Data flows one way (see DESIGN.md): [`scene::parse`] parses and validates,
 //! [`bvh::build`] builds a plain tree, [`bvh::veb`] optionally reorders it, and
 //! [`blob::write`] lays everything out as one 16-byte-aligned SoA blob that
 //! [`blob::BlobView::parse`] reads back zero-copy. This crate knows nothing of CUDA.

@@ -290,7 +290,7 @@ fn check_section(
             format!("{} bytes, expected {expected_len} for {count} records", e.len),
         ));
     }
-    if e.offset % SECTION_ALIGN as u64 != 0 {
+    if !e.offset.is_multiple_of(SECTION_ALIGN as u64) {
         return Err(BlobError::section(id, format!("offset {} is not 16-byte aligned", e.offset)));
     }
     if e.offset < previous_end {

@@ -1,0 +1,175 @@
+//! The scene file as a user writes it: serde types for ron, with defaults.
+//!
+//! These mirror [`super::model`] but keep what only the text has: material names
+//! in file order (duplicates included, so they can be reported), sphere material
+//! references by name, and which optional fields were left out. Nothing here is
+//! checked beyond its type; [`super::validate`] turns a [`SceneFile`] into a
+//! [`super::Scene`]. The type names are the optional struct names a file may write
+//! (`Scene(...)`, `camera: Camera(...)`), and appear in ron's messages.
+
+use std::fmt;
+
+use serde::{
+    Deserialize, Deserializer,
+    de::{MapAccess, Visitor},
+};
+
+/// A vector written `(x, y, z)`.
+pub(crate) type V3 = [f32; 3];
+
+/// The whole file: `Scene(camera: ..., materials: ..., spheres: ...)`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Scene", deny_unknown_fields)]
+pub(crate) struct SceneFile {
+    pub camera: CameraFile,
+    #[serde(default)]
+    pub settings: SettingsFile,
+    #[serde(default)]
+    pub sky: SkyFile,
+    pub materials: MaterialEntries,
+    pub spheres: Vec<SphereFile>,
+    #[serde(default)]
+    pub lights: Vec<LightFile>,
+}
+
+/// `camera: (look_from: ..., look_at: ..., vfov_deg: ...)`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Camera", deny_unknown_fields)]
+pub(crate) struct CameraFile {
+    pub look_from: V3,
+    pub look_at: V3,
+    #[serde(default = "default_up")]
+    pub up: V3,
+    pub vfov_deg: f32,
+    #[serde(default)]
+    pub aperture: f32,
+    /// `None` when left out: the loader uses `|look_from - look_at|`.
+    #[serde(default)]
+    pub focus_dist: Option<f32>,
+}
+
+/// `settings: (width: ..., ...)`; every field may be left out.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Settings", default, deny_unknown_fields)]
+pub(crate) struct SettingsFile {
+    pub width: u32,
+    pub height: u32,
+    pub spp: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+}
+
+impl Default for SettingsFile {
+    fn default() -> SettingsFile {
+        SettingsFile { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 }
+    }
+}
+
+/// `sky: Gradient(bottom: ..., top: ...)` or `sky: Constant((r, g, b))`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Sky", deny_unknown_fields)]
+pub(crate) enum SkyFile {
+    Gradient { bottom: V3, top: V3 },
+    Constant(V3),
+}
+
+impl Default for SkyFile {
+    /// The RTIOW sky: white at the horizon, light blue overhead.
+    fn default() -> SkyFile {
+        SkyFile::Gradient { bottom: [1.0, 1.0, 1.0], top: [0.5, 0.7, 1.0] }
+    }
+}
+
+/// One material kind with its parameters, e.g. `Metal(albedo: (0.7, 0.6, 0.5), fuzz: 0.1)`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Material", deny_unknown_fields)]
+pub(crate) enum MaterialFile {
+    Lambert {
+        albedo: V3,
+    },
+    Metal {
+        albedo: V3,
+        #[serde(default)]
+        fuzz: f32,
+    },
+    Dielectric {
+        ior: f32,
+    },
+    Emissive {
+        color: V3,
+        #[serde(default = "one")]
+        strength: f32,
+    },
+}
+
+/// The `materials: { "name": kind, ... }` map as written: file order, duplicates kept.
+#[derive(Debug)]
+pub(crate) struct MaterialEntries(pub Vec<(String, MaterialFile)>);
+
+impl<'de> Deserialize<'de> for MaterialEntries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<MaterialEntries, D::Error> {
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Collects map entries into a list instead of a map, so order and duplicates survive.
+struct EntriesVisitor;
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = MaterialEntries;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map of material names to materials")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MaterialEntries, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = map.next_entry()? {
+            entries.push(entry);
+        }
+        Ok(MaterialEntries(entries))
+    }
+}
+
+/// `(center: (x, y, z), radius: r, material: "name")`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Sphere", deny_unknown_fields)]
+pub(crate) struct SphereFile {
+    pub center: V3,
+    pub radius: f32,
+    pub material: String,
+}
+
+/// `Point(position: ...)` or `Directional(direction: ...)`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Light", deny_unknown_fields)]
+pub(crate) enum LightFile {
+    Point {
+        position: V3,
+        #[serde(default = "white")]
+        color: V3,
+        #[serde(default = "one")]
+        intensity: f32,
+    },
+    Directional {
+        direction: V3,
+        #[serde(default = "white")]
+        color: V3,
+        #[serde(default = "one")]
+        intensity: f32,
+        #[serde(default)]
+        angular_radius_deg: f32,
+    },
+}
+
+fn default_up() -> V3 {
+    [0.0, 1.0, 0.0]
+}
+
+fn white() -> V3 {
+    [1.0, 1.0, 1.0]
+}
+
+fn one() -> f32 {
+    1.0
+}

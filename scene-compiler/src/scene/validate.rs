@@ -1,0 +1,387 @@
+//! Semantic checks on a parsed scene file, and its lowering to the [`Scene`] model.
+//!
+//! Every check runs, so a file with five mistakes reports five [`Issue`]s at once.
+//! An issue names the [`ValuePath`] of the value it is about; [`super::spans`]
+//! turns that into a location only when there is something to report. A value
+//! that fails one check (e.g. NaN) is not checked further, so one mistake gives
+//! one message.
+
+use std::collections::HashMap;
+
+use glam::Vec3;
+
+use super::{
+    model::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, limits},
+    schema::{CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3},
+    spans::ValuePath,
+    suggest::{did_you_mean, one_of},
+};
+
+/// How many material names an "unknown material" hint lists.
+const MAX_LISTED: usize = 8;
+
+/// `|up × forward|` (both unit length) at or below this: `up` gives no usable camera basis.
+const PARALLEL_SINE: f32 = 1e-6;
+
+/// One semantic problem, located by the path of the offending value.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Issue {
+    pub path: ValuePath,
+    pub message: String,
+    /// Short text under the caret.
+    pub label: String,
+    pub hint: Option<String>,
+    /// A second place worth showing, e.g. the first definition of a duplicate.
+    pub also: Option<(ValuePath, String)>,
+}
+
+/// Checks `file` completely and lowers it to a [`Scene`], or returns every issue found.
+pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
+    let root = ValuePath::root();
+    let mut c = Checker { issues: Vec::new() };
+    c.camera(&root.field("camera"), &file.camera);
+    c.settings(&root.field("settings"), &file.settings);
+    c.sky(&root.field("sky"), &file.sky);
+    let materials = c.materials(&root.field("materials"), &file.materials.0);
+    let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
+    c.lights(&root.field("lights"), &file.lights);
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
+    Ok(Scene {
+        camera: lower_camera(&file.camera),
+        settings: lower_settings(&file.settings),
+        sky: lower_sky(&file.sky),
+        materials: file.materials.0.iter().map(|(name, kind)| lower_material(name, kind)).collect(),
+        spheres,
+        lights: file.lights.iter().map(lower_light).collect(),
+    })
+}
+
+impl Issue {
+    /// Adds what the user can do about it.
+    fn set_hint(&mut self, hint: impl Into<String>) {
+        self.hint = Some(hint.into());
+    }
+}
+
+/// The path of the value being checked, built only if an issue needs it: paths
+/// allocate, and a large scene has millions of values that are fine.
+type At<'a> = &'a dyn Fn() -> ValuePath;
+
+/// Collects issues while walking the file.
+struct Checker {
+    issues: Vec<Issue>,
+}
+
+impl Checker {
+    fn report(&mut self, at: At, message: impl Into<String>, label: &str) -> &mut Issue {
+        let message = message.into();
+        let issue = Issue { path: at(), message, label: label.to_owned(), hint: None, also: None };
+        self.issues.push(issue);
+        let last = self.issues.len() - 1;
+        &mut self.issues[last]
+    }
+
+    /// Reports NaN and infinities; true when `v` is a usable number.
+    fn finite(&mut self, v: f32, what: &str, at: At) -> bool {
+        if !v.is_finite() {
+            self.report(at, format!("{what} must be a finite number, found {v}"), "not a finite number")
+                .set_hint("NaN and infinities are not allowed in a scene");
+        }
+        v.is_finite()
+    }
+
+    /// Checks each component of a vector; true when all are finite.
+    fn finite3(&mut self, v: V3, what: &str, at: At) -> bool {
+        // Not `all`: every bad component gets its own message.
+        let mut ok = true;
+        for (k, &x) in v.iter().enumerate() {
+            ok &= self.finite(x, what, &|| at().index(k));
+        }
+        ok
+    }
+
+    /// A finite number that `ok` accepts, described by `expect` ("between 0 and 1");
+    /// returns the issue when it is out of range, so the caller can add a hint.
+    fn check(
+        &mut self,
+        v: f32,
+        what: &str,
+        at: At,
+        ok: impl Fn(f32) -> bool,
+        expect: &str,
+    ) -> Option<&mut Issue> {
+        if self.finite(v, what, at) && !ok(v) {
+            return Some(self.report(at, format!("{what} must be {expect}, found {v}"), "out of range"));
+        }
+        None
+    }
+
+    fn non_negative(&mut self, v: f32, what: &str, at: At) {
+        self.check(v, what, at, |x| x >= 0.0, "non-negative");
+    }
+
+    /// A colour or other per-channel quantity: each channel finite and not negative.
+    fn non_negative3(&mut self, v: V3, what: &str, at: At) {
+        for (k, &x) in v.iter().enumerate() {
+            self.non_negative(x, what, &|| at().index(k));
+        }
+    }
+
+    fn count(&mut self, at: &ValuePath, what: &str, n: usize, max: usize) {
+        if n > max {
+            self.report(
+                &|| at.clone(),
+                format!("too many {what}: {n}, at most {max} are supported"),
+                "too many",
+            );
+        }
+    }
+
+    fn camera(&mut self, path: &ValuePath, cam: &CameraFile) {
+        let field = |name: &'static str| move || path.field(name);
+        let from_ok = self.finite3(cam.look_from, "camera `look_from`", &field("look_from"));
+        let at_ok = self.finite3(cam.look_at, "camera `look_at`", &field("look_at"));
+        let up_ok = self.finite3(cam.up, "camera `up`", &field("up"));
+        let vfov_ok = |v| v > 0.0 && v < 180.0;
+        self.check(
+            cam.vfov_deg,
+            "camera `vfov_deg`",
+            &field("vfov_deg"),
+            vfov_ok,
+            "between 0 and 180 degrees (exclusive)",
+        );
+        self.non_negative(cam.aperture, "camera `aperture`", &field("aperture"));
+        if let Some(focus) = cam.focus_dist {
+            self.check(focus, "camera `focus_dist`", &field("focus_dist"), |v| v > 0.0, "positive");
+        }
+        if !(from_ok && at_ok && up_ok) {
+            return;
+        }
+        // The same normalization the renderer does: a direction that does not survive
+        // it (zero, or a length that underflows or overflows) cannot orient a camera.
+        let view = Vec3::from_array(cam.look_at) - Vec3::from_array(cam.look_from);
+        let (forward, up) = (view.normalize_or_zero(), Vec3::from_array(cam.up).normalize_or_zero());
+        if view == Vec3::ZERO {
+            self.report(
+                &field("look_at"),
+                "camera `look_at` equals `look_from`",
+                "same point as `look_from`",
+            )
+            .set_hint("the camera needs a direction to look in: move `look_at` away from `look_from`");
+        } else if forward == Vec3::ZERO {
+            self.report(
+                &field("look_at"),
+                "camera `look_at - look_from` is not a usable direction",
+                "no direction",
+            )
+            .set_hint("the two points are too close together or too far apart for 32-bit floats");
+        } else if up == Vec3::ZERO {
+            self.report(&field("up"), "camera `up` must be a non-zero, normalizable vector", "no direction")
+                .set_hint("use a direction like (0, 1, 0)");
+        } else if forward.cross(up).length() <= PARALLEL_SINE {
+            self.report(
+                &field("up"),
+                "camera `up` is parallel to the view direction",
+                "parallel to the view",
+            )
+            .set_hint("choose an `up` across the view, e.g. (0, 0, 1) for a camera looking straight down");
+        }
+    }
+
+    fn settings(&mut self, path: &ValuePath, s: &SettingsFile) {
+        let side = limits::MAX_IMAGE_SIDE;
+        for (name, value, max) in [
+            ("width", s.width, side),
+            ("height", s.height, side),
+            ("spp", s.spp, limits::MAX_SPP),
+            ("max_depth", s.max_depth, limits::MAX_DEPTH),
+        ] {
+            if value == 0 || value > max {
+                let message = format!("settings `{name}` must be between 1 and {max}, found {value}");
+                self.report(&|| path.field(name), message, "out of range");
+            }
+        }
+    }
+
+    fn sky(&mut self, path: &ValuePath, sky: &SkyFile) {
+        match sky {
+            SkyFile::Gradient { bottom, top } => {
+                self.non_negative3(*bottom, "sky `bottom` colour", &|| path.field("bottom"));
+                self.non_negative3(*top, "sky `top` colour", &|| path.field("top"));
+            }
+            SkyFile::Constant(color) => self.non_negative3(*color, "sky colour", &|| path.index(0)),
+        }
+    }
+
+    /// Checks every material; returns the index of each name (first definition wins).
+    fn materials<'f>(
+        &mut self,
+        path: &ValuePath,
+        entries: &'f [(String, MaterialFile)],
+    ) -> HashMap<&'f str, u32> {
+        self.count(path, "materials", entries.len(), limits::MAX_MATERIALS);
+        let mut index: HashMap<&str, u32> = HashMap::with_capacity(entries.len());
+        for (i, (name, kind)) in entries.iter().enumerate() {
+            if let Some(&first) = index.get(name.as_str()) {
+                let message = format!("material `{name}` is defined twice");
+                let issue = self.report(&|| path.key(i), message, "defined again here");
+                issue.set_hint("rename one of them");
+                issue.also = Some((path.key(first as usize), "first defined here".to_owned()));
+            } else {
+                // Indices fit: past MAX_MATERIALS (< u32::MAX) the scene is rejected anyway.
+                index.insert(name, i as u32);
+            }
+            let what = |name_of_field: &str| format!("`{name_of_field}` of material `{name}`");
+            let field = |name: &'static str| move || path.index(i).field(name);
+            match *kind {
+                MaterialFile::Lambert { albedo } => {
+                    self.non_negative3(albedo, &what("albedo"), &field("albedo"))
+                }
+                MaterialFile::Metal { albedo, fuzz } => {
+                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
+                    let unit = |f| (0.0..=1.0).contains(&f);
+                    self.check(fuzz, &what("fuzz"), &field("fuzz"), unit, "between 0 and 1");
+                }
+                MaterialFile::Dielectric { ior } => {
+                    if let Some(issue) =
+                        self.check(ior, &what("ior"), &field("ior"), |v| v >= 1.0, "at least 1")
+                    {
+                        issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
+                    }
+                }
+                MaterialFile::Emissive { color, strength } => {
+                    self.non_negative3(color, &what("color"), &field("color"));
+                    self.non_negative(strength, &what("strength"), &field("strength"));
+                }
+            }
+        }
+        index
+    }
+
+    /// Checks every sphere and resolves its material name.
+    fn spheres(
+        &mut self,
+        path: &ValuePath,
+        spheres: &[SphereFile],
+        materials: &HashMap<&str, u32>,
+    ) -> Vec<Sphere> {
+        if spheres.is_empty() {
+            self.report(&|| path.clone(), "the scene has no spheres", "empty")
+                .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
+        }
+        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
+        let mut out = Vec::with_capacity(spheres.len());
+        for (i, s) in spheres.iter().enumerate() {
+            let field = |name: &'static str| move || path.index(i).field(name);
+            let center_ok = self.finite3(s.center, "sphere `center`", &field("center"));
+            self.check(s.radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+            match materials.get(s.material.as_str()) {
+                Some(&material) if center_ok => {
+                    out.push(Sphere { center: Vec3::from_array(s.center), radius: s.radius, material });
+                }
+                Some(_) => {}
+                None => {
+                    let message = format!("unknown material `{}`", s.material);
+                    let hint = unknown_material_hint(&s.material, materials);
+                    self.report(&field("material"), message, "no material with this name").set_hint(hint);
+                }
+            }
+        }
+        out
+    }
+
+    fn lights(&mut self, path: &ValuePath, lights: &[LightFile]) {
+        self.count(path, "lights", lights.len(), limits::MAX_LIGHTS);
+        for (i, light) in lights.iter().enumerate() {
+            let field = |name: &'static str| move || path.index(i).field(name);
+            let (color, intensity) = match *light {
+                LightFile::Point { position, color, intensity } => {
+                    self.finite3(position, "light `position`", &field("position"));
+                    (color, intensity)
+                }
+                LightFile::Directional { direction, color, intensity, angular_radius_deg } => {
+                    let usable = Vec3::from_array(direction).normalize_or_zero() != Vec3::ZERO;
+                    if self.finite3(direction, "light `direction`", &field("direction")) && !usable {
+                        let message = "light `direction` must be a non-zero, normalizable vector";
+                        self.report(&field("direction"), message, "no direction");
+                    }
+                    let below_90 = |a| (0.0..90.0).contains(&a);
+                    let what = "light `angular_radius_deg`";
+                    let at = field("angular_radius_deg");
+                    self.check(angular_radius_deg, what, &at, below_90, "at least 0 and below 90 degrees");
+                    (color, intensity)
+                }
+            };
+            self.non_negative3(color, "light `color`", &field("color"));
+            self.non_negative(intensity, "light `intensity`", &field("intensity"));
+        }
+    }
+}
+
+/// "did you mean" when a name is close, else the list of names there are.
+fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
+    let mut names: Vec<&str> = materials.keys().copied().collect();
+    names.sort_by_key(|n| materials.get(n));
+    match did_you_mean(typo, names.iter().copied()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None if names.is_empty() => {
+            "the scene defines no materials: add them under `materials: { ... }`".to_owned()
+        }
+        None => format!("the materials are {}", one_of(names.iter().copied(), MAX_LISTED)),
+    }
+}
+
+fn lower_camera(cam: &CameraFile) -> Camera {
+    let (look_from, look_at) = (Vec3::from_array(cam.look_from), Vec3::from_array(cam.look_at));
+    Camera {
+        look_from,
+        look_at,
+        up: Vec3::from_array(cam.up),
+        vfov_deg: cam.vfov_deg,
+        aperture: cam.aperture,
+        focus_dist: cam.focus_dist.unwrap_or_else(|| (look_at - look_from).length()),
+    }
+}
+
+fn lower_settings(s: &SettingsFile) -> RenderSettings {
+    RenderSettings { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
+}
+
+fn lower_sky(sky: &SkyFile) -> Sky {
+    match *sky {
+        SkyFile::Gradient { bottom, top } => {
+            Sky::Gradient { bottom: Vec3::from_array(bottom), top: Vec3::from_array(top) }
+        }
+        SkyFile::Constant(color) => Sky::Constant(Vec3::from_array(color)),
+    }
+}
+
+fn lower_material(name: &str, kind: &MaterialFile) -> Material {
+    let kind = match *kind {
+        MaterialFile::Lambert { albedo } => MaterialKind::Lambert { albedo: Vec3::from_array(albedo) },
+        MaterialFile::Metal { albedo, fuzz } => {
+            MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
+        }
+        MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
+        MaterialFile::Emissive { color, strength } => {
+            MaterialKind::Emissive { color: Vec3::from_array(color), strength }
+        }
+    };
+    Material { name: name.to_owned(), kind }
+}
+
+fn lower_light(light: &LightFile) -> Light {
+    match *light {
+        LightFile::Point { position, color, intensity } => {
+            Light::Point { position: Vec3::from_array(position), color: Vec3::from_array(color), intensity }
+        }
+        LightFile::Directional { direction, color, intensity, angular_radius_deg } => Light::Directional {
+            direction: Vec3::from_array(direction),
+            color: Vec3::from_array(color),
+            intensity,
+            angular_radius_deg,
+        },
+    }
+}
