@@ -28,6 +28,7 @@ struct __align__(16) GlobalsRecord {
     uint4 seed; // offset  96: seed, then three reserved zeros.
 };
 static_assert(sizeof(GlobalsRecord) == 112, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(GlobalsRecord, camera_from_vfov) == 0, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, camera_at_aperture) == 16, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, camera_up_focus) == 32, "layout drift");
@@ -35,6 +36,7 @@ static_assert(__builtin_offsetof(GlobalsRecord, sky_bottom) == 48, "layout drift
 static_assert(__builtin_offsetof(GlobalsRecord, sky_top) == 64, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, settings) == 80, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, seed) == 96, "layout drift");
+#endif
 
 // A material in branchless form: the kernel blends lambert/metal/dielectric by weight.
 struct __align__(16) MaterialRecord {
@@ -43,16 +45,20 @@ struct __align__(16) MaterialRecord {
     float4 emission; // offset  32: Emitted radiance rgb (color * strength), w unused.
 };
 static_assert(sizeof(MaterialRecord) == 48, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(MaterialRecord, albedo_fuzz) == 0, "layout drift");
 static_assert(__builtin_offsetof(MaterialRecord, weights_ior) == 16, "layout drift");
 static_assert(__builtin_offsetof(MaterialRecord, emission) == 32, "layout drift");
+#endif
 
 // A sphere, in BVH leaf order.
 struct __align__(16) SphereRecord {
     float4 center_radius; // offset   0: center.xyz, radius.
 };
 static_assert(sizeof(SphereRecord) == 16, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(SphereRecord, center_radius) == 0, "layout drift");
+#endif
 
 // A BVH node's bounding box.
 struct __align__(16) NodeBoundsRecord {
@@ -60,8 +66,10 @@ struct __align__(16) NodeBoundsRecord {
     float4 max; // offset  16: max.xyz, w unused.
 };
 static_assert(sizeof(NodeBoundsRecord) == 32, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(NodeBoundsRecord, min) == 0, "layout drift");
 static_assert(__builtin_offsetof(NodeBoundsRecord, max) == 16, "layout drift");
+#endif
 
 // A BVH node's links: children of an inner node, or a leaf's sphere range.
 struct __align__(8) NodeLinksRecord {
@@ -69,8 +77,10 @@ struct __align__(8) NodeLinksRecord {
     unsigned int right_or_count; // offset   4: Inner: right child index. Leaf: sphere count | LEAF_FLAG.
 };
 static_assert(sizeof(NodeLinksRecord) == 8, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(NodeLinksRecord, left_or_first) == 0, "layout drift");
 static_assert(__builtin_offsetof(NodeLinksRecord, right_or_count) == 4, "layout drift");
+#endif
 
 // A light for next-event estimation.
 struct __align__(16) LightRecord {
@@ -79,7 +89,9 @@ struct __align__(16) LightRecord {
     float4 cone; // offset  32: cos(angular radius) of a directional light's disc (1 for point lights), yzw unused.
 };
 static_assert(sizeof(LightRecord) == 48, "layout drift");
+#ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LightRecord, position_kind) == 0, "layout drift");
 static_assert(__builtin_offsetof(LightRecord, radiance) == 16, "layout drift");
 static_assert(__builtin_offsetof(LightRecord, cone) == 32, "layout drift");
+#endif
 

@@ -1,3 +1,7 @@
 //! Path tracer over scene-compiler blobs: camera, backends (CUDA, CPU), film output.
 pub mod backend;
 pub mod camera;
+pub mod cli;
+pub mod output;
+pub mod scene_input;
+pub mod timing;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `renderer` binary; everything lives in [`renderer::cli`].
+
+fn main() -> std::process::ExitCode {
+    renderer::cli::main()
+}

@@ -4,6 +4,10 @@
 //! run time); `cpu` runs the same algorithm in Rust with rayon. Both accumulate
 //! into their own film and hand back tonemapped RGBA8 or the linear average.
 
+pub mod cpu;
+pub mod cuda;
+pub mod select;
+
 use scene_compiler::BlobView;
 
 use crate::camera::CameraFrame;

@@ -72,6 +72,8 @@ fn record_struct(out: &mut String, name: &str, size: usize, align: usize, doc: &
     }
     let _ = writeln!(out, "}};");
     let _ = writeln!(out, "static_assert(sizeof({name}) == {size}, \"layout drift\");");
+    // NVRTC, which compiles the kernels, has no __builtin_offsetof; nvcc checks the offsets.
+    out.push_str("#ifndef __CUDACC_RTC__\n");
     for f in fields {
         let _ = writeln!(
             out,
@@ -79,5 +81,5 @@ fn record_struct(out: &mut String, name: &str, size: usize, align: usize, doc: &
             f.name, f.offset
         );
     }
-    out.push('\n');
+    out.push_str("#endif\n\n");
 }

@@ -1,0 +1,93 @@
+// One camera sample, docs/path-tracing.md "One sample" (CPU: integrator.rs
+// `trace_sample`). The bounce loop is split into start_path / extend_path /
+// sample_value so that render.cu can run it either one sample after another
+// (trace_sample) or with path regeneration; both make the same draws in the same order.
+#pragma once
+
+#include "camera.cuh"
+#include "params.cuh"
+#include "rng.cuh"
+#include "scatter.cuh"
+#include "traverse.cuh"
+#include "vec3.cuh"
+
+// Russian roulette starts once a path has this many segments (depth + 1).
+#define RR_START_DEPTH 3u
+
+// A path in flight: the next segment to trace and what the path carries so far.
+struct Path {
+    float3 origin;
+    float3 dir;
+    float3 throughput;
+    float3 radiance;
+    Rng rng;
+    // Segments traced so far; the spec's loop variable.
+    unsigned int depth;
+};
+
+// The camera ray of sample `sample_index` of pixel (x, y), with its own random stream.
+__device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsigned int pixel_index,
+                                           unsigned int sample_index, unsigned int seed_hash) {
+    Path p;
+    p.rng = rng_init(pixel_index, sample_index, seed_hash);
+    const Ray ray = generate_camera_ray(x, y, p.rng);
+    p.origin = ray.origin;
+    p.dir = ray.dir;
+    p.throughput = make_float3(1.0f, 1.0f, 1.0f);
+    p.radiance = make_float3(0.0f, 0.0f, 0.0f);
+    p.depth = 0;
+    return p;
+}
+
+// One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
+// max_depth and increments it): traverse, shade, scatter, Russian roulette. False when
+// the path ended here. `rays` counts closest-hit queries.
+__device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
+    ++rays;
+    const Hit hit = traverse(p.origin, p.dir);
+    if (hit.sphere == NO_HIT) {
+        p.radiance += p.throughput * sky(p.dir);
+        return false;
+    }
+    const float4 center_radius = __ldg(&params.spheres[hit.sphere].center_radius);
+    const float3 point = p.origin + hit.t * p.dir;
+    const float3 n_out = (point - xyz(center_radius)) / center_radius.w;
+    const bool front_face = dot(p.dir, n_out) < 0.0f;
+    const float3 n = front_face ? n_out : -n_out;
+    const MaterialRecord* __restrict__ m = params.materials + __ldg(&params.sphere_materials[hit.sphere]);
+    p.radiance += p.throughput * xyz(__ldg(&m->emission));
+    ScatterRandoms r;
+    r.lobe = next_f32(p.rng);
+    r.r1 = next_f32(p.rng);
+    r.r2 = next_f32(p.rng);
+    r.fresnel = next_f32(p.rng);
+    const Bounce bounce = scatter(__ldg(&m->albedo_fuzz), __ldg(&m->weights_ior), p.dir, n, front_face, r);
+    if (bounce.absorbed) return false;
+    p.throughput *= bounce.attenuation;
+    const float max_throughput = max_component(p.throughput);
+    // Nothing more can be added to this path: stopping is unbiased.
+    if (max_throughput == 0.0f) return false;
+    if (p.depth + 1 >= RR_START_DEPTH) {
+        const float q = fminf(max_throughput, 1.0f);
+        if (next_f32(p.rng) >= q) return false;
+        p.throughput = p.throughput / q;
+    }
+    p.origin = point;
+    p.dir = bounce.dir;
+    return true;
+}
+
+// The finished sample: its radiance, or black when a component is not finite (a NaN
+// never poisons a pixel).
+__device__ __forceinline__ float3 sample_value(const Path& p) {
+    return all_finite(p.radiance) ? p.radiance : make_float3(0.0f, 0.0f, 0.0f);
+}
+
+// One whole camera sample, as the CPU's trace_sample.
+__device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
+                                               unsigned int sample_index, unsigned int seed_hash,
+                                               unsigned int& rays) {
+    Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
+    while (p.depth < params.max_depth && extend_path(p, rays)) ++p.depth;
+    return sample_value(p);
+}

@@ -1,0 +1,93 @@
+// The path tracer's kernels: the one translation unit NVRTC compiles (headers are
+// header-only device code, so everything inlines). docs/path-tracing.md is the
+// algorithm; renderer/src/backend/cuda/ launches these.
+//
+// Compile-time switches (renderer: env RENDERER_KERNEL_DEFINES, RENDERER_CUDA_BLOCK):
+//   PT_BLOCK_W, PT_BLOCK_H   render block shape (arch.cuh)
+//   PT_PATH_REGENERATION=1   path regeneration instead of one sample after another
+//   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
+
+#include "arch.cuh"
+#include "film.cuh"
+#include "params.cuh"
+#include "path.cuh"
+#include "rng.cuh"
+
+#ifndef PT_PATH_REGENERATION
+#define PT_PATH_REGENERATION 0
+#endif
+
+#if PT_PATH_REGENERATION
+// Path regeneration (Novák, Havran & Dachsbacher 2010): the bounce loop and the sample
+// loop are one loop, and a lane whose path ended starts its next sample at once. A warp
+// then runs for the largest total number of segments among its lanes instead of the sum
+// over samples of the longest path of each.
+__device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
+                                               unsigned int& rays) {
+    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    if (params.samples == 0) return sum;
+    const unsigned int seed_hash = pcg_hash(params.seed);
+    unsigned int s = 0;
+    Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
+    for (;;) {
+        if (p.depth < params.max_depth && extend_path(p, rays)) {
+            ++p.depth;
+            continue;
+        }
+        sum += sample_value(p);
+        if (++s == params.samples) break;
+        p = start_path(x, y, pixel_index, params.first_sample + s, seed_hash);
+    }
+    return sum;
+}
+#else
+// One thread per pixel, its samples one after another: the simplest fast schedule.
+__device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
+                                               unsigned int& rays) {
+    const unsigned int seed_hash = pcg_hash(params.seed);
+    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    for (unsigned int s = 0; s < params.samples; ++s) {
+        sum += trace_sample(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
+    }
+    return sum;
+}
+#endif
+
+// Adds params.samples samples to every pixel of the film: one thread per pixel, blocks
+// of PT_BLOCK_W x PT_BLOCK_H pixels (neighbouring rays take similar BVH paths).
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render() {
+    const unsigned int x = blockIdx.x * PT_BLOCK_W + threadIdx.x;
+    const unsigned int y = blockIdx.y * PT_BLOCK_H + threadIdx.y;
+    unsigned int rays = 0;
+    // No early return: count_rays needs every lane of the warp.
+    if (x < params.width && y < params.height) {
+        const unsigned int pixel_index = y * params.width + x;
+        accumulate(pixel_index, render_pixel(x, y, pixel_index, rays));
+    }
+    count_rays(rays);
+}
+
+// The film's average as gamma-2 RGBA8 (alpha 255); `inv_samples` = 1 / samples per pixel.
+extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+    tonemap(const float4* __restrict__ accum, uchar4* __restrict__ rgba, unsigned int pixels, float inv_samples) {
+    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    if (i >= pixels) return;
+    const float4 sum = accum[i];
+    rgba[i] = make_uchar4(tonemap_channel(sum.x * inv_samples), tonemap_channel(sum.y * inv_samples),
+                          tonemap_channel(sum.z * inv_samples), 255);
+}
+
+// Test hook pinning the device RNG to the spec: for each (pixel_index, sample_index,
+// seed, unused) writes (pcg_hash(pixel_index), the stream's initial state, its first
+// next_u32, the bits of its second draw as next_f32).
+extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+    rng_probe(const uint4* __restrict__ inputs, uint4* __restrict__ outputs, unsigned int count) {
+    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    if (i >= count) return;
+    const uint4 in = inputs[i];
+    Rng rng = rng_init(in.x, in.y, pcg_hash(in.z));
+    const unsigned int state = rng.state;
+    const unsigned int first = next_u32(rng);
+    const float second = next_f32(rng);
+    outputs[i] = make_uint4(pcg_hash(in.x), state, first, __float_as_uint(second));
+}

@@ -1,0 +1,39 @@
+// PCG random numbers, docs/path-tracing.md "Random numbers: PCG"; the CPU backend's
+// renderer/src/backend/cpu/rng.rs is the same code. Every (pixel, sample) pair seeds
+// its own stream, so an image does not depend on launch shape or sample split.
+#pragma once
+
+#define PCG_MULTIPLIER 747796405u
+#define PCG_INCREMENT 2891336453u
+#define PCG_OUTPUT_MULTIPLIER 277803737u
+
+// PCG's RXS-M-XS output permutation of one state.
+__device__ __forceinline__ unsigned int pcg_permute(unsigned int state) {
+    const unsigned int word = ((state >> ((state >> 28u) + 4u)) ^ state) * PCG_OUTPUT_MULTIPLIER;
+    return (word >> 22u) ^ word;
+}
+
+// One LCG step.
+__device__ __forceinline__ unsigned int pcg_step(unsigned int state) { return state * PCG_MULTIPLIER + PCG_INCREMENT; }
+
+// The PCG hash of one value (Jarzynski & Olano 2020, "Hash Functions for GPU Rendering").
+__device__ __forceinline__ unsigned int pcg_hash(unsigned int v) { return pcg_permute(pcg_step(v)); }
+
+// One random stream: PCG-RXS-M-XS-32.
+struct Rng {
+    unsigned int state;
+};
+
+// rng_init(pixel, sample, seed) of the spec with `seed_hash = pcg_hash(seed)`, which is
+// the same for the whole launch and so is computed once per thread, not per sample.
+__device__ __forceinline__ Rng rng_init(unsigned int pixel_index, unsigned int sample_index, unsigned int seed_hash) {
+    return Rng{pcg_hash(pixel_index ^ pcg_hash(sample_index ^ seed_hash))};
+}
+
+__device__ __forceinline__ unsigned int next_u32(Rng& rng) {
+    rng.state = pcg_step(rng.state);
+    return pcg_permute(rng.state);
+}
+
+// Uniform in [0, 1) from the top 24 bits: every value is exactly representable.
+__device__ __forceinline__ float next_f32(Rng& rng) { return (float)(next_u32(rng) >> 8) * 0x1p-24f; }

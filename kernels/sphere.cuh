@@ -1,0 +1,24 @@
+// Ray/sphere intersection, docs/path-tracing.md "Intersection" (CPU: traverse.rs).
+#pragma once
+
+#include "vec3.cuh"
+
+// Rays start this far from their origin, so a bounce does not hit its own sphere.
+#define T_MIN 0.001f
+
+// The distance to the sphere in (T_MIN, t_max), written to `t_hit`; false on a miss.
+// The precise discriminant (Ray Tracing Gems, ch. 7): the textbook `b² - c` loses all
+// precision on the radius-1000 ground sphere. `dir` must be unit length.
+__device__ __forceinline__ bool intersect_sphere(float4 center_radius, float3 origin, float3 dir, float t_max,
+                                                 float& t_hit) {
+    const float3 oc = xyz(center_radius) - origin;
+    const float b = dot(oc, dir);
+    const float3 l = oc - b * dir;
+    const float disc = center_radius.w * center_radius.w - dot(l, l);
+    if (disc < 0.0f) return false;
+    const float h = sqrtf(disc);
+    float t = b - h;
+    if (t <= T_MIN) t = b + h;
+    t_hit = t;
+    return T_MIN < t && t < t_max;
+}

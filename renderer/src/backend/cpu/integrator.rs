@@ -1,0 +1,130 @@
+//! One camera sample: generate the camera ray, then bounce (traverse, shade, scatter,
+//! Russian roulette) until the path leaves the scene or ends (docs/path-tracing.md).
+
+use std::f32::consts::TAU;
+
+use glam::Vec3A;
+
+use super::rng::Rng;
+use super::scatter::{ScatterRandoms, scatter};
+use super::scene::CpuScene;
+use super::traverse::traverse;
+use crate::camera::CameraFrame;
+
+/// Russian roulette starts once a path has this many segments (`depth + 1`).
+pub const RR_START_DEPTH: u32 = 3;
+
+/// The camera frame in SIMD lanes.
+#[derive(Clone, Copy, Debug)]
+pub struct Camera {
+    origin: Vec3A,
+    lower_left: Vec3A,
+    horizontal: Vec3A,
+    vertical: Vec3A,
+    u: Vec3A,
+    v: Vec3A,
+    lens_radius: f32,
+}
+
+impl From<&CameraFrame> for Camera {
+    fn from(c: &CameraFrame) -> Camera {
+        Camera {
+            origin: c.origin.into(),
+            lower_left: c.lower_left.into(),
+            horizontal: c.horizontal.into(),
+            vertical: c.vertical.into(),
+            u: c.u.into(),
+            v: c.v.into(),
+            lens_radius: c.lens_radius,
+        }
+    }
+}
+
+/// Pixel `(x, y)` (y = 0 the top row) of a `width × height` image.
+#[derive(Clone, Copy, Debug)]
+pub struct Pixel {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A jittered thin-lens ray through `pixel`: origin and unit direction. Draws its four
+/// random numbers even for a pinhole, so every stream stays aligned with the kernels'.
+#[inline(always)]
+pub fn generate_camera_ray(cam: &Camera, pixel: Pixel, rng: &mut Rng) -> (Vec3A, Vec3A) {
+    let (jx, jy, l1, l2) = (rng.next_f32(), rng.next_f32(), rng.next_f32(), rng.next_f32());
+    let s = (pixel.x as f32 + jx) / pixel.width as f32;
+    let t = 1.0 - (pixel.y as f32 + jy) / pixel.height as f32;
+    // A pinhole's offset is exactly zero; skipping the sin/cos changes no bit.
+    let offset = if cam.lens_radius > 0.0 {
+        let r = cam.lens_radius * l1.sqrt();
+        let (sin_phi, cos_phi) = (TAU * l2).sin_cos();
+        cam.u * (r * cos_phi) + cam.v * (r * sin_phi)
+    } else {
+        Vec3A::ZERO
+    };
+    let dir = (cam.lower_left + s * cam.horizontal + t * cam.vertical - cam.origin - offset).normalize();
+    (cam.origin + offset, dir)
+}
+
+/// Radiance of one camera sample, `(0, 0, 0)` when any component is not finite (a NaN
+/// never poisons a pixel). `rays` counts closest-hit queries.
+#[inline(always)]
+pub fn trace_sample(
+    scene: &CpuScene,
+    cam: &Camera,
+    pixel: Pixel,
+    max_depth: u32,
+    rng: &mut Rng,
+    rays: &mut u64,
+) -> Vec3A {
+    let (mut origin, mut dir) = generate_camera_ray(cam, pixel, rng);
+    let mut throughput = Vec3A::ONE;
+    let mut radiance = Vec3A::ZERO;
+    for depth in 0..max_depth {
+        *rays += 1;
+        let Some(hit) = traverse(scene, origin, dir, f32::INFINITY) else {
+            radiance += throughput * sky(scene, dir);
+            break;
+        };
+        let center_radius = scene.spheres[hit.sphere as usize];
+        let p = origin + hit.t * dir;
+        let n_out = (p - Vec3A::from_vec4(center_radius)) / center_radius.w;
+        let front_face = dir.dot(n_out) < 0.0;
+        let n = if front_face { n_out } else { -n_out };
+        let m = &scene.materials[scene.sphere_materials[hit.sphere as usize] as usize];
+        radiance += throughput * m.emission;
+        let randoms = ScatterRandoms {
+            lobe: rng.next_f32(),
+            r1: rng.next_f32(),
+            r2: rng.next_f32(),
+            fresnel: rng.next_f32(),
+        };
+        let Some(bounce) = scatter(m, dir, n, front_face, randoms) else {
+            break;
+        };
+        throughput *= bounce.attenuation;
+        let max_throughput = throughput.max_element();
+        // Nothing more can be added to this path: stopping is unbiased.
+        if max_throughput == 0.0 {
+            break;
+        }
+        if depth + 1 >= RR_START_DEPTH {
+            let q = max_throughput.min(1.0);
+            if rng.next_f32() >= q {
+                break;
+            }
+            throughput /= q;
+        }
+        origin = p;
+        dir = bounce.dir;
+    }
+    if radiance.is_finite() { radiance } else { Vec3A::ZERO }
+}
+
+/// Radiance of a ray leaving the scene: `lerp(bottom, top, 0.5 * (dir.y + 1))`, `dir` unit.
+#[inline(always)]
+pub fn sky(scene: &CpuScene, dir: Vec3A) -> Vec3A {
+    scene.sky_bottom.lerp(scene.sky_top, 0.5 * (dir.y + 1.0))
+}

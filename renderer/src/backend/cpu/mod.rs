@@ -1,0 +1,128 @@
+//! The CPU backend: docs/path-tracing.md in Rust, parallel over image rows with rayon.
+//!
+//! Files follow the kernels' order: [`rng`] (PCG), [`integrator`] (generate camera
+//! ray, one sample), [`traverse`] (BVH and sphere), [`scatter`] (materials),
+//! [`film`] (accumulate, tonemap). [`scene`] holds the owned copy of the blob.
+//! Every (pixel, sample) has its own random stream and each pixel adds its samples
+//! in sample order, so the image for a seed is the same bits for any thread count,
+//! and for one call of 8 samples or two calls of 4.
+
+pub mod film;
+pub mod integrator;
+pub mod rng;
+pub mod scatter;
+pub mod scene;
+pub mod traverse;
+
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use glam::Vec3A;
+use rayon::prelude::*;
+use scene_compiler::BlobView;
+
+use self::film::Film;
+use self::integrator::{Camera, Pixel, trace_sample};
+use self::rng::{Rng, pcg_hash};
+use self::scene::CpuScene;
+use super::{Backend, FrameStats, RenderJob};
+
+/// Renders on the CPU with rayon's current thread pool.
+#[derive(Debug, Default)]
+pub struct CpuBackend {
+    scene: Option<CpuScene>,
+    film: Film,
+}
+
+impl CpuBackend {
+    /// A backend with no scene; call [`Backend::upload`] before rendering.
+    pub fn new() -> CpuBackend {
+        CpuBackend::default()
+    }
+}
+
+impl Backend for CpuBackend {
+    fn device_name(&self) -> String {
+        format!("CPU · {} threads", rayon::current_num_threads())
+    }
+
+    fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
+        self.scene = Some(CpuScene::from_blob(blob));
+        Ok(())
+    }
+
+    fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
+        let scene =
+            self.scene.as_ref().context("no scene on the CPU backend: upload one before rendering")?;
+        // Pixel indices are 32-bit in the random streams, as in the kernels.
+        let pixels = u64::from(job.width) * u64::from(job.height);
+        if pixels == 0 || pixels > u64::from(u32::MAX) {
+            bail!("cannot render a {}x{} image", job.width, job.height);
+        }
+        if job.first_sample.checked_add(job.samples).is_none() {
+            bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
+        }
+        if job.first_sample == 0 {
+            self.film.reset(job.width, job.height);
+        } else if (self.film.width, self.film.height, self.film.samples)
+            != (job.width, job.height, job.first_sample)
+        {
+            bail!(
+                "render job continues a {}x{} film at sample {}, but the film is {}x{} with {} samples",
+                job.width,
+                job.height,
+                job.first_sample,
+                self.film.width,
+                self.film.height,
+                self.film.samples
+            );
+        }
+        let start = Instant::now();
+        let camera = Camera::from(&job.camera);
+        let seed_hash = pcg_hash(job.seed);
+        let rays = self
+            .film
+            .sums
+            .par_chunks_mut(job.width as usize)
+            .enumerate()
+            .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row))
+            .sum();
+        self.film.samples += job.samples;
+        Ok(FrameStats {
+            render_ms: start.elapsed().as_secs_f64() * 1e3,
+            samples: pixels * u64::from(job.samples),
+            rays,
+        })
+    }
+
+    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        Ok(self.film.rgba8())
+    }
+
+    fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        Ok(self.film.linear())
+    }
+}
+
+/// Adds `job.samples` samples to each pixel of row `y`, in sample order; returns the rays traced.
+fn render_row(
+    scene: &CpuScene,
+    camera: &Camera,
+    job: &RenderJob,
+    seed_hash: u32,
+    y: u32,
+    row: &mut [Vec3A],
+) -> u64 {
+    let mut rays = 0;
+    for (x, sum) in row.iter_mut().enumerate() {
+        let pixel = Pixel { x: x as u32, y, width: job.width, height: job.height };
+        let pixel_index = y * job.width + pixel.x;
+        let mut acc = *sum;
+        for s in 0..job.samples {
+            let mut rng = Rng::from_seed_hash(pixel_index, job.first_sample + s, seed_hash);
+            acc += trace_sample(scene, camera, pixel, job.max_depth, &mut rng, &mut rays);
+        }
+        *sum = acc;
+    }
+    rays
+}

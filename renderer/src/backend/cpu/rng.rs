@@ -1,0 +1,65 @@
+//! PCG random numbers (docs/path-tracing.md, "Random numbers: PCG").
+//!
+//! Every (pixel, sample) pair seeds its own stream, so an image does not depend on
+//! thread count, tile order or how the samples are split across render calls. The
+//! kernels implement the same functions; `tests/cpu_rng.rs` pins their first values.
+
+/// LCG multiplier of the PCG state step.
+const PCG_MULTIPLIER: u32 = 747_796_405;
+/// LCG increment of the PCG state step.
+const PCG_INCREMENT: u32 = 2_891_336_453;
+/// Multiplier of the RXS-M-XS output permutation.
+const PCG_OUTPUT_MULTIPLIER: u32 = 277_803_737;
+
+/// PCG's RXS-M-XS output permutation of one state.
+#[inline(always)]
+fn permute(state: u32) -> u32 {
+    let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(PCG_OUTPUT_MULTIPLIER);
+    (word >> 22) ^ word
+}
+
+/// One LCG step.
+#[inline(always)]
+fn step(state: u32) -> u32 {
+    state.wrapping_mul(PCG_MULTIPLIER).wrapping_add(PCG_INCREMENT)
+}
+
+/// The PCG hash of one 32-bit value (Jarzynski & Olano 2020, "Hash Functions for GPU Rendering").
+#[inline(always)]
+pub fn pcg_hash(v: u32) -> u32 {
+    permute(step(v))
+}
+
+/// One random stream: PCG-RXS-M-XS-32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rng {
+    state: u32,
+}
+
+impl Rng {
+    /// The stream of one camera sample: `pcg_hash(pixel ^ pcg_hash(sample ^ pcg_hash(seed)))`.
+    #[inline(always)]
+    pub fn new(pixel_index: u32, sample_index: u32, seed: u32) -> Rng {
+        Rng::from_seed_hash(pixel_index, sample_index, pcg_hash(seed))
+    }
+
+    /// As [`Rng::new`] with `pcg_hash(seed)` computed once per frame by the caller.
+    #[inline(always)]
+    pub fn from_seed_hash(pixel_index: u32, sample_index: u32, seed_hash: u32) -> Rng {
+        Rng { state: pcg_hash(pixel_index ^ pcg_hash(sample_index ^ seed_hash)) }
+    }
+
+    /// The next 32 random bits.
+    #[inline(always)]
+    pub fn next_u32(&mut self) -> u32 {
+        self.state = step(self.state);
+        permute(self.state)
+    }
+
+    /// A uniform float in `[0, 1)` from the top 24 bits (every value exactly representable).
+    #[inline(always)]
+    pub fn next_f32(&mut self) -> f32 {
+        const TWO_POW_MINUS_24: f32 = 1.0 / 16_777_216.0;
+        (self.next_u32() >> 8) as f32 * TWO_POW_MINUS_24
+    }
+}

@@ -1,0 +1,131 @@
+//! Closest-hit queries: the iterative BVH traversal and the sphere test
+//! (docs/path-tracing.md, "Intersection"), in the kernels' order.
+
+use glam::{Vec3A, Vec4, Vec4Swizzles};
+use scene_compiler::blob::layout::MAX_BVH_DEPTH;
+
+use super::scene::{ChildBoxes, CpuScene, is_leaf, leaf_count};
+
+/// Rays start this far from their origin, so a bounce does not hit its own sphere.
+pub const T_MIN: f32 = 0.001;
+
+/// The closest hit of a ray.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub t: f32,
+    /// Index into the scene's sphere arrays (BVH leaf order).
+    pub sphere: u32,
+}
+
+/// The closest sphere hit in `(T_MIN, t_max)`: one "ray" in the Mrays/s count.
+///
+/// Near child first with an explicit stack of `MAX_BVH_DEPTH` node indices; the blob
+/// loader refused deeper trees, so the stack cannot overflow.
+#[inline]
+pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<Hit> {
+    let slab_ray = SlabRay::new(origin, dir);
+    let mut t_closest = t_max;
+    let mut closest = None;
+    let mut stack = [0u32; MAX_BVH_DEPTH as usize];
+    let mut stack_len = 0;
+    let mut node = 0u32;
+    loop {
+        let (left_or_first, right_or_count) = scene.node_links[node as usize];
+        if is_leaf(right_or_count) {
+            for i in left_or_first..left_or_first + leaf_count(right_or_count) {
+                if let Some(t) = intersect_sphere(scene.spheres[i as usize], origin, dir, t_closest) {
+                    t_closest = t;
+                    closest = Some(i);
+                }
+            }
+        } else {
+            let (left, right) = (left_or_first, right_or_count);
+            let (t_left, t_right) = slab(&scene.child_boxes[node as usize], &slab_ray, t_closest);
+            match (t_left, t_right) {
+                (Some(tl), Some(tr)) => {
+                    let (near, far) = if tl <= tr { (left, right) } else { (right, left) };
+                    stack[stack_len] = far;
+                    stack_len += 1;
+                    node = near;
+                    continue;
+                }
+                (Some(_), None) => {
+                    node = left;
+                    continue;
+                }
+                (None, Some(_)) => {
+                    node = right;
+                    continue;
+                }
+                (None, None) => {}
+            }
+        }
+        if stack_len == 0 {
+            break;
+        }
+        stack_len -= 1;
+        node = stack[stack_len];
+    }
+    closest.map(|sphere| Hit { t: t_closest, sphere })
+}
+
+/// Ray/sphere distance in `(T_MIN, t_max)` with the precise discriminant (Ray Tracing
+/// Gems, ch. 7): the textbook `b² - c` loses all precision on the radius-1000 ground.
+#[inline(always)]
+pub fn intersect_sphere(center_radius: Vec4, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
+    let radius = center_radius.w;
+    let oc = Vec3A::from_vec4(center_radius) - origin;
+    let b = oc.dot(dir);
+    let l = oc - b * dir;
+    let disc = radius * radius - l.dot(l);
+    if disc < 0.0 {
+        return None;
+    }
+    let h = disc.sqrt();
+    let mut t = b - h;
+    if t <= T_MIN {
+        t = b + h;
+    }
+    (T_MIN < t && t < t_max).then_some(t)
+}
+
+/// A ray prepared for slab tests: per axis, the inverse direction and `-origin * inv_dir`
+/// broadcast to all four lanes.
+struct SlabRay {
+    inv_dir: [Vec4; 3],
+    neg_origin_inv_dir: [Vec4; 3],
+}
+
+impl SlabRay {
+    #[inline(always)]
+    fn new(origin: Vec3A, dir: Vec3A) -> SlabRay {
+        let inv_dir = dir.recip();
+        let neg_origin_inv_dir = -origin * inv_dir;
+        SlabRay {
+            inv_dir: [0, 1, 2].map(|a| Vec4::splat(inv_dir[a])),
+            neg_origin_inv_dir: [0, 1, 2].map(|a| Vec4::splat(neg_origin_inv_dir[a])),
+        }
+    }
+}
+
+/// Slab test of both children of a node: each one's entry distance, clamped to
+/// `[T_MIN, t_max]`, when the ray meets its box.
+///
+/// The kernels fold `origin * inv_dir` into FMAs; here a multiply and an add, because
+/// the default x86-64 target has no FMA instruction and `f32::mul_add` would be a
+/// library call. The results differ in the last bit only.
+#[inline(always)]
+fn slab(boxes: &ChildBoxes, ray: &SlabRay, t_max: f32) -> (Option<f32>, Option<f32>) {
+    let mut enter = Vec4::splat(T_MIN);
+    let mut exit = Vec4::splat(t_max);
+    for (a, bounds) in [boxes.x, boxes.y, boxes.z].into_iter().enumerate() {
+        // Lanes: (left min, right min, left max, right max) planes; swapping the halves
+        // pairs each plane with its opposite, whichever way the ray goes.
+        let t = bounds * ray.inv_dir[a] + ray.neg_origin_inv_dir[a];
+        let swapped = t.zwxy();
+        enter = enter.max(t.min(swapped));
+        exit = exit.min(t.max(swapped));
+    }
+    let hits = enter.cmple(exit).bitmask();
+    (((hits & 1) != 0).then_some(enter.x), ((hits & 2) != 0).then_some(enter.y))
+}

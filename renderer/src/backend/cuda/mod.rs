@@ -1,0 +1,286 @@
+//! The CUDA backend: the kernels in `kernels/` run through cudarc's driver API, with
+//! NVRTC and libcuda loaded at run time, so the renderer builds and runs (on the CPU)
+//! on machines without CUDA.
+//!
+//! Start-up ([`CudaBackend::new`]): context on device 0, kernels compiled for its
+//! architecture or taken from the disk cache. [`Backend::upload`] copies the blob
+//! payload in one copy; [`Backend::render`] writes the per-launch parameters into the
+//! kernel's `__constant__` block and launches one thread per pixel, timed by CUDA
+//! events; reads run the tonemap kernel or copy the sums back. Every CUDA failure is
+//! an error with context, and panics inside cudarc are caught and become errors.
+
+mod cache;
+mod device;
+mod film;
+mod module;
+mod nvrtc;
+mod options;
+mod params;
+mod scene;
+mod sources;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use scene_compiler::BlobView;
+
+use self::device::guard;
+pub use self::device::{driver_available, probe_driver};
+use self::film::DeviceFilm;
+use self::module::KernelModule;
+pub use self::module::KernelResources;
+pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
+pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
+use self::params::LaunchParams;
+use self::scene::DeviceScene;
+pub use self::sources::{KernelSource, KernelSources};
+use super::{Backend, FrameStats, KernelCompile, RenderJob};
+
+/// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
+const FILM_THREADS: u32 = 256;
+
+/// The path tracer on the first CUDA GPU.
+pub struct CudaBackend {
+    stream: Arc<CudaStream>,
+    kernels: KernelModule,
+    options: KernelOptions,
+    device_name: String,
+    arch: String,
+    scene: Option<DeviceScene>,
+    film: Option<DeviceFilm>,
+    ray_count: CudaSlice<u64>,
+    start: CudaEvent,
+    end: CudaEvent,
+}
+
+impl CudaBackend {
+    /// Starts on device 0 with the embedded kernels, or those in `kernels_dir`, and
+    /// the options from the environment ([`KernelOptions::from_env`]).
+    pub fn new(kernels_dir: Option<&Path>) -> anyhow::Result<CudaBackend> {
+        CudaBackend::with_options(kernels_dir, KernelOptions::from_env()?)
+    }
+
+    /// As [`CudaBackend::new`] with explicit options.
+    pub fn with_options(kernels_dir: Option<&Path>, options: KernelOptions) -> anyhow::Result<CudaBackend> {
+        options.validate()?;
+        let sources = match kernels_dir {
+            Some(dir) => KernelSources::from_dir(dir)?,
+            None => KernelSources::embedded(),
+        };
+        probe_driver()?;
+        guard("starting the CUDA backend", || CudaBackend::start(&sources, options))
+    }
+
+    fn start(sources: &KernelSources, options: KernelOptions) -> anyhow::Result<CudaBackend> {
+        let ctx = CudaContext::new(0).context("creating a CUDA context on GPU 0")?;
+        let (major, minor) = ctx.compute_capability().context("reading the GPU's compute capability")?;
+        let arch = format!("sm_{major}{minor}");
+        let name = ctx.name().context("reading the GPU's name")?;
+        let kernels = KernelModule::load(&ctx, sources, &options, &arch)?;
+        let stream = ctx.default_stream();
+        let params_len =
+            kernels.module.get_global("params", &stream).context("finding `params` in the kernels")?.len();
+        if params_len != size_of::<LaunchParams>() {
+            bail!(
+                "kernels/params.cuh LaunchParams is {params_len} bytes but params.rs has {}: they must match",
+                size_of::<LaunchParams>()
+            );
+        }
+        let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        Ok(CudaBackend {
+            ray_count: stream.alloc_zeros::<u64>(1).context("allocating the ray counter")?,
+            start: ctx.new_event(timing).context("creating a timing event")?,
+            end: ctx.new_event(timing).context("creating a timing event")?,
+            stream,
+            kernels,
+            options,
+            device_name: format!("CUDA · {name} ({arch})"),
+            arch,
+            scene: None,
+            film: None,
+        })
+    }
+
+    /// Registers, local memory (stack + spills) and occupancy of the render and tonemap kernels.
+    pub fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
+        let (w, h) = self.options.block;
+        guard("querying kernel resources", || self.kernels.resources(w * h, FILM_THREADS))
+    }
+
+    /// NVRTC's compile log: `ptxas info` lines with registers and spill bytes per kernel.
+    pub fn compile_log(&self) -> &str {
+        &self.kernels.log
+    }
+
+    /// The options the kernels were built with (block shape, defines, cache folder).
+    pub fn options(&self) -> &KernelOptions {
+        &self.options
+    }
+
+    /// The GPU architecture the kernels were compiled for, e.g. `sm_90`.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// Runs the device RNG on `(pixel_index, sample_index, seed, _)` inputs; each output
+    /// is (pcg_hash(pixel_index), initial stream state, first next_u32, bits of the
+    /// second draw as next_f32). For tests that pin the kernels to docs/path-tracing.md.
+    pub fn probe_rng(&mut self, inputs: &[[u32; 4]]) -> anyhow::Result<Vec<[u32; 4]>> {
+        guard("probing the device RNG", || {
+            let count = u32::try_from(inputs.len()).context("too many RNG probes")?;
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            let device_inputs = self.stream.clone_htod(inputs).context("copying RNG probes")?;
+            let mut outputs =
+                self.stream.alloc_zeros::<[u32; 4]>(inputs.len()).context("allocating RNG probes")?;
+            let cfg = film_launch(count);
+            let mut launch = self.stream.launch_builder(&self.kernels.rng_probe);
+            launch.arg(&device_inputs).arg(&mut outputs).arg(&count);
+            // SAFETY: rng_probe(const uint4*, uint4*, unsigned) with `count` elements in both buffers.
+            unsafe { launch.launch(cfg) }.context("launching rng_probe")?;
+            self.stream.clone_dtoh(&outputs).context("reading RNG probes")
+        })
+    }
+
+    fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
+        let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
+        let pixels = u64::from(job.width) * u64::from(job.height);
+        if pixels == 0 || pixels > u64::from(u32::MAX) {
+            bail!("cannot render a {}x{} image", job.width, job.height);
+        }
+        if job.first_sample.checked_add(job.samples).is_none() {
+            bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
+        }
+        // Each thread counts its rays in 32 bits.
+        if u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
+            bail!(
+                "{} samples x depth {} in one call is too many; split the samples",
+                job.samples,
+                job.max_depth
+            );
+        }
+        if job.first_sample == 0 {
+            if self.film.as_ref().is_none_or(|f| (f.width, f.height) != (job.width, job.height)) {
+                // Free the old film first: both may not fit at once.
+                self.film = None;
+                self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height)?);
+            }
+        } else if self
+            .film
+            .as_ref()
+            .is_none_or(|f| (f.width, f.height, f.samples) != (job.width, job.height, job.first_sample))
+        {
+            let (w, h, s) = self.film.as_ref().map_or((0, 0, 0), |f| (f.width, f.height, f.samples));
+            bail!(
+                "render job continues a {}x{} film at sample {}, but the film is {w}x{h} with {s} samples",
+                job.width,
+                job.height,
+                job.first_sample
+            );
+        }
+        let film = self.film.as_mut().context("no film on the GPU")?;
+
+        let mut params = LaunchParams {
+            sky_bottom: scene.sky_bottom,
+            sky_top: scene.sky_top,
+            accum: film.accum.device_ptr(&self.stream).0,
+            ray_count: self.ray_count.device_ptr(&self.stream).0,
+            width: job.width,
+            height: job.height,
+            max_depth: job.max_depth,
+            seed: job.seed,
+            first_sample: job.first_sample,
+            samples: job.samples,
+            ..LaunchParams::default()
+        };
+        params.set_camera(&job.camera);
+        params.set_sections(&scene.sections);
+        let mut symbol =
+            self.kernels.module.get_global("params", &self.stream).context("finding `params`")?;
+        self.stream
+            .memcpy_htod(bytemuck::bytes_of(&params), &mut symbol)
+            .context("writing launch parameters")?;
+        self.stream.memset_zeros(&mut self.ray_count).context("clearing the ray counter")?;
+
+        let (bw, bh) = self.options.block;
+        let cfg = LaunchConfig {
+            grid_dim: (job.width.div_ceil(bw), job.height.div_ceil(bh), 1),
+            block_dim: (bw, bh, 1),
+            shared_mem_bytes: 0,
+        };
+        self.start.record(&self.stream).context("recording the start event")?;
+        // SAFETY: `render` takes no arguments; everything it reads is in `params`, whose
+        // pointers are live allocations sized for this job (film) and the blob (scene).
+        unsafe { self.stream.launch_builder(&self.kernels.render).launch(cfg) }
+            .context("launching render")?;
+        self.end.record(&self.stream).context("recording the end event")?;
+        let rays =
+            self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];
+        let render_ms = self.start.elapsed_ms(&self.end).context("timing render")?;
+        film.samples = job.first_sample + job.samples;
+        Ok(FrameStats { render_ms: f64::from(render_ms), samples: pixels * u64::from(job.samples), rays })
+    }
+
+    fn film(&self) -> anyhow::Result<&DeviceFilm> {
+        self.film.as_ref().context("nothing rendered yet on the GPU")
+    }
+}
+
+/// A launch of one thread per element, in blocks of `FILM_THREADS`.
+fn film_launch(count: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (count.div_ceil(FILM_THREADS), 1, 1),
+        block_dim: (FILM_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+impl Backend for CudaBackend {
+    fn device_name(&self) -> String {
+        self.device_name.clone()
+    }
+
+    fn kernel_compile(&self) -> Option<KernelCompile> {
+        Some(self.kernels.compile)
+    }
+
+    fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
+        guard("uploading the scene", || {
+            // Free the old scene first: both may not fit at once.
+            self.scene = None;
+            self.scene = Some(DeviceScene::upload(&self.stream, blob)?);
+            Ok(())
+        })
+    }
+
+    fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
+        guard("rendering", || self.render_frame(job))
+    }
+
+    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        guard("reading the image", || {
+            let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
+            let pixels = film.pixels();
+            let inv_samples = 1.0 / film.divisor();
+            let mut launch = self.stream.launch_builder(&self.kernels.tonemap);
+            launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
+            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements
+            // of both buffers, which the film sized for that many pixels.
+            unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
+            self.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
+        })
+    }
+
+    fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        guard("reading the linear image", || {
+            let film = self.film()?;
+            let n = film.divisor();
+            let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
+            Ok(sums.into_iter().map(|[r, g, b, _]| [r / n, g / n, b / n, 1.0]).collect())
+        })
+    }
+}

@@ -1,0 +1,129 @@
+//! The kernel module on a device: found in the disk cache or compiled with NVRTC,
+//! then loaded into the context, with the resources the driver gave each kernel.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use cudarc::driver::sys::CUfunction_attribute_enum as Attribute;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+
+use super::cache::{self, CacheKey};
+use super::nvrtc::Nvrtc;
+use super::options::KernelOptions;
+use super::sources::KernelSources;
+use crate::backend::KernelCompile;
+
+/// The loaded module and the kernels the backend launches.
+pub struct KernelModule {
+    pub module: Arc<CudaModule>,
+    pub render: CudaFunction,
+    pub tonemap: CudaFunction,
+    pub rng_probe: CudaFunction,
+    pub compile: KernelCompile,
+    /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
+    pub log: String,
+}
+
+/// Registers and memory of one kernel as the driver loaded it (cuFuncGetAttribute),
+/// and the occupancy they allow at the launch's block size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelResources {
+    pub kernel: &'static str,
+    pub registers: u32,
+    /// Local memory per thread: the traversal stack plus any register spills.
+    pub local_bytes: u32,
+    pub shared_bytes: u32,
+    pub const_bytes: u32,
+    /// Threads per block of the launches.
+    pub block_threads: u32,
+    /// Blocks of `block_threads` resident per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+    pub blocks_per_sm: u32,
+}
+
+impl KernelModule {
+    /// Compiles `sources` for `arch` (or takes them from the cache) and loads them into `ctx`.
+    pub fn load(
+        ctx: &Arc<CudaContext>,
+        sources: &KernelSources,
+        options: &KernelOptions,
+        arch: &str,
+    ) -> anyhow::Result<KernelModule> {
+        let start = Instant::now();
+        let nvrtc = Nvrtc::load()?;
+        let args = options.nvrtc_args(arch);
+        let key = CacheKey::new(sources, &args, nvrtc.version(), driver_version()?);
+        let cached = options.cache_dir.as_deref().and_then(|dir| cache::load(dir, &key));
+        // A cached file the driver refuses (truncated, or from another driver) is compiled again.
+        if let Some((image, log)) = cached
+            && let Ok(module) = ctx.load_module(Ptx::from_binary(image))
+        {
+            return KernelModule::new(module, KernelCompile { time: start.elapsed(), cached: true }, log);
+        }
+        let cubin = nvrtc.compile(sources, &args)?;
+        if let Some(dir) = &options.cache_dir {
+            // Best effort: an unwritable cache only costs the next start a compile.
+            let _ = cache::store(dir, &key, &cubin.image, &cubin.log);
+        }
+        let module = ctx
+            .load_module(Ptx::from_binary(cubin.image))
+            .with_context(|| format!("the CUDA driver did not load the kernels NVRTC compiled for {arch}"))?;
+        KernelModule::new(module, KernelCompile { time: start.elapsed(), cached: false }, cubin.log)
+    }
+
+    fn new(module: Arc<CudaModule>, compile: KernelCompile, log: String) -> anyhow::Result<KernelModule> {
+        let function = |name: &str| {
+            module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
+        };
+        Ok(KernelModule {
+            render: function("render")?,
+            tonemap: function("tonemap")?,
+            rng_probe: function("rng_probe")?,
+            module,
+            compile,
+            log,
+        })
+    }
+
+    /// The resources of the render kernel (blocks of `render_block_threads`) and of tonemap.
+    pub fn resources(
+        &self,
+        render_block_threads: u32,
+        film_block_threads: u32,
+    ) -> anyhow::Result<Vec<KernelResources>> {
+        let query =
+            |kernel: &'static str, f: &CudaFunction, block_threads: u32| -> anyhow::Result<KernelResources> {
+                let attribute = |a: Attribute| -> anyhow::Result<u32> {
+                    Ok(f.get_attribute(a)
+                        .with_context(|| format!("cuFuncGetAttribute({a:?}) of `{kernel}`"))?
+                        as u32)
+                };
+                Ok(KernelResources {
+                    kernel,
+                    registers: attribute(Attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+                    local_bytes: attribute(Attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+                    shared_bytes: attribute(Attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+                    const_bytes: attribute(Attribute::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?,
+                    block_threads,
+                    blocks_per_sm: f
+                        .occupancy_max_active_blocks_per_multiprocessor(block_threads, 0, None)
+                        .with_context(|| format!("occupancy of `{kernel}`"))?,
+                })
+            };
+        Ok(vec![
+            query("render", &self.render, render_block_threads)?,
+            query("tonemap", &self.tonemap, film_block_threads)?,
+        ])
+    }
+}
+
+/// The driver's CUDA version, e.g. 13000 for 13.0 (cuDriverGetVersion).
+pub fn driver_version() -> anyhow::Result<i32> {
+    let mut version = 0;
+    // SAFETY: a valid out-pointer; the driver library is loaded (the caller holds a context).
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .context("cuDriverGetVersion")?;
+    Ok(version)
+}

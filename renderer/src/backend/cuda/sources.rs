@@ -1,0 +1,101 @@
+//! The kernel sources: embedded in the binary (the default), or read from a folder
+//! (`--kernels <dir>`, for editing kernels without rebuilding the renderer).
+//!
+//! NVRTC gets every file by name: the entry `render.cu` as the program and each
+//! `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
+//! name the file. This module does not compile anything (that is `nvrtc.rs`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+/// The translation unit NVRTC compiles; every other file is a header it includes.
+pub const ENTRY: &str = "render.cu";
+
+/// `kernels/` as compiled into this binary, entry first.
+const EMBEDDED: &[(&str, &str)] = &[
+    (ENTRY, include_str!("../../../../kernels/render.cu")),
+    ("arch.cuh", include_str!("../../../../kernels/arch.cuh")),
+    ("blob_layout.cuh", include_str!("../../../../kernels/blob_layout.cuh")),
+    ("camera.cuh", include_str!("../../../../kernels/camera.cuh")),
+    ("film.cuh", include_str!("../../../../kernels/film.cuh")),
+    ("params.cuh", include_str!("../../../../kernels/params.cuh")),
+    ("path.cuh", include_str!("../../../../kernels/path.cuh")),
+    ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),
+    ("scatter.cuh", include_str!("../../../../kernels/scatter.cuh")),
+    ("sphere.cuh", include_str!("../../../../kernels/sphere.cuh")),
+    ("traverse.cuh", include_str!("../../../../kernels/traverse.cuh")),
+    ("vec3.cuh", include_str!("../../../../kernels/vec3.cuh")),
+];
+
+/// One source file, by its name inside the kernels folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSource {
+    pub name: String,
+    pub text: String,
+}
+
+/// A complete set of kernel sources.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelSources {
+    /// Where they came from, prefixed to file names in messages (`kernels` when embedded).
+    pub origin: PathBuf,
+    /// The entry file first, then the headers sorted by name.
+    pub files: Vec<KernelSource>,
+}
+
+impl KernelSources {
+    /// The sources compiled into this binary.
+    pub fn embedded() -> KernelSources {
+        let files = EMBEDDED
+            .iter()
+            .map(|(name, text)| KernelSource { name: (*name).to_owned(), text: (*text).to_owned() })
+            .collect();
+        KernelSources { origin: PathBuf::from("kernels"), files }
+    }
+
+    /// `dir/render.cu` and every `dir/*.cuh`.
+    pub fn from_dir(dir: &Path) -> anyhow::Result<KernelSources> {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+        };
+        let entry = dir.join(ENTRY);
+        if !entry.is_file() {
+            bail!("{} is not a kernels folder: it has no {ENTRY}", dir.display());
+        }
+        let mut files = vec![KernelSource { name: ENTRY.to_owned(), text: read(&entry)? }];
+        let listing = std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))?;
+        let mut headers = Vec::new();
+        for item in listing {
+            let path = item.with_context(|| format!("listing {}", dir.display()))?.path();
+            if path.extension().is_some_and(|e| e == "cuh")
+                && let Some(name) = path.file_name().and_then(|n| n.to_str())
+            {
+                headers.push(KernelSource { name: name.to_owned(), text: read(&path)? });
+            }
+        }
+        headers.sort_by(|a, b| a.name.cmp(&b.name));
+        files.extend(headers);
+        Ok(KernelSources { origin: dir.to_path_buf(), files })
+    }
+
+    /// Rewrites NVRTC's `name(line): ` locations to `origin/name:line: ` (the form
+    /// editors and terminals link), for lines that name one of these files.
+    pub fn rewrite_locations(&self, log: &str) -> String {
+        let mut out = String::with_capacity(log.len() + 64);
+        for line in log.split_inclusive('\n') {
+            out.push_str(&self.rewrite_line(line).unwrap_or_else(|| line.to_owned()));
+        }
+        out
+    }
+
+    fn rewrite_line(&self, line: &str) -> Option<String> {
+        let (name, rest) = line.split_once('(')?;
+        let (number, rest) = rest.split_once("): ")?;
+        let known = self.files.iter().any(|f| f.name == name);
+        if !known || number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some(format!("{}:{number}: {rest}", self.origin.join(name).display()))
+    }
+}

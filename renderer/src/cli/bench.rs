@@ -1,0 +1,130 @@
+//! `renderer bench`: upload once, render the full frame (all samples, one call)
+//! `--warmup` times untimed and `--frames` times timed, report median, min and max.
+//!
+//! Times are the backend's own render times (CUDA events on the GPU, wall clock on
+//! the CPU), so upload and readback are not in them.
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{Failure, OrFail, SceneArgs, Settings, load_scene, open_backend, view_scene};
+use crate::backend::RenderJob;
+use crate::camera::CameraFrame;
+use crate::timing::mega_per_second;
+
+/// Flags of `renderer bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Timed frames; the report is over these.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Untimed frames first (caches, clocks, lazy initialisation).
+    #[arg(long, default_value_t = 2)]
+    warmup: u32,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `bench --json` prints.
+#[derive(Debug, Serialize)]
+struct Report {
+    scene: String,
+    device: String,
+    #[serde(flatten)]
+    settings: Settings,
+    frames: u32,
+    warmup: u32,
+    /// Render time per frame, milliseconds.
+    median_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+    /// Throughput at the median time.
+    msamples_per_s: f64,
+    mrays_per_s: f64,
+    samples_per_frame: u64,
+    rays_per_frame: u64,
+    /// Every timed frame's render time, in order.
+    frame_ms: Vec<f64>,
+}
+
+/// Runs the benchmark and prints the report.
+pub fn run(args: &BenchArgs) -> Result<(), Failure> {
+    let input = load_scene(&args.scene.scene)?;
+    let (view, _) = view_scene(&input)?;
+    let settings = args.scene.settings(view.globals);
+    let (mut backend, _) = open_backend(&args.scene, &view)?;
+    let job = RenderJob {
+        width: settings.width,
+        height: settings.height,
+        max_depth: settings.max_depth,
+        seed: settings.seed,
+        first_sample: 0,
+        samples: settings.spp,
+        camera: CameraFrame::new(view.globals, settings.width, settings.height),
+    };
+    for _ in 0..args.warmup {
+        backend.render(&job).or_runtime()?;
+    }
+    let mut frame_ms = Vec::with_capacity(args.frames as usize);
+    let mut last = None;
+    for _ in 0..args.frames {
+        let stats = backend.render(&job).or_runtime()?;
+        frame_ms.push(stats.render_ms);
+        last = Some(stats);
+    }
+    // The seed is fixed, so every frame traces the same samples and rays.
+    let stats = last.unwrap_or_default();
+    let mut sorted = frame_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median_ms = median(&sorted);
+    let report = Report {
+        scene: args.scene.scene.display().to_string(),
+        device: backend.device_name(),
+        settings,
+        frames: args.frames,
+        warmup: args.warmup,
+        median_ms,
+        min_ms: sorted.first().copied().unwrap_or(0.0),
+        max_ms: sorted.last().copied().unwrap_or(0.0),
+        msamples_per_s: mega_per_second(stats.samples, median_ms),
+        mrays_per_s: mega_per_second(stats.rays, median_ms),
+        samples_per_frame: stats.samples,
+        rays_per_frame: stats.rays,
+        frame_ms,
+    };
+    if args.json {
+        let text = serde_json::to_string_pretty(&report).or_runtime()?;
+        println!("{text}");
+    } else {
+        print_text(&report);
+    }
+    Ok(())
+}
+
+/// The median of sorted values (the mean of the middle two for an even count).
+fn median(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+    }
+}
+
+fn print_text(r: &Report) {
+    let s = &r.settings;
+    println!("bench {}", r.scene);
+    println!("  device     {}", r.device);
+    println!(
+        "  image      {}x{}, {} spp, max depth {}, seed {}",
+        s.width, s.height, s.spp, s.max_depth, s.seed
+    );
+    println!("  frames     {} timed after {} warm-up", r.frames, r.warmup);
+    println!("  render     median {:.2} ms, min {:.2} ms, max {:.2} ms", r.median_ms, r.min_ms, r.max_ms);
+    println!(
+        "  throughput {:.2} Msamples/s, {:.2} Mrays/s at the median ({} rays per frame)",
+        r.msamples_per_s, r.mrays_per_s, r.rays_per_frame
+    );
+}

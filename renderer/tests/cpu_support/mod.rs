@@ -1,0 +1,113 @@
+//! Scenes built in code and one-call CPU renders, shared by the CPU and CLI tests.
+//!
+//! Scenes are built as `scene_compiler::Scene` values and compiled in memory, so
+//! the tests do not depend on asset files. Each test binary uses a different subset
+//! of these helpers, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+use glam::Vec3;
+use renderer::backend::cpu::CpuBackend;
+use renderer::backend::{Backend, FrameStats, RenderJob};
+use renderer::camera::CameraFrame;
+use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Sky, Sphere};
+use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Scene, compile_scene};
+
+/// A pinhole camera at `look_from` looking at `look_at`, y up.
+pub fn pinhole(look_from: Vec3, look_at: Vec3, vfov_deg: f32) -> Camera {
+    Camera {
+        look_from,
+        look_at,
+        up: Vec3::Y,
+        vfov_deg,
+        aperture: 0.0,
+        focus_dist: (look_at - look_from).length(),
+    }
+}
+
+/// A scene of `spheres` as `(center, radius, material index)`.
+pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(Vec3, f32, u32)]) -> Scene {
+    Scene {
+        camera,
+        settings: RenderSettings { width: 64, height: 48, spp: 16, max_depth: 16, seed: 7 },
+        sky,
+        materials: materials
+            .iter()
+            .enumerate()
+            .map(|(i, &kind)| Material { name: format!("m{i}"), kind })
+            .collect(),
+        spheres: spheres
+            .iter()
+            .map(|&(center, radius, material)| Sphere { center, radius, material })
+            .collect(),
+        lights: Vec::new(),
+    }
+}
+
+/// A small scene with every material kind and a gradient sky, for properties that
+/// must hold on any scene (determinism, traversal).
+pub fn mixed_scene() -> Scene {
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::new(0.5, 0.5, 0.5) },
+        MaterialKind::Lambert { albedo: Vec3::new(0.8, 0.3, 0.2) },
+        MaterialKind::Metal { albedo: Vec3::new(0.7, 0.6, 0.5), fuzz: 0.2 },
+        MaterialKind::Dielectric { ior: 1.5 },
+        MaterialKind::Emissive { color: Vec3::new(1.0, 0.9, 0.7), strength: 4.0 },
+    ];
+    let mut spheres = vec![
+        (Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0),
+        (Vec3::new(0.0, 1.0, 0.0), 1.0, 3),
+        (Vec3::new(-2.2, 1.0, 0.0), 1.0, 1),
+        (Vec3::new(2.2, 1.0, 0.0), 1.0, 2),
+        (Vec3::new(0.0, 3.0, -2.0), 0.5, 4),
+    ];
+    // A grid of small spheres so the BVH has some depth.
+    for i in 0..8 {
+        for j in 0..6 {
+            let center = Vec3::new(-4.0 + i as f32, 0.2, -3.0 + j as f32 + 0.3 * (i % 2) as f32);
+            spheres.push((center, 0.2, (i + j) % 4));
+        }
+    }
+    let sky = Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) };
+    scene(pinhole(Vec3::new(6.0, 2.5, 5.0), Vec3::new(0.0, 0.8, 0.0), 35.0), sky, &materials, &spheres)
+}
+
+/// The blob of `scene`, compiled with the default options.
+pub fn compile(scene: &Scene) -> AlignedBytes {
+    compile_scene(scene, &CompileOptions::default()).blob
+}
+
+/// A CPU backend with `blob` uploaded.
+pub fn cpu_backend(blob: &AlignedBytes) -> CpuBackend {
+    let view = BlobView::parse(blob).expect("a freshly compiled blob is valid");
+    let mut backend = CpuBackend::new();
+    backend.upload(&view).expect("CPU upload cannot fail");
+    backend
+}
+
+/// The job for `blob` at `width × height`, `samples` from sample 0.
+pub fn job(
+    blob: &AlignedBytes,
+    width: u32,
+    height: u32,
+    samples: u32,
+    max_depth: u32,
+    seed: u32,
+) -> RenderJob {
+    let view = BlobView::parse(blob).expect("a freshly compiled blob is valid");
+    RenderJob {
+        width,
+        height,
+        max_depth,
+        seed,
+        first_sample: 0,
+        samples,
+        camera: CameraFrame::new(view.globals, width, height),
+    }
+}
+
+/// Renders `job` on a fresh CPU backend; returns the linear image and the stats.
+pub fn render(blob: &AlignedBytes, job: &RenderJob) -> (Vec<[f32; 4]>, FrameStats) {
+    let mut backend = cpu_backend(blob);
+    let stats = backend.render(job).expect("CPU render");
+    (backend.read_linear().expect("CPU readback"), stats)
+}

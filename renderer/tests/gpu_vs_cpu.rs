@@ -1,0 +1,208 @@
+//! The GPU and the CPU backend compute the same images (DESIGN.md, "Backends"): the
+//! RTIOW scene at 320x180 and 1024 spp, and a small scene with a thin lens and an
+//! emitter. Prints "skipped: ..." and passes without a CUDA driver.
+//!
+//! Two checks, each a clear signal for a different bug:
+//! - Same seed: both backends draw the same random numbers for the same purpose, so
+//!   their images differ only where float rounding flips a decision (fast math on the
+//!   GPU). A draw-order or formula difference makes them differ by the full noise.
+//! - Different seeds: independent estimates of one image. Each pixel's variance comes
+//!   from 16 renders of 64 spp; per-pixel z-scores, the mean signed difference and the
+//!   mean absolute difference must all be what noise alone gives.
+
+mod gpu_support;
+
+use glam::Vec3;
+use gpu_support::{compile, cuda_or_skip, material, render_chunks, rtiow_scene, view};
+use renderer::backend::Backend;
+use renderer::backend::cpu::CpuBackend;
+use scene_compiler::scene::{Camera, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+
+/// Renders per backend and seed; each adds `CHUNK_SPP` samples to the film.
+const CHUNKS: u32 = 16;
+const CHUNK_SPP: u32 = 64;
+
+/// Same seed: the mean absolute difference per channel is at most this fraction of
+/// what noise alone gives between independent renders (measured CPU vs CPU: the MAD
+/// of independent renders matches that noise to 1%). Paths that float rounding sends
+/// elsewhere (mostly chains through glass) stay a small part; a draw-order or formula
+/// difference gives a ratio of 1 or more.
+const MAX_SAME_SEED_RATIO: f64 = 0.4;
+/// Different seeds: |z| beyond this counts as an outlier ...
+const Z_OUTLIER: f64 = 5.0;
+/// ... and at most this fraction of pixel channels may be one (t-distributed z with
+/// ~15-30 degrees of freedom: expected ~0.02%).
+const MAX_OUTLIER_FRACTION: f64 = 0.002;
+/// Mean z² (1 for normal noise; t with 15 dof gives 1.15).
+const MAX_MEAN_Z2: f64 = 1.35;
+/// Mean absolute difference at most this factor above noise alone (sqrt(2/π)·σ per pixel).
+const MAX_MAD_RATIO: f64 = 1.25;
+/// Standard errors the mean signed difference (a bias) may be from 0.
+const MAX_BIAS_SE: f64 = 5.0;
+/// Floor of the per-pixel standard deviation, so noiseless pixels (sky) compare by rounding.
+const SIGMA_FLOOR: f64 = 1e-4;
+
+#[test]
+fn rtiow_gpu_matches_cpu() {
+    let Some(mut gpu) = cuda_or_skip() else { return };
+    compare(&mut gpu, &rtiow_scene(), (320, 180));
+}
+
+#[test]
+fn lens_and_emitter_gpu_matches_cpu() {
+    let Some(mut gpu) = cuda_or_skip() else { return };
+    let scene = Scene {
+        camera: Camera {
+            look_from: Vec3::new(0.0, 1.0, 5.0),
+            look_at: Vec3::new(0.0, 0.5, 0.0),
+            up: Vec3::Y,
+            vfov_deg: 35.0,
+            aperture: 0.3,
+            focus_dist: 5.0,
+        },
+        settings: RenderSettings { width: 96, height: 54, spp: 64, max_depth: 50, seed: 0 },
+        sky: Sky::Constant(Vec3::splat(0.05)),
+        materials: vec![
+            material("floor", MaterialKind::Lambert { albedo: Vec3::new(0.6, 0.5, 0.4) }),
+            material("lamp", MaterialKind::Emissive { color: Vec3::new(1.0, 0.8, 0.6), strength: 4.0 }),
+            material("glass", MaterialKind::Dielectric { ior: 1.5 }),
+            material("brushed", MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.3 }),
+        ],
+        spheres: vec![
+            Sphere { center: Vec3::new(0.0, -100.0, 0.0), radius: 100.0, material: 0 },
+            Sphere { center: Vec3::new(0.0, 2.5, -1.0), radius: 0.7, material: 1 },
+            Sphere { center: Vec3::new(-0.8, 0.5, 0.5), radius: 0.5, material: 2 },
+            Sphere { center: Vec3::new(0.8, 0.5, -0.5), radius: 0.5, material: 3 },
+        ],
+        lights: Vec::new(),
+    };
+    compare(&mut gpu, &scene, (96, 54));
+}
+
+fn compare(gpu: &mut dyn Backend, scene: &Scene, size: (u32, u32)) {
+    let blob = compile(scene);
+    let blob = view(&blob);
+    let (seed, other_seed) = (11, 12);
+    let cpu = Estimate::new(&render_chunks(&mut CpuBackend::new(), &blob, size, seed, CHUNKS, CHUNK_SPP));
+    let gpu_same = Estimate::new(&render_chunks(gpu, &blob, size, seed, CHUNKS, CHUNK_SPP));
+    let gpu_other = Estimate::new(&render_chunks(gpu, &blob, size, other_seed, CHUNKS, CHUNK_SPP));
+
+    let stats = Agreement::new(&cpu, &gpu_other);
+    println!("other seed: {stats:#?}");
+    let same_mad = mean_abs_diff(&cpu, &gpu_same);
+    let same_ratio: [f64; 3] = std::array::from_fn(|c| same_mad[c] / stats.noise_mad[c]);
+    println!("same seed: mean |gpu - cpu| per channel {same_mad:.6?}, {same_ratio:.3?} of noise");
+
+    for (c, ratio) in same_ratio.into_iter().enumerate() {
+        assert!(
+            ratio <= MAX_SAME_SEED_RATIO,
+            "channel {c}: same-seed images differ by {ratio:.2} of the noise: the backends use random numbers differently"
+        );
+        assert!(
+            stats.mad[c] <= MAX_MAD_RATIO * stats.noise_mad[c] + 1e-4,
+            "channel {c}: mean |diff| {} vs {} from noise alone",
+            stats.mad[c],
+            stats.noise_mad[c]
+        );
+        assert!(
+            stats.bias[c].abs() <= MAX_BIAS_SE * stats.bias_se[c] + 1e-5,
+            "channel {c}: mean signed difference {} is {:.1} standard errors",
+            stats.bias[c],
+            stats.bias[c] / stats.bias_se[c]
+        );
+    }
+    assert!(
+        stats.outlier_fraction <= MAX_OUTLIER_FRACTION,
+        "{:.3}% of pixel channels have |z| > {Z_OUTLIER} (worst {:.1})",
+        100.0 * stats.outlier_fraction,
+        stats.worst_z
+    );
+    assert!(stats.mean_z2 <= MAX_MEAN_Z2, "mean z² {} too large", stats.mean_z2);
+}
+
+/// A backend's estimate of each pixel channel: the mean of all samples and the
+/// variance of that mean, from the spread of the per-chunk means.
+struct Estimate {
+    mean: Vec<[f64; 3]>,
+    var_of_mean: Vec<[f64; 3]>,
+}
+
+impl Estimate {
+    /// From the film read back after each of `k` equal chunks (cumulative averages).
+    fn new(cumulative: &[Vec<[f32; 4]>]) -> Estimate {
+        let k = cumulative.len();
+        let pixels = cumulative[0].len();
+        let mut mean = vec![[0.0; 3]; pixels];
+        let mut var_of_mean = vec![[0.0; 3]; pixels];
+        for p in 0..pixels {
+            for c in 0..3 {
+                // Chunk i's own mean: (i + 1) F_i - i F_(i-1).
+                let chunk = |i: usize| {
+                    let now = (i + 1) as f64 * f64::from(cumulative[i][p][c]);
+                    if i == 0 { now } else { now - i as f64 * f64::from(cumulative[i - 1][p][c]) }
+                };
+                let m = f64::from(cumulative[k - 1][p][c]);
+                let sum_sq: f64 = (0..k).map(|i| (chunk(i) - m).powi(2)).sum();
+                mean[p][c] = m;
+                var_of_mean[p][c] = sum_sq / ((k - 1) * k) as f64;
+            }
+        }
+        Estimate { mean, var_of_mean }
+    }
+}
+
+fn mean_abs_diff(a: &Estimate, b: &Estimate) -> [f64; 3] {
+    let mut sum = [0.0; 3];
+    for (x, y) in a.mean.iter().zip(&b.mean) {
+        for c in 0..3 {
+            sum[c] += (x[c] - y[c]).abs();
+        }
+    }
+    sum.map(|s| s / a.mean.len() as f64)
+}
+
+/// How two independent estimates of one image differ, against their noise.
+#[derive(Debug)]
+struct Agreement {
+    /// Mean |a - b| per channel, and what noise alone would give.
+    mad: [f64; 3],
+    noise_mad: [f64; 3],
+    /// Mean signed difference per channel and its standard error.
+    bias: [f64; 3],
+    bias_se: [f64; 3],
+    /// Fraction of pixel channels with |z| > Z_OUTLIER, and the mean z².
+    outlier_fraction: f64,
+    mean_z2: f64,
+    worst_z: f64,
+}
+
+impl Agreement {
+    fn new(a: &Estimate, b: &Estimate) -> Agreement {
+        let n = a.mean.len() as f64;
+        let (mut mad, mut noise_mad, mut bias, mut var_sum) = ([0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
+        let (mut outliers, mut z2_sum, mut worst_z) = (0usize, 0.0, 0.0f64);
+        for p in 0..a.mean.len() {
+            for c in 0..3 {
+                let d = b.mean[p][c] - a.mean[p][c];
+                let var = a.var_of_mean[p][c] + b.var_of_mean[p][c];
+                mad[c] += d.abs() / n;
+                noise_mad[c] += (2.0 / std::f64::consts::PI).sqrt() * var.sqrt() / n;
+                bias[c] += d / n;
+                var_sum[c] += var;
+                let z = d / (var + SIGMA_FLOOR * SIGMA_FLOOR).sqrt();
+                z2_sum += z * z;
+                worst_z = worst_z.max(z.abs());
+                outliers += usize::from(z.abs() > Z_OUTLIER);
+            }
+        }
+        Agreement {
+            mad,
+            noise_mad,
+            bias,
+            bias_se: var_sum.map(|v| v.sqrt() / n),
+            outlier_fraction: outliers as f64 / (3.0 * n),
+            mean_z2: z2_sum / (3.0 * n),
+            worst_z,
+        }
+    }
+}

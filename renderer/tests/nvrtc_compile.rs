@@ -1,0 +1,94 @@
+//! The kernels compile with NVRTC for every GPU generation we support, in both
+//! schedules, and a broken kernel is reported at its file and line. No GPU needed,
+//! only libnvrtc: CI installs it from PyPI (.ci/run); without it these tests print
+//! "skipped: NVRTC not found (...)" and pass.
+
+use std::path::PathBuf;
+
+use renderer::backend::cuda::{KernelOptions, KernelSources, Nvrtc};
+
+/// Turing (T4), Ampere (A10/RTX 30), Hopper (H100/H200).
+const ARCHS: [&str; 3] = ["sm_75", "sm_86", "sm_90"];
+
+fn nvrtc_or_skip() -> Option<Nvrtc> {
+    match Nvrtc::load() {
+        Ok(nvrtc) => Some(nvrtc),
+        Err(e) => {
+            println!("skipped: {e:#}");
+            None
+        }
+    }
+}
+
+fn options(defines: &[&str]) -> KernelOptions {
+    KernelOptions {
+        defines: defines.iter().map(|d| (*d).to_owned()).collect(),
+        cache_dir: None,
+        ..Default::default()
+    }
+}
+
+/// The repository root: `$RENDERER_REPO_ROOT` (set by tools/gpu-run.sh), else the source tree.
+fn repo_root() -> PathBuf {
+    std::env::var_os("RENDERER_REPO_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+}
+
+#[test]
+fn kernels_compile_for_every_architecture_and_schedule() {
+    let Some(nvrtc) = nvrtc_or_skip() else { return };
+    let (major, minor) = nvrtc.version();
+    println!("NVRTC {major}.{minor} from {}", nvrtc.name());
+    let sources = KernelSources::embedded();
+    for arch in ARCHS {
+        for defines in [&[][..], &["PT_PATH_REGENERATION=1"]] {
+            let cubin = nvrtc
+                .compile(&sources, &options(defines).nvrtc_args(arch))
+                .unwrap_or_else(|e| panic!("{arch} {defines:?}: {e:#}"));
+            assert!(!cubin.image.is_empty());
+            // Warnings are bugs waiting to happen; the log should hold only ptxas info.
+            assert!(
+                !cubin.log.contains("warning"),
+                "{arch} {defines:?} compiled with warnings:\n{}",
+                cubin.log
+            );
+            println!("--- {arch} {defines:?}");
+            for line in cubin
+                .log
+                .lines()
+                .filter(|l| l.contains("entry function") || l.contains("registers") || l.contains("spill"))
+            {
+                println!("{line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_kernel_error_names_its_file_and_line() {
+    let Some(nvrtc) = nvrtc_or_skip() else { return };
+    let mut sources = KernelSources::embedded();
+    let scatter =
+        sources.files.iter_mut().find(|f| f.name == "scatter.cuh").expect("scatter.cuh is embedded");
+    let mut lines: Vec<&str> = scatter.text.lines().collect();
+    lines.insert(9, "this is not C++;");
+    scatter.text = lines.join("\n");
+    let error =
+        nvrtc.compile(&sources, &options(&[]).nvrtc_args("sm_90")).expect_err("the broken kernel compiled");
+    let message = format!("{error:#}");
+    assert!(message.contains("kernels/scatter.cuh:10: error"), "no file:line in:\n{message}");
+}
+
+#[test]
+fn every_file_in_kernels_is_embedded() {
+    let on_disk = KernelSources::from_dir(&repo_root().join("kernels")).expect("reading kernels/");
+    let embedded = KernelSources::embedded();
+    let names = |s: &KernelSources| s.files.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&on_disk),
+        names(&embedded),
+        "add new kernel files to EMBEDDED in backend/cuda/sources.rs"
+    );
+    assert_eq!(on_disk.files, embedded.files);
+}

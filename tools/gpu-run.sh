@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs the GPU checks on the GPU machine, from the bundle tools/gpu-bundle.sh made
+# (that machine has CUDA, nvcc and compute-sanitizer but no Rust). From the repo root:
+#
+#   bash tools/gpu-run.sh            # logs and results into $OUT (default ./gpu-out)
+#
+# Steps, each logged to $OUT/<step>.log with its exit code in $OUT/summary.txt (a
+# failing step does not stop the others; the script exits 1 if any failed):
+#   1. nvidia-smi (GPU, driver, clocks)
+#   2. layout-check: nvcc compiles kernels/render.cu, which checks the struct offsets
+#      that NVRTC cannot (__builtin_offsetof)
+#   3. every bundled test binary, one test at a time, output shown (--nocapture)
+#   4. renderer bench on assets/scenes/rtiow_final.ron, 30 spp, max depth 50:
+#      1280x720, 1920x1080, 3840x2160, then the kernel variants (path regeneration,
+#      16x8 blocks, 20 blocks/SM = 48 registers) at 1280x720 and 1920x1080
+#      -> $OUT/bench-*.json
+#   5. compute-sanitizer memcheck on a 160x90, 4 spp render
+# The whole run takes a few minutes; every step has a timeout.
+#
+# Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUNDLE=${BUNDLE:-gpu-bundle}
+OUT=${OUT:-gpu-out}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+mkdir -p "$OUT"
+[ -x "$BUNDLE/bin/renderer" ] || { echo "no $BUNDLE/bin/renderer: run tools/gpu-bundle.sh first" >&2; exit 2; }
+
+# libnvrtc (and its builtins) live here; the renderer also looks there by itself.
+export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:$PATH"
+# The tests find assets/ and kernels/ here (their build-time source path does not exist).
+export RENDERER_REPO_ROOT="$PWD/$BUNDLE"
+# A fresh cache per run: the first start compiles, later starts in this run load it.
+export RENDERER_KERNEL_CACHE
+RENDERER_KERNEL_CACHE=$(mktemp -d)
+export RUST_BACKTRACE=1
+
+summary="$OUT/summary.txt"
+: > "$summary"
+failed=0
+
+# step <name> <timeout seconds> <command...>: runs it, logs to $OUT/<name>.log.
+step() {
+    local name=$1 limit=$2
+    shift 2
+    echo "== $name: $*"
+    timeout "$limit" "$@" > "$OUT/$name.log" 2>&1
+    local rc=$?
+    tail -n 5 "$OUT/$name.log"
+    echo "$name: exit $rc" | tee -a "$summary"
+    [ "$rc" -eq 0 ] || failed=1
+}
+
+step nvidia-smi 30 nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm,memory.total --format=csv
+nvidia-smi >> "$OUT/nvidia-smi.log" 2>&1
+
+step layout-check 120 nvcc -std=c++17 -arch=sm_90 -DPT_BLOCK_W=8 -DPT_BLOCK_H=8 -c "$BUNDLE/kernels/render.cu" -o /dev/null
+
+for test in "$BUNDLE"/tests/*; do
+    step "test-$(basename "$test")" 300 "$test" --test-threads=1 --nocapture
+done
+
+scene="$BUNDLE/assets/scenes/rtiow_final.ron"
+if [ -f "$scene" ]; then
+    bench() { # bench <name> <width> <height> [env assignments...]
+        local name=$1 width=$2 height=$3
+        shift 3
+        # stdout (the JSON report) to bench-<name>.json, stderr to the step's log.
+        step "bench-$name" 120 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-$name.json" \
+            env "$@" "$BUNDLE/bin/renderer" bench "$scene" --backend cuda \
+            --width "$width" --height "$height" --spp 30 --max-depth 50 --json
+        cat "$OUT/bench-$name.json"
+    }
+    bench 1280x720 1280 720
+    bench 1920x1080 1920 1080
+    bench 3840x2160 3840 2160
+    bench 1280x720-regeneration 1280 720 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1
+    bench 1920x1080-regeneration 1920 1080 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1
+    bench 1280x720-block16x8 1280 720 RENDERER_CUDA_BLOCK=16x8
+    bench 1920x1080-block16x8 1920 1080 RENDERER_CUDA_BLOCK=16x8
+    bench 1280x720-minblocks20 1280 720 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
+    bench 1920x1080-minblocks20 1920 1080 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
+    step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
+        "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \
+        --output "$OUT/memcheck.png"
+else
+    echo "bench, memcheck: skipped, no $scene" | tee -a "$summary"
+    failed=1
+fi
+
+rm -rf "$RENDERER_KERNEL_CACHE"
+echo "== summary"
+cat "$summary"
+exit "$failed"
