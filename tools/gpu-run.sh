@@ -14,7 +14,8 @@
 #      1280x720, 1920x1080, 3840x2160, then the kernel variants (path regeneration,
 #      16x8 blocks, 20 blocks/SM = 48 registers) at 1280x720 and 1920x1080
 #      -> $OUT/bench-*.json
-#   5. compute-sanitizer memcheck on a 160x90, 4 spp render
+#   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
+#   6. compute-sanitizer memcheck on a 160x90, 4 spp render
 # The whole run takes a few minutes; every step has a timeout.
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
@@ -82,6 +83,9 @@ if [ -f "$scene" ]; then
     bench 1920x1080-block16x8 1920 1080 RENDERER_CUDA_BLOCK=16x8
     bench 1280x720-minblocks20 1280 720 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
     bench 1920x1080-minblocks20 1920 1080 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
+    step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
+        "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
+        --frames 5 --warmup 1 --json
     step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
         "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \
         --output "$OUT/memcheck.png"

@@ -45,6 +45,22 @@ pub struct KernelCompile {
     pub cached: bool,
 }
 
+/// Registers and memory of one kernel as the driver loaded it (cuFuncGetAttribute),
+/// and the occupancy they allow at the launch's block size.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KernelResources {
+    pub kernel: &'static str,
+    pub registers: u32,
+    /// Local memory per thread: the traversal stack plus any register spills.
+    pub local_bytes: u32,
+    pub shared_bytes: u32,
+    pub const_bytes: u32,
+    /// Threads per block of the launches.
+    pub block_threads: u32,
+    /// Blocks of `block_threads` resident per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+    pub blocks_per_sm: u32,
+}
+
 /// A path tracer that owns a scene on its device and a film.
 pub trait Backend {
     /// "CUDA · NVIDIA H100 80GB HBM3 (sm_90)" or "CPU · 16 threads".
@@ -52,6 +68,10 @@ pub trait Backend {
     /// Kernel compilation at start-up; `None` for backends without kernels.
     fn kernel_compile(&self) -> Option<KernelCompile> {
         None
+    }
+    /// Registers, local memory and occupancy of the kernels; empty for backends without kernels.
+    fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
+        Ok(Vec::new())
     }
     /// Copies the scene to the device (the whole blob in one copy on the GPU).
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()>;

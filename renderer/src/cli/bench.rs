@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{Failure, OrFail, SceneArgs, Settings, load_scene, open_backend, view_scene};
-use crate::backend::RenderJob;
+use crate::backend::{KernelResources, RenderJob};
 use crate::camera::CameraFrame;
 use crate::timing::mega_per_second;
 
@@ -48,6 +48,8 @@ struct Report {
     rays_per_frame: u64,
     /// Every timed frame's render time, in order.
     frame_ms: Vec<f64>,
+    /// Registers, local memory (stack + spills) and occupancy per kernel (GPU only).
+    kernels: Vec<KernelResources>,
 }
 
 /// Runs the benchmark and prints the report.
@@ -94,6 +96,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         samples_per_frame: stats.samples,
         rays_per_frame: stats.rays,
         frame_ms,
+        kernels: backend.kernel_resources().or_runtime()?,
     };
     if args.json {
         let text = serde_json::to_string_pretty(&report).or_runtime()?;
@@ -127,4 +130,10 @@ fn print_text(r: &Report) {
         "  throughput {:.2} Msamples/s, {:.2} Mrays/s at the median ({} rays per frame)",
         r.msamples_per_s, r.mrays_per_s, r.rays_per_frame
     );
+    for k in &r.kernels {
+        println!(
+            "  kernel     {}: {} registers, {} B local/thread (stack + spills), {} B shared, {} threads x {} blocks/SM",
+            k.kernel, k.registers, k.local_bytes, k.shared_bytes, k.block_threads, k.blocks_per_sm
+        );
+    }
 }

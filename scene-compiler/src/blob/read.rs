@@ -38,7 +38,7 @@ impl<'a> BlobView<'a> {
         if bytes.len() < HEADER_LEN {
             return Err(BlobError::TooShort { len: bytes.len(), needed: HEADER_LEN });
         }
-        if bytes.as_ptr() as usize % SECTION_ALIGN != 0 {
+        if !(bytes.as_ptr() as usize).is_multiple_of(SECTION_ALIGN) {
             return Err(BlobError::Misaligned);
         }
         let header: &BlobHeader = bytemuck::from_bytes(&bytes[..HEADER_LEN]);

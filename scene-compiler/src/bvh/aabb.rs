@@ -30,6 +30,7 @@ impl Aabb {
         Aabb { min: self.min.min(p), max: self.max.max(p) }
     }
 
+    /// The midpoint; for a primitive's box, its centroid in the SAH sense.
     #[inline]
     pub fn center(self) -> Vec3 {
         (self.min + self.max) * 0.5

@@ -31,13 +31,12 @@ use self::device::guard;
 pub use self::device::{driver_available, probe_driver};
 use self::film::DeviceFilm;
 use self::module::KernelModule;
-pub use self::module::KernelResources;
 pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
 pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources};
-use super::{Backend, FrameStats, KernelCompile, RenderJob};
+use super::{Backend, FrameStats, KernelCompile, KernelResources, RenderJob};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
 const FILM_THREADS: u32 = 256;
@@ -102,12 +101,6 @@ impl CudaBackend {
             scene: None,
             film: None,
         })
-    }
-
-    /// Registers, local memory (stack + spills) and occupancy of the render and tonemap kernels.
-    pub fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
-        let (w, h) = self.options.block;
-        guard("querying kernel resources", || self.kernels.resources(w * h, FILM_THREADS))
     }
 
     /// NVRTC's compile log: `ptxas info` lines with registers and spill bytes per kernel.
@@ -240,6 +233,11 @@ fn film_launch(count: u32) -> LaunchConfig {
 }
 
 impl Backend for CudaBackend {
+    fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
+        let (w, h) = self.options.block;
+        guard("querying kernel resources", || self.kernels.resources(w * h, FILM_THREADS))
+    }
+
     fn device_name(&self) -> String {
         self.device_name.clone()
     }

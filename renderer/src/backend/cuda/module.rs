@@ -13,7 +13,7 @@ use super::cache::{self, CacheKey};
 use super::nvrtc::Nvrtc;
 use super::options::KernelOptions;
 use super::sources::KernelSources;
-use crate::backend::KernelCompile;
+use crate::backend::{KernelCompile, KernelResources};
 
 /// The loaded module and the kernels the backend launches.
 pub struct KernelModule {
@@ -24,22 +24,6 @@ pub struct KernelModule {
     pub compile: KernelCompile,
     /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
     pub log: String,
-}
-
-/// Registers and memory of one kernel as the driver loaded it (cuFuncGetAttribute),
-/// and the occupancy they allow at the launch's block size.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KernelResources {
-    pub kernel: &'static str,
-    pub registers: u32,
-    /// Local memory per thread: the traversal stack plus any register spills.
-    pub local_bytes: u32,
-    pub shared_bytes: u32,
-    pub const_bytes: u32,
-    /// Threads per block of the launches.
-    pub block_threads: u32,
-    /// Blocks of `block_threads` resident per SM (cuOccupancyMaxActiveBlocksPerMultiprocessor).
-    pub blocks_per_sm: u32,
 }
 
 impl KernelModule {

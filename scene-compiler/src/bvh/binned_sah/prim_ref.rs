@@ -1,0 +1,109 @@
+//! The builder's working set: one compact [`PrimRef`] per primitive, partitioned in
+//! place, and the SIMD box type the hot loops use.
+//!
+//! Not here: the public [`Aabb`] (plain `Vec3`, what the rest of the crate reads).
+
+use glam::{BVec3A, Vec3A};
+
+use crate::bvh::Aabb;
+
+/// A box held in 16-byte SIMD lanes; the builder's hot loops only use this one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Box3 {
+    pub min: Vec3A,
+    pub max: Vec3A,
+}
+
+impl Box3 {
+    /// Contains nothing; the identity for [`Box3::union`] and [`Box3::grow`].
+    pub const EMPTY: Box3 = Box3 { min: Vec3A::splat(f32::INFINITY), max: Vec3A::splat(f32::NEG_INFINITY) };
+
+    /// The smallest box holding both.
+    #[inline]
+    pub fn union(self, other: Box3) -> Box3 {
+        Box3 { min: self.min.min(other.min), max: self.max.max(other.max) }
+    }
+
+    /// The smallest box holding `self` and the point `p`.
+    #[inline]
+    pub fn grow(self, p: Vec3A) -> Box3 {
+        Box3 { min: self.min.min(p), max: self.max.max(p) }
+    }
+
+    /// Per lane, `if_true` where `mask` is set and `if_false` elsewhere.
+    #[inline]
+    pub fn select(mask: BVec3A, if_true: Box3, if_false: Box3) -> Box3 {
+        Box3 {
+            min: Vec3A::select(mask, if_true.min, if_false.min),
+            max: Vec3A::select(mask, if_true.max, if_false.max),
+        }
+    }
+
+    /// Surface area; 0 for an empty box (the SAH weight of nothing).
+    #[inline]
+    pub fn surface_area(self) -> f32 {
+        let d = (self.max - self.min).max(Vec3A::ZERO);
+        2.0 * (d.x * d.y + d.y * d.z + d.z * d.x)
+    }
+
+    /// The same box as the public type.
+    pub fn to_aabb(self) -> Aabb {
+        Aabb { min: self.min.into(), max: self.max.into() }
+    }
+}
+
+/// One primitive as the builder sees it: its bounds and its index in the input.
+///
+/// 48 bytes: two SIMD corners and the index, padded. The centroid is not stored:
+/// `(min + max) / 2` from lanes already loaded costs two SIMD ops, while storing it
+/// would add 16 bytes to every swap and every pass over the array, and the passes are
+/// bound by memory traffic at the top levels of a 1M-primitive build.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PrimRef {
+    pub bounds: Box3,
+    pub index: u32,
+}
+
+impl PrimRef {
+    /// The reference to primitive `index` with bounds `aabb`.
+    pub fn new(index: u32, aabb: &Aabb) -> PrimRef {
+        PrimRef { bounds: Box3 { min: aabb.min.into(), max: aabb.max.into() }, index }
+    }
+
+    /// The point SAH binning sorts by.
+    #[inline]
+    pub fn centroid(&self) -> Vec3A {
+        (self.bounds.min + self.bounds.max) * 0.5
+    }
+}
+
+/// What a node's range of refs spans: the node bounds, and the bounds of the
+/// centroids, which the bins are laid over (Wald 2007: binning centroids, not boxes,
+/// puts every primitive in exactly one bin).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Extent {
+    pub bounds: Box3,
+    pub centroids: Box3,
+}
+
+impl Extent {
+    /// Nothing yet; grow with [`Extent::add`].
+    pub const EMPTY: Extent = Extent { bounds: Box3::EMPTY, centroids: Box3::EMPTY };
+
+    /// The extent after adding one primitive.
+    #[inline]
+    pub fn add(self, r: &PrimRef) -> Extent {
+        Extent { bounds: self.bounds.union(r.bounds), centroids: self.centroids.grow(r.centroid()) }
+    }
+
+    /// The extent of both.
+    #[inline]
+    pub fn union(self, other: Extent) -> Extent {
+        Extent { bounds: self.bounds.union(other.bounds), centroids: self.centroids.union(other.centroids) }
+    }
+
+    /// The extent of a range of refs.
+    pub fn of(refs: &[PrimRef]) -> Extent {
+        refs.iter().fold(Extent::EMPTY, |e, r| e.add(r))
+    }
+}
