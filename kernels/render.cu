@@ -4,7 +4,7 @@
 //
 // Compile-time switches (renderer: env RENDERER_KERNEL_DEFINES, RENDERER_CUDA_BLOCK):
 //   PT_BLOCK_W, PT_BLOCK_H   render block shape (arch.cuh)
-//   PT_PATH_REGENERATION=1   path regeneration instead of one sample after another
+//   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 
 #include "arch.cuh"
@@ -13,8 +13,11 @@
 #include "path.cuh"
 #include "rng.cuh"
 
+// Path regeneration is the default: on an H200, RTIOW final at 30 spp, max depth 50,
+// it renders 1280x720 in 5.62 ms against 6.86 ms for one sample after another, and
+// 1920x1080 in 11.89 against 12.55 (tools/gpu-sweep.sh, 20 frames, median).
 #ifndef PT_PATH_REGENERATION
-#define PT_PATH_REGENERATION 0
+#define PT_PATH_REGENERATION 1
 #endif
 
 #if PT_PATH_REGENERATION

@@ -11,8 +11,8 @@
 #      that NVRTC cannot (__builtin_offsetof)
 #   3. every bundled test binary, one test at a time, output shown (--nocapture)
 #   4. renderer bench on assets/scenes/rtiow_final.ron, 30 spp, max depth 50:
-#      1280x720, 1920x1080, 3840x2160, then the kernel variants (path regeneration,
-#      16x8 blocks, 20 blocks/SM = 48 registers) at 1280x720 and 1920x1080
+#      1280x720, 1920x1080, 3840x2160, then the schedule without path regeneration
+#      at 1280x720 and 1920x1080 (tools/gpu-sweep.sh compares more variants)
 #      -> $OUT/bench-*.json
 #   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
 #   6. compute-sanitizer memcheck on a 160x90, 4 spp render
@@ -77,12 +77,8 @@ if [ -f "$scene" ]; then
     bench 1280x720 1280 720
     bench 1920x1080 1920 1080
     bench 3840x2160 3840 2160
-    bench 1280x720-regeneration 1280 720 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1
-    bench 1920x1080-regeneration 1920 1080 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1
-    bench 1280x720-block16x8 1280 720 RENDERER_CUDA_BLOCK=16x8
-    bench 1920x1080-block16x8 1920 1080 RENDERER_CUDA_BLOCK=16x8
-    bench 1280x720-minblocks20 1280 720 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
-    bench 1920x1080-minblocks20 1920 1080 RENDERER_KERNEL_DEFINES=PT_MIN_BLOCKS_PER_SM=20
+    bench 1280x720-per-sample 1280 720 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=0
+    bench 1920x1080-per-sample 1920 1080 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=0
     step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
         "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
         --frames 5 --warmup 1 --json
@@ -95,6 +91,9 @@ else
 fi
 
 rm -rf "$RENDERER_KERNEL_CACHE"
-echo "== summary"
+# One archive of every log and report: the device tool brings back only a few files.
+(cd "$OUT" && tar czf gpu-run.tgz --exclude gpu-run.tgz --exclude summary.txt --exclude 'sweep*' \
+    --remove-files $(ls | grep -v -e '^gpu-run.tgz$' -e '^summary.txt$' -e '^sweep'))
+echo "== summary (logs and JSON reports: $OUT/gpu-run.tgz)"
 cat "$summary"
 exit "$failed"

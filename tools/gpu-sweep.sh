@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Benchmarks kernel variants side by side on the GPU machine, from the bundle that
+# tools/gpu-bundle.sh made: the same scene and settings as tools/gpu-run.sh (RTIOW
+# final, 30 spp, max depth 50), one `renderer bench` per variant and resolution, then
+# one table. Run from the repo root:
+#
+#   bash tools/gpu-sweep.sh base: regen:RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1 \
+#        dyn16x8:RENDERER_KERNEL_DEFINES=PT_DYNAMIC_PIXELS=1,RENDERER_CUDA_BLOCK=16x8
+#
+# Each argument is NAME:ENV=VALUE[,ENV=VALUE...]. RESOLUTIONS (default "1280x720
+# 1920x1080") and FRAMES (default 20) override the defaults. JSON reports go to
+# $OUT/sweep-<name>-<resolution>.json (OUT defaults to ./gpu-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+BUNDLE=${BUNDLE:-gpu-bundle}
+OUT=${OUT:-gpu-out}
+RESOLUTIONS=${RESOLUTIONS:-"1280x720 1920x1080"}
+FRAMES=${FRAMES:-20}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export RENDERER_KERNEL_CACHE
+RENDERER_KERNEL_CACHE=$(mktemp -d)
+mkdir -p "$OUT"
+scene="$BUNDLE/assets/scenes/rtiow_final.ron"
+# Table cells from one bench report.
+fields="$RENDERER_KERNEL_CACHE/fields.py"
+cat > "$fields" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[2]))
+if sys.argv[1] == "times":
+    print(f" | {r['median_ms']:.3f} ({r['min_ms']:.3f})")
+else:
+    k = r["kernels"][0]
+    print(f" | {k['registers']} | {k['local_bytes']} | {k['blocks_per_sm']}")
+PY
+
+table="variant"
+for res in $RESOLUTIONS; do table+=" | $res median (min) ms"; done
+table+=" | registers | local B | blocks/SM"$'\n'
+for variant in "$@"; do
+    name=${variant%%:*}
+    IFS=',' read -r -a envs <<< "${variant#*:}"
+    row="$name"
+    resources=""
+    for res in $RESOLUTIONS; do
+        json="$OUT/sweep-$name-$res.json"
+        if env "${envs[@]}" "$BUNDLE/bin/renderer" bench "$scene" --backend cuda --width "${res%x*}" \
+            --height "${res#*x}" --spp 30 --max-depth 50 --frames "$FRAMES" --warmup 3 --json > "$json" 2> "$json.err"; then
+            row+=$(python3 "$fields" times "$json")
+            resources=$(python3 "$fields" resources "$json")
+        else
+            row+=" | failed: $(tail -n 1 "$json.err")"
+        fi
+    done
+    table+="$row$resources"$'\n'
+done
+rm -rf "$RENDERER_KERNEL_CACHE"
+printf '%s' "$table" | tee "$OUT/sweep.txt"
