@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::Backend;
 use super::cpu::CpuBackend;
+use super::cuda::{CudaBackend, driver_available};
 
 /// The backend the user asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -37,19 +38,19 @@ pub fn open(choice: BackendChoice, kernels_dir: Option<&Path>) -> anyhow::Result
     let (backend, fallback_note): (Box<dyn Backend>, _) = match choice {
         BackendChoice::Cpu => (Box::new(CpuBackend::new()), None),
         BackendChoice::Cuda => {
-            if !cuda::driver_available() {
+            if !driver_available() {
                 anyhow::bail!("--backend cuda: no CUDA driver found (libcuda.so not loadable)");
             }
             let backend =
-                cuda::open(kernels_dir).map_err(|e| e.context("--backend cuda: CUDA did not start"))?;
-            (backend, None)
+                CudaBackend::new(kernels_dir).map_err(|e| e.context("--backend cuda: CUDA did not start"))?;
+            (Box::new(backend), None)
         }
-        BackendChoice::Auto if !cuda::driver_available() => (
+        BackendChoice::Auto if !driver_available() => (
             Box::new(CpuBackend::new()),
             Some("no CUDA driver found (libcuda.so not loadable); rendering on the CPU".to_owned()),
         ),
-        BackendChoice::Auto => match cuda::open(kernels_dir) {
-            Ok(backend) => (backend, None),
+        BackendChoice::Auto => match CudaBackend::new(kernels_dir) {
+            Ok(backend) => (Box::new(backend), None),
             Err(e) => (
                 Box::new(CpuBackend::new()),
                 Some(format!("CUDA did not start ({e:#}); rendering on the CPU")),
@@ -57,19 +58,4 @@ pub fn open(choice: BackendChoice, kernels_dir: Option<&Path>) -> anyhow::Result
         },
     };
     Ok(Selected { backend, init_time: start.elapsed(), fallback_note })
-}
-
-/// The one place that names the CUDA backend.
-mod cuda {
-    use std::path::Path;
-
-    use crate::backend::Backend;
-    use crate::backend::cuda::CudaBackend;
-
-    pub use crate::backend::cuda::driver_available;
-
-    /// Starts the CUDA backend.
-    pub fn open(kernels_dir: Option<&Path>) -> anyhow::Result<Box<dyn Backend>> {
-        Ok(Box::new(CudaBackend::new(kernels_dir)?))
-    }
 }
