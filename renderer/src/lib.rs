@@ -4,4 +4,6 @@ pub mod camera;
 pub mod cli;
 pub mod output;
 pub mod scene_input;
+pub mod session;
 pub mod timing;
+pub mod view;

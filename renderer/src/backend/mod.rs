@@ -69,6 +69,11 @@ pub trait Backend {
     fn kernel_compile(&self) -> Option<KernelCompile> {
         None
     }
+    /// Recompiles the kernels from `kernels_dir` and swaps them in; on an error the old
+    /// kernels stay. `Ok(None)` for backends without kernels.
+    fn reload_kernels(&mut self, _kernels_dir: &std::path::Path) -> anyhow::Result<Option<KernelCompile>> {
+        Ok(None)
+    }
     /// Registers, local memory and occupancy of the kernels; empty for backends without kernels.
     fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
         Ok(Vec::new())

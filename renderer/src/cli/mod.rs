@@ -7,6 +7,8 @@
 mod bench;
 mod progressive;
 mod render;
+mod view;
+mod watch;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,6 +45,12 @@ enum Command {
     /// Time repeated full-frame renders of a scene (median, min, max, throughput).
     #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
+    /// Open a live editor window: progressive render, hot reload, pick and edit spheres, save.
+    #[command(after_help = EXIT_CODES)]
+    View(view::ViewArgs),
+    /// Re-render a scene whenever it (or a kernel) changes; one timing line per reload.
+    #[command(after_help = EXIT_CODES)]
+    Watch(watch::WatchArgs),
 }
 
 /// The scene and how to render it, shared by every command.
@@ -178,6 +186,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Render(args) => render::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::View(args) => view::run(&args),
+        Command::Watch(args) => watch::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,8 +6,10 @@
 //! architecture or taken from the disk cache. [`Backend::upload`] copies the blob
 //! payload in one copy; [`Backend::render`] writes the per-launch parameters into the
 //! kernel's `__constant__` block and launches one thread per pixel, timed by CUDA
-//! events; reads run the tonemap kernel or copy the sums back. Every CUDA failure is
-//! an error with context, and panics inside cudarc are caught and become errors.
+//! events; reads run the tonemap kernel or copy the sums back.
+//! [`Backend::reload_kernels`] recompiles from a folder and swaps the module only on
+//! success. Every CUDA failure is an error with context, and panics inside cudarc are
+//! caught and become errors.
 
 mod cache;
 mod device;
@@ -80,14 +82,7 @@ impl CudaBackend {
         let name = ctx.name().context("reading the GPU's name")?;
         let kernels = KernelModule::load(&ctx, sources, &options, &arch)?;
         let stream = ctx.default_stream();
-        let params_len =
-            kernels.module.get_global("params", &stream).context("finding `params` in the kernels")?.len();
-        if params_len != size_of::<LaunchParams>() {
-            bail!(
-                "kernels/params.cuh LaunchParams is {params_len} bytes but params.rs has {}: they must match",
-                size_of::<LaunchParams>()
-            );
-        }
+        check_params(&kernels, &stream)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
         Ok(CudaBackend {
             ray_count: stream.alloc_zeros::<u64>(1).context("allocating the ray counter")?,
@@ -223,6 +218,19 @@ impl CudaBackend {
     }
 }
 
+/// Fails unless the kernels' `params` block has the size of [`LaunchParams`].
+fn check_params(kernels: &KernelModule, stream: &Arc<CudaStream>) -> anyhow::Result<()> {
+    let params_len =
+        kernels.module.get_global("params", stream).context("finding `params` in the kernels")?.len();
+    if params_len != size_of::<LaunchParams>() {
+        bail!(
+            "kernels/params.cuh LaunchParams is {params_len} bytes but params.rs has {}: they must match",
+            size_of::<LaunchParams>()
+        );
+    }
+    Ok(())
+}
+
 /// A launch of one thread per element, in blocks of `FILM_THREADS`.
 fn film_launch(count: u32) -> LaunchConfig {
     LaunchConfig {
@@ -244,6 +252,19 @@ impl Backend for CudaBackend {
 
     fn kernel_compile(&self) -> Option<KernelCompile> {
         Some(self.kernels.compile)
+    }
+
+    fn reload_kernels(&mut self, kernels_dir: &Path) -> anyhow::Result<Option<KernelCompile>> {
+        // Compiled and checked in full before the swap, so a broken edit keeps the old
+        // module running; NVRTC's error carries the compiler log with file:line.
+        let sources = KernelSources::from_dir(kernels_dir)?;
+        let kernels = guard("reloading the kernels", || {
+            let kernels = KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch)?;
+            check_params(&kernels, &self.stream)?;
+            Ok(kernels)
+        })?;
+        self.kernels = kernels;
+        Ok(Some(self.kernels.compile))
     }
 
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {

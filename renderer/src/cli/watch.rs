@@ -1,0 +1,261 @@
+//! `renderer watch`: the headless live loop. Opens a [`Session`] on the scene, renders
+//! a frame, and after every reload renders again, rewrites the image and prints one
+//! line saying where the time went from the save to the new frame.
+//!
+//! stdout gets exactly one line per handled change (scripts and tests read it); full
+//! diagnostics go to stderr. A broken scene or kernel never stops the loop.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use scene_compiler::scene::limits;
+
+use super::{Failure, OrFail};
+use crate::backend::select::{self, BackendChoice};
+use crate::backend::{Backend, FrameStats, RenderJob};
+use crate::camera::CameraFrame;
+use crate::output::{self, ImageFormat};
+use crate::session::{Changed, CompiledScene, Reload, SPP_PER_FRAME, SceneError, Session, SessionOptions};
+use crate::timing::{mega_per_second, ms};
+
+/// How long one wait for a change lasts; only bounds how often `--frames` is checked.
+const WAIT_SLICE: Duration = Duration::from_secs(1);
+
+/// Flags of `renderer watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Scene to watch: a `.ron` scene or a `.blob` (reloaded whenever it changes).
+    scene: PathBuf,
+    /// Image rewritten after every reload: `.png` or `.exr` [default: <scene name>.png].
+    #[arg(short = 'o', long = "out", visible_alias = "output", value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Where to render (see `renderer render --help`).
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// Samples per pixel of each frame (the viewer's frame).
+    #[arg(long, default_value_t = SPP_PER_FRAME,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_SPP)))]
+    spp: u32,
+    /// Image width in pixels [default: the scene's settings].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    width: Option<u32>,
+    /// Image height in pixels [default: the scene's settings].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    height: Option<u32>,
+    /// Longest path, in ray segments [default: the scene's settings].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_DEPTH)))]
+    max_depth: Option<u32>,
+    /// Also watch this CUDA kernels folder: a `.cu`/`.cuh` change recompiles the kernels.
+    #[arg(long, value_name = "DIR")]
+    kernels: Option<PathBuf>,
+    /// Exit after this many successful reloads [default: run until Ctrl-C].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: Option<u32>,
+}
+
+/// Where one frame's time went after the scene was in hand.
+struct FrameTimes {
+    upload: Duration,
+    /// Render call and readback: until the image is in host memory.
+    frame: Duration,
+    stats: FrameStats,
+}
+
+/// The backend, the output and the settings every frame uses.
+struct Loop<'a> {
+    args: &'a WatchArgs,
+    backend: Box<dyn Backend>,
+    out: PathBuf,
+    format: ImageFormat,
+}
+
+/// Watches and renders until `--frames` reloads succeeded (or forever).
+pub fn run(args: &WatchArgs) -> Result<(), Failure> {
+    let out = args.out.clone().unwrap_or_else(|| default_output(&args.scene));
+    let format = ImageFormat::from_path(&out).or_input()?;
+    let start = Instant::now();
+    let mut session =
+        Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default()).or_input()?;
+    let open = start.elapsed();
+    let selected = select::open(args.backend, args.kernels.as_deref()).or_runtime()?;
+    if let Some(note) = &selected.fallback_note {
+        eprintln!("{note}");
+    }
+    eprintln!(
+        "watching {} on {}; the image goes to {} (Ctrl-C stops)",
+        args.scene.display(),
+        selected.backend.device_name(),
+        out.display()
+    );
+    let mut live = Loop { args, backend: selected.backend, out, format };
+
+    match session.current().cloned() {
+        Some(scene) => {
+            let times = live.frame(&scene, true).or_runtime()?;
+            say(&format!("gen {} scene: open {}, {}", session.generation(), ms(open), times.summary(open)));
+        }
+        None => {
+            let error = session.last_error().map_or_else(String::new, |e| e.message.clone());
+            eprintln!("{error}");
+            say(&format!("error scene: {}; waiting for a fix", locate(&args.scene, session.last_error())));
+        }
+    }
+
+    let mut successes = 0;
+    while args.frames.is_none_or(|n| successes < n) {
+        for reload in session.wait(WAIT_SLICE) {
+            if live.handle(&session, &reload).or_runtime()? {
+                successes += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Loop<'_> {
+    /// Renders and writes after one reload and prints its line; true when it succeeded.
+    fn handle(&mut self, session: &Session, reload: &Reload) -> anyhow::Result<bool> {
+        let before = reload.detect + reload.compile;
+        match (reload.changed, &reload.outcome) {
+            (Changed::Scene, Err(error)) => {
+                eprintln!("{error}");
+                say(&format!(
+                    "error scene: {}; keeping generation {}",
+                    locate(session.scene_path(), Some(error)),
+                    session.generation()
+                ));
+                Ok(false)
+            }
+            (Changed::Scene, Ok(())) => {
+                let Some(scene) = session.current().cloned() else { return Ok(false) };
+                let times = self.frame(&scene, reload.content_changed)?;
+                say(&format!(
+                    "gen {} scene: detect {}, compile {}, {}",
+                    reload.generation,
+                    ms(reload.detect),
+                    ms(reload.compile),
+                    times.summary(before)
+                ));
+                Ok(true)
+            }
+            (Changed::Kernels, _) => self.reload_kernels(session, reload),
+        }
+    }
+
+    /// Recompiles the kernels and renders with them; a failed compile keeps the old ones.
+    fn reload_kernels(&mut self, session: &Session, reload: &Reload) -> anyhow::Result<bool> {
+        let Some(dir) = session.kernels_dir() else { return Ok(false) };
+        let start = Instant::now();
+        match self.backend.reload_kernels(dir) {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                say(&format!(
+                    "gen {} kernels: this backend has no kernels; nothing to reload",
+                    reload.generation
+                ));
+                return Ok(true);
+            }
+            Err(e) => {
+                eprintln!("{e:#}");
+                say(&format!(
+                    "error kernels: {}; keeping the previous kernels",
+                    first_error(&format!("{e:#}"))
+                ));
+                return Ok(false);
+            }
+        }
+        let compile = start.elapsed();
+        let Some(scene) = session.current().cloned() else { return Ok(true) };
+        let times = self.frame(&scene, false)?;
+        say(&format!(
+            "gen {} kernels: detect {}, compile {}, {}",
+            reload.generation,
+            ms(reload.detect),
+            ms(compile),
+            times.summary(reload.detect + compile)
+        ));
+        Ok(true)
+    }
+
+    /// Uploads (when `upload`), renders one frame, reads it back and writes the image.
+    fn frame(&mut self, scene: &CompiledScene, upload: bool) -> anyhow::Result<FrameTimes> {
+        let start = Instant::now();
+        let view = scene.view();
+        if upload {
+            self.backend.upload(&view)?;
+        }
+        let upload = if upload { start.elapsed() } else { Duration::ZERO };
+        let [width, height, _, max_depth] = view.globals.settings;
+        let (width, height) = (self.args.width.unwrap_or(width), self.args.height.unwrap_or(height));
+        let job = RenderJob {
+            width,
+            height,
+            max_depth: self.args.max_depth.unwrap_or(max_depth),
+            seed: view.globals.seed[0],
+            first_sample: 0,
+            samples: self.args.spp,
+            camera: CameraFrame::new(view.globals, width, height),
+        };
+        let start = Instant::now();
+        let stats = self.backend.render(&job)?;
+        let pixels = output::read_back(self.backend.as_mut(), self.format)?;
+        let frame = start.elapsed();
+        output::write(&self.out, width, height, pixels)?;
+        Ok(FrameTimes { upload, frame, stats })
+    }
+}
+
+impl FrameTimes {
+    /// `upload …, first frame … (kernel …), total …, … Mrays/s`; `before` is the time spent before the upload.
+    fn summary(&self, before: Duration) -> String {
+        format!(
+            "upload {}, first frame {} (kernel {}), total {}, {} Mrays/s",
+            ms(self.upload),
+            ms(self.frame),
+            ms(Duration::from_secs_f64(self.stats.render_ms / 1e3)),
+            ms(before + self.upload + self.frame),
+            rate(mega_per_second(self.stats.rays, self.stats.render_ms))
+        )
+    }
+}
+
+/// `path:line:col: message` for a scene error (`path: message` when it has no location).
+fn locate(path: &Path, error: Option<&SceneError>) -> String {
+    let Some(error) = error else { return format!("{}: unknown error", path.display()) };
+    let message = first_line(&error.message);
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    match (error.line, error.column) {
+        (Some(line), Some(column)) => format!("{}:{line}:{column}: {message}", path.display()),
+        _ => format!("{}: {message}", path.display()),
+    }
+}
+
+/// A rate with a precision that suits its size (tiny test frames trace few rays).
+fn rate(value: f64) -> String {
+    if value >= 100.0 { format!("{value:.0}") } else { format!("{value:.2}") }
+}
+
+/// The compiler log's first `file:line: error: …` line, or else its first line.
+fn first_error(log: &str) -> &str {
+    log.lines().find(|l| l.contains(": error")).unwrap_or_else(|| first_line(log))
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
+
+/// Prints one line on stdout and flushes it at once (readers wait on it).
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout (the reader went away) is not a reason to stop watching.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// `<scene stem>.png` in the current folder.
+fn default_output(scene: &Path) -> PathBuf {
+    let stem = scene.file_stem().map_or_else(|| "watch".into(), |s| s.to_os_string());
+    PathBuf::from(stem).with_extension("png")
+}

@@ -1,0 +1,419 @@
+//! A live editing session (DESIGN.md, "Hot reload"): the watched scene file (and
+//! kernels folder), the last scene that compiled, and the last error. The egui
+//! viewer (`renderer view`) and the headless `renderer watch` both drive it.
+//!
+//! A broken save never loses anything: the last good scene stays current and the
+//! error, with its location, is kept until the next success. Reloads are decided by
+//! content hashes, so saves with no change, the watcher's echo of [`Session::save`]
+//! and the events that reading the file causes never reload.
+//!
+//! API notes for users of this module (beyond the agreed API):
+//! - [`SPP_PER_FRAME`] is the samples per pixel of one interactive frame.
+//! - [`Session::wait`] blocks until something reloads or the timeout passes (not just
+//!   until the first event: events that change nothing are skipped).
+//! - [`Session::apply`] validates the edit exactly like a file (through
+//!   `scene::to_ron` and `scene::parse`), so errors carry line:col in that text.
+//! - [`Session::save`] refuses (Err, nothing written) a scene that does not validate,
+//!   and any session on a `.blob`.
+//! - A `.blob` session's [`CompiledScene::scene`] is decoded from the blob (material
+//!   names become `material0`…).
+//! - The initial load counts as generation 1; a scene that fails at open leaves 0.
+//! - Kernel reloads bump the generation too; their `content_changed` is false.
+
+mod blob_scene;
+mod compiled;
+mod watcher;
+
+use std::fmt;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::Context;
+use scene_compiler::CompileOptions;
+use scene_compiler::scene::{self, Scene};
+
+pub use self::compiled::CompiledScene;
+use self::compiled::content_hash;
+use self::watcher::{Watcher, is_kernel_source};
+
+/// Samples per pixel of one interactive frame (the viewer's default, `renderer watch`'s `--spp`).
+pub const SPP_PER_FRAME: u32 = 4;
+
+/// How a session watches and compiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// How long a file must be quiet before its change is handled (50 ms: PITFALLS.md).
+    pub debounce: Duration,
+    pub compile: CompileOptions,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions { debounce: Duration::from_millis(50), compile: CompileOptions::default() }
+    }
+}
+
+/// What a reload was about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    Scene,
+    Kernels,
+}
+
+/// One handled change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reload {
+    /// The session's generation after this reload (unchanged when it failed).
+    pub generation: u64,
+    pub changed: Changed,
+    /// From the file's modification time (SystemTime) to the moment the event was handled: includes the debounce.
+    pub detect: Duration,
+    /// Reading, parsing, validating and compiling (zero for kernels: the backend compiles them).
+    pub compile: Duration,
+    /// Ok: a new current scene (or, for Changed::Kernels, the kernels folder changed and the owner of the backend
+    /// must call Backend::reload_kernels). Err: the scene failed; the last good one stays.
+    pub outcome: Result<(), SceneError>,
+    /// False when the content hash equals the current scene's (a save with no change): no re-upload needed.
+    pub content_changed: bool,
+}
+
+/// A scene that did not compile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneError {
+    /// The full rendered diagnostics (`error: …`, `--> file:line:col`, source snippet).
+    pub message: String,
+    /// 1-based line of the first diagnostic; `None` when it is not about the text (IO, blob).
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the first diagnostic.
+    pub column: Option<usize>,
+}
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// Which compiler a file goes through, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SourceKind {
+    Ron,
+    Blob,
+}
+
+/// A watched scene and the last good compile of it.
+pub struct Session {
+    scene_path: PathBuf,
+    kernels_dir: Option<PathBuf>,
+    kind: SourceKind,
+    options: SessionOptions,
+    watcher: Watcher,
+    current: Option<Arc<CompiledScene>>,
+    last_error: Option<SceneError>,
+    generation: u64,
+    /// Hash of the file content last handled (good or bad), or written by `save`; `None`
+    /// after the file went missing, so that its return reloads even with equal content.
+    file_hash: Option<u64>,
+    /// Hash of the kernels folder's sources last reported.
+    kernels_hash: Option<u64>,
+}
+
+impl Session {
+    /// Watches `scene_path` (a .ron; .blob also accepted: reloaded when it changes) and, when given, the kernels folder.
+    /// Err only when the file cannot be read at all or the watcher cannot start; a scene with errors opens with
+    /// `current() == None` and `last_error()` set.
+    pub fn open(
+        scene_path: &Path,
+        kernels_dir: Option<&Path>,
+        options: SessionOptions,
+    ) -> anyhow::Result<Session> {
+        let kind =
+            match scene_path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+                Some("ron") => SourceKind::Ron,
+                Some("blob") => SourceKind::Blob,
+                _ => anyhow::bail!(
+                    "`{}`: unknown scene file type; expected a `.ron` scene or a compiled `.blob`",
+                    scene_path.display()
+                ),
+            };
+        // Watch first, so a save between the read below and the watch is not lost.
+        let watcher = Watcher::start(scene_path, kernels_dir, options.debounce)?;
+        let bytes =
+            std::fs::read(scene_path).with_context(|| format!("cannot read `{}`", scene_path.display()))?;
+        let kernels_hash = kernels_dir.map(kernels_hash).transpose()?;
+        let mut session = Session {
+            scene_path: scene_path.to_owned(),
+            kernels_dir: kernels_dir.map(Path::to_owned),
+            kind,
+            options,
+            watcher,
+            current: None,
+            last_error: None,
+            generation: 0,
+            file_hash: None,
+            kernels_hash,
+        };
+        session.take_content(&bytes, Duration::ZERO);
+        Ok(session)
+    }
+
+    /// Non-blocking: drains watcher events; on a (debounced) change recompiles and returns what happened.
+    pub fn poll(&mut self) -> Vec<Reload> {
+        let touched = self.watcher.drain();
+        self.handle(touched.scene, touched.kernels)
+    }
+
+    /// Like poll but blocks until something reloads or `timeout` passes.
+    pub fn wait(&mut self, timeout: Duration) -> Vec<Reload> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let touched = self.watcher.wait(deadline);
+            let reloads = self.handle(touched.scene, touched.kernels);
+            if !reloads.is_empty() || Instant::now() >= deadline {
+                return reloads;
+            }
+        }
+    }
+
+    /// The last scene that compiled (None until one does).
+    pub fn current(&self) -> Option<&Arc<CompiledScene>> {
+        self.current.as_ref()
+    }
+
+    /// The last compile error, cleared by the next success.
+    pub fn last_error(&self) -> Option<&SceneError> {
+        self.last_error.as_ref()
+    }
+
+    /// Bumped by every successful reload, apply or save.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The scene file, as given to [`Session::open`].
+    pub fn scene_path(&self) -> &Path {
+        &self.scene_path
+    }
+
+    /// The watched kernels folder, as given to [`Session::open`].
+    pub fn kernels_dir(&self) -> Option<&Path> {
+        self.kernels_dir.as_deref()
+    }
+
+    /// Compiles an in-memory edit (the editor's), making it current without writing the file.
+    pub fn apply(&mut self, scene: Scene) -> Result<Reload, SceneError> {
+        let start = Instant::now();
+        // An edited Scene never went through validation: check it exactly as a saved file would be.
+        let origin = format!("{} (edited)", self.scene_path.display());
+        let checked = scene::parse(&scene::to_ron(&scene), &origin).map_err(|e| SceneError::from_load(&e));
+        let compiled = match checked {
+            Ok(scene) => CompiledScene::from_scene(scene, &self.options.compile),
+            Err(error) => {
+                self.last_error = Some(error.clone());
+                return Err(error);
+            }
+        };
+        Ok(self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed()))
+    }
+
+    /// Writes `scene` to the scene file with scene_compiler::scene::to_ron (atomically: temp file in the same
+    /// folder + rename), makes it current, and makes sure the watcher's event for this write does NOT cause a
+    /// second reload. A scene that does not validate is not written (Err); nor is anything for a `.blob` session.
+    pub fn save(&mut self, scene: &Scene) -> anyhow::Result<()> {
+        if self.kind == SourceKind::Blob {
+            anyhow::bail!(
+                "`{}` is a compiled blob: save the scene as a `.ron` and open that to edit it",
+                self.scene_path.display()
+            );
+        }
+        let text = scene::to_ron(scene);
+        let origin = self.scene_path.display().to_string();
+        let compiled = CompiledScene::from_ron(&text, &origin, &self.options.compile)
+            .map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
+        write_atomically(&self.scene_path, text.as_bytes())?;
+        // The watcher will report this write; its content hash now matches, so it is skipped.
+        self.file_hash = Some(content_hash(text.as_bytes()));
+        self.make_current(compiled, Changed::Scene, Duration::ZERO, Duration::ZERO);
+        Ok(())
+    }
+
+    /// Handles what the watcher reported; the scene first, then the kernels.
+    fn handle(&mut self, scene: bool, kernels: bool) -> Vec<Reload> {
+        let mut reloads = Vec::new();
+        if scene && let Some(reload) = self.reload_scene() {
+            reloads.push(reload);
+        }
+        if kernels && let Some(reload) = self.reload_kernels() {
+            reloads.push(reload);
+        }
+        reloads
+    }
+
+    /// Re-reads the scene file; `None` when its content is what was last handled or it is gone.
+    fn reload_scene(&mut self) -> Option<Reload> {
+        let start = Instant::now();
+        let detect = age(std::fs::metadata(&self.scene_path).and_then(|m| m.modified()));
+        let bytes = match std::fs::read(&self.scene_path) {
+            Ok(bytes) => bytes,
+            // Deleted (or mid-rename): keep the last good scene; its return reloads.
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.file_hash = None;
+                return None;
+            }
+            Err(e) => {
+                let error = SceneError {
+                    message: format!("error: cannot read `{}`: {e}", self.scene_path.display()),
+                    line: None,
+                    column: None,
+                };
+                self.file_hash = None;
+                self.last_error = Some(error.clone());
+                return Some(self.failed(error, detect, start.elapsed()));
+            }
+        };
+        if self.file_hash == Some(content_hash(&bytes)) {
+            return None;
+        }
+        Some(self.take_content(&bytes, detect))
+    }
+
+    /// Compiles file content and makes it current, or records the error.
+    fn take_content(&mut self, bytes: &[u8], detect: Duration) -> Reload {
+        let start = Instant::now();
+        self.file_hash = Some(content_hash(bytes));
+        let compiled = match self.kind {
+            SourceKind::Ron => match std::str::from_utf8(bytes) {
+                Ok(text) => CompiledScene::from_ron(
+                    text,
+                    &self.scene_path.display().to_string(),
+                    &self.options.compile,
+                ),
+                Err(e) => Err(SceneError {
+                    message: format!("error: `{}` is not UTF-8 text: {e}", self.scene_path.display()),
+                    line: None,
+                    column: None,
+                }),
+            },
+            SourceKind::Blob => CompiledScene::from_blob(bytes, &self.scene_path),
+        };
+        match compiled {
+            Ok(compiled) => self.make_current(compiled, Changed::Scene, detect, start.elapsed()),
+            Err(error) => {
+                self.last_error = Some(error.clone());
+                self.failed(error, detect, start.elapsed())
+            }
+        }
+    }
+
+    /// Reports a kernels change when the sources' content differs from the last one reported.
+    fn reload_kernels(&mut self) -> Option<Reload> {
+        let dir = self.kernels_dir.as_deref()?;
+        let detect = age(newest_kernel_mtime(dir));
+        // A folder that cannot be read now is reported, so the backend's reload says why.
+        let hash = kernels_hash(dir).ok();
+        if hash.is_some() && hash == self.kernels_hash {
+            return None;
+        }
+        self.kernels_hash = hash;
+        self.generation += 1;
+        Some(Reload {
+            generation: self.generation,
+            changed: Changed::Kernels,
+            detect,
+            compile: Duration::ZERO,
+            outcome: Ok(()),
+            content_changed: false,
+        })
+    }
+
+    fn make_current(
+        &mut self,
+        compiled: CompiledScene,
+        changed: Changed,
+        detect: Duration,
+        compile: Duration,
+    ) -> Reload {
+        let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
+        self.current = Some(Arc::new(compiled));
+        self.last_error = None;
+        self.generation += 1;
+        Reload { generation: self.generation, changed, detect, compile, outcome: Ok(()), content_changed }
+    }
+
+    fn failed(&self, error: SceneError, detect: Duration, compile: Duration) -> Reload {
+        Reload {
+            generation: self.generation,
+            changed: Changed::Scene,
+            detect,
+            compile,
+            outcome: Err(error),
+            content_changed: false,
+        }
+    }
+}
+
+/// Time since `modified` (zero when unknown or in the future).
+fn age(modified: std::io::Result<SystemTime>) -> Duration {
+    modified.ok().and_then(|t| SystemTime::now().duration_since(t).ok()).unwrap_or_default()
+}
+
+/// The newest modification time of the folder's kernel sources.
+fn newest_kernel_mtime(dir: &Path) -> std::io::Result<SystemTime> {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if is_kernel_source(&path) {
+            newest = newest.max(std::fs::metadata(&path)?.modified()?);
+        }
+    }
+    Ok(newest)
+}
+
+/// One hash over the names and contents of the folder's `.cu` and `.cuh` files.
+fn kernels_hash(dir: &Path) -> anyhow::Result<u64> {
+    let listing = std::fs::read_dir(dir).with_context(|| format!("cannot list `{}`", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in listing {
+        let path = entry.with_context(|| format!("cannot list `{}`", dir.display()))?.path();
+        if is_kernel_source(&path) {
+            let text = std::fs::read(&path).with_context(|| format!("cannot read `{}`", path.display()))?;
+            files.push((path, text));
+        }
+    }
+    files.sort();
+    let mut all = Vec::new();
+    for (path, text) in files {
+        all.extend_from_slice(path.as_os_str().as_encoded_bytes());
+        all.push(0);
+        all.extend_from_slice(&(text.len() as u64).to_le_bytes());
+        all.extend_from_slice(&text);
+    }
+    Ok(content_hash(&all))
+}
+
+/// Writes `bytes` to a temporary file next to `path` and renames it over `path`, so
+/// readers (and the watcher) see the old file or the new one, never half of it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().with_context(|| format!("`{}` does not name a file", path.display()))?;
+    let temp = folder.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    };
+    write().map_err(|e| {
+        // Best effort: a leftover temp file is only clutter.
+        let _ = std::fs::remove_file(&temp);
+        anyhow::Error::new(e).context(format!("cannot save `{}`", path.display()))
+    })
+}

@@ -1,0 +1,125 @@
+//! Editing the scene in memory: the selected sphere, edits that go through
+//! [`Session::apply`] (so they are validated exactly like a saved file), and undo/redo
+//! as stacks of whole-scene snapshots.
+//!
+//! A slider drag sends one edit per frame; edits of the same field that follow each
+//! other within [`COALESCE`] share one undo step, so Ctrl+Z undoes the drag, not a pixel.
+
+use std::time::{Duration, Instant};
+
+use glam::Vec3;
+use scene_compiler::scene::{Scene, Sphere};
+
+use crate::session::{SceneError, Session};
+
+/// Edits of one field closer together than this are one undo step.
+const COALESCE: Duration = Duration::from_millis(600);
+/// Undo steps kept; older ones are dropped.
+const MAX_UNDO: usize = 200;
+
+/// What an edit changed, for coalescing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditKey {
+    SphereCenter(usize),
+    SphereRadius(usize),
+    SphereMaterial(usize),
+    Material(usize),
+    /// Adding or deleting: never coalesced.
+    Structure,
+}
+
+/// Selection and history of the in-memory edits.
+#[derive(Debug, Default)]
+pub struct Editor {
+    /// Index into `Scene::spheres` of the selected sphere.
+    pub selected: Option<usize>,
+    undo: Vec<Scene>,
+    redo: Vec<Scene>,
+    last_edit: Option<(EditKey, Instant)>,
+}
+
+impl Editor {
+    /// Makes `scene` current through the session, recording the scene it replaces.
+    pub fn apply(&mut self, session: &mut Session, scene: Scene, key: EditKey) -> Result<(), SceneError> {
+        let Some(before) = session.current().map(|c| c.scene.clone()) else {
+            return session.apply(scene).map(drop);
+        };
+        session.apply(scene)?;
+        let now = Instant::now();
+        let coalesce = key != EditKey::Structure
+            && self.last_edit.is_some_and(|(last, at)| last == key && now.duration_since(at) < COALESCE);
+        if !coalesce {
+            self.undo.push(before);
+            if self.undo.len() > MAX_UNDO {
+                self.undo.remove(0);
+            }
+        }
+        self.redo.clear();
+        self.last_edit = Some((key, now));
+        Ok(())
+    }
+
+    /// Steps back one edit; false when there is nothing to undo.
+    pub fn undo(&mut self, session: &mut Session) -> Result<bool, SceneError> {
+        self.step(session, true)
+    }
+
+    /// Steps forward one undone edit; false when there is nothing to redo.
+    pub fn redo(&mut self, session: &mut Session) -> Result<bool, SceneError> {
+        self.step(session, false)
+    }
+
+    /// Whether undo and redo have anything to do.
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    /// See [`Editor::can_undo`].
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    fn step(&mut self, session: &mut Session, backwards: bool) -> Result<bool, SceneError> {
+        let (from, to) =
+            if backwards { (&mut self.undo, &mut self.redo) } else { (&mut self.redo, &mut self.undo) };
+        let (Some(target), Some(current)) = (from.pop(), session.current().map(|c| c.scene.clone())) else {
+            return Ok(false);
+        };
+        if let Err(e) = session.apply(target.clone()) {
+            from.push(target);
+            return Err(e);
+        }
+        to.push(current);
+        self.last_edit = None;
+        if self.selected.is_some_and(|i| i >= target.spheres.len()) {
+            self.selected = None;
+        }
+        Ok(true)
+    }
+
+    /// Adds a sphere at `at` with the selected sphere's material (or the first one) and selects it.
+    pub fn add_sphere(&mut self, session: &mut Session, at: Vec3, radius: f32) -> Result<(), SceneError> {
+        let Some(mut scene) = session.current().map(|c| c.scene.clone()) else { return Ok(()) };
+        let material = self.selected.and_then(|i| scene.spheres.get(i)).map_or(0, |s| s.material);
+        scene.spheres.push(Sphere { center: at, radius, material });
+        let index = scene.spheres.len() - 1;
+        self.apply(session, scene, EditKey::Structure)?;
+        self.selected = Some(index);
+        Ok(())
+    }
+
+    /// Deletes the selected sphere (a scene keeps at least one).
+    pub fn delete_selected(&mut self, session: &mut Session) -> Result<(), SceneError> {
+        let (Some(index), Some(mut scene)) = (self.selected, session.current().map(|c| c.scene.clone()))
+        else {
+            return Ok(());
+        };
+        if index >= scene.spheres.len() || scene.spheres.len() == 1 {
+            return Ok(());
+        }
+        scene.spheres.remove(index);
+        self.apply(session, scene, EditKey::Structure)?;
+        self.selected = None;
+        Ok(())
+    }
+}

@@ -1,0 +1,437 @@
+//! `renderer view`: a live editor. The window shows the scene path-traced
+//! progressively; the scene file hot-reloads through a [`Session`]; spheres can be
+//! picked, edited, added and deleted, with undo/redo, and saved back as RON.
+//!
+//! One [`ViewApp`] holds the UI state. Its [`ViewApp::show`] only lays out widgets and
+//! sends commands: compiles happen in the session (milliseconds), renders on the
+//! render thread ([`worker`]), so the UI never waits on either (STYLE.md, "egui demo app").
+//!
+//! - [`orbit`]: the camera (orbit, pan, zoom, fly).
+//! - [`pick`]: which sphere is under a pixel.
+//! - [`edit`]: selection, edits through the session, undo/redo.
+//! - [`panels`]: the side panel, tool bar and error panel.
+
+pub mod edit;
+pub mod orbit;
+mod panels;
+pub mod pick;
+pub mod worker;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, Sense, Stroke};
+use scene_compiler::scene::Camera;
+
+use self::edit::Editor;
+use self::orbit::Orbit;
+use self::pick::Picker;
+use self::worker::{Command, Event, Frame, ViewParams, Worker};
+use crate::backend::select::BackendChoice;
+use crate::output::{self, Pixels};
+use crate::session::{Changed, CompiledScene, Reload, Session, SessionOptions};
+
+/// How often the session is polled for file changes while nothing else repaints.
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What `renderer view` was started with.
+#[derive(Clone, Debug)]
+pub struct ViewOptions {
+    pub scene: PathBuf,
+    pub backend: BackendChoice,
+    pub kernels: Option<PathBuf>,
+    /// Most samples per pixel per batch.
+    pub spp_per_frame: u32,
+    /// Render resolution as a fraction of the window's pixels.
+    pub scale: f32,
+}
+
+/// The render settings the side panel edits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Controls {
+    /// Render resolution as a fraction of the image area's physical pixels.
+    pub scale: f32,
+    pub spp_per_frame: u32,
+    /// `None` until a scene supplies its own.
+    pub max_depth: Option<u32>,
+    /// Accumulation stops here.
+    pub max_spp: u32,
+    pub backend: BackendChoice,
+}
+
+/// A message for the tool bar: the outcome of the last action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The live editor's state.
+pub struct ViewApp {
+    pub session: Session,
+    pub editor: Editor,
+    pub controls: Controls,
+    worker: Worker,
+    /// The context the render thread wakes; set on the first frame.
+    repaint: Arc<OnceLock<egui::Context>>,
+    orbit: Option<Orbit>,
+    /// The scene camera the orbit was last reset to: a reload that changes it resets the orbit.
+    scene_camera: Option<Camera>,
+    sent_scene: Option<Arc<CompiledScene>>,
+    sent_params: Option<ViewParams>,
+    picker: Option<(u64, Picker)>,
+    frame: Option<Box<Frame>>,
+    texture: Option<egui::TextureHandle>,
+    device: String,
+    backend_note: Option<String>,
+    worker_error: Option<String>,
+    last_reload: Option<Reload>,
+    status: Option<Status>,
+    /// Where the image was drawn last frame, in points.
+    image_rect: Option<Rect>,
+    ui_frame: Duration,
+    cuda_available: bool,
+}
+
+impl ViewApp {
+    /// An editor on an opened session; the render thread starts at once.
+    pub fn new(session: Session, options: &ViewOptions) -> ViewApp {
+        let repaint = Arc::new(OnceLock::new());
+        let worker = Worker::spawn(options.backend, options.kernels.clone(), Arc::clone(&repaint));
+        ViewApp {
+            session,
+            editor: Editor::default(),
+            controls: Controls {
+                scale: options.scale.clamp(0.1, 1.0),
+                spp_per_frame: options.spp_per_frame.max(1),
+                max_depth: None,
+                max_spp: 4096,
+                backend: options.backend,
+            },
+            worker,
+            repaint,
+            orbit: None,
+            scene_camera: None,
+            sent_scene: None,
+            sent_params: None,
+            picker: None,
+            frame: None,
+            texture: None,
+            device: String::new(),
+            backend_note: None,
+            worker_error: None,
+            last_reload: None,
+            status: None,
+            image_rect: None,
+            ui_frame: Duration::ZERO,
+            cuda_available: crate::backend::cuda::driver_available(),
+        }
+    }
+
+    /// The latest image from the render thread.
+    pub fn frame(&self) -> Option<&Frame> {
+        self.frame.as_deref()
+    }
+
+    /// Whether the latest image is of the current view's size with all of its samples
+    /// (the render thread has stopped adding samples).
+    pub fn finished(&self) -> bool {
+        match (&self.frame, self.sent_params) {
+            (Some(frame), Some(params)) => {
+                (frame.width, frame.height, frame.samples) == (params.width, params.height, params.max_spp)
+            }
+            _ => false,
+        }
+    }
+
+    /// The outcome of the last action (save, screenshot, rejected edit).
+    pub fn status(&self) -> Option<&Status> {
+        self.status.as_ref()
+    }
+
+    /// Lays out the whole window; called by eframe every frame, and by tests.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        let _ = self.repaint.get_or_init(|| ctx.clone());
+        self.ui_frame = Duration::from_secs_f32(ctx.input(|i| i.unstable_dt).max(0.0));
+        self.poll_session();
+        self.take_events(&ctx);
+        self.shortcuts(ui);
+
+        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar(ui));
+        egui::Panel::right("side").default_size(330.0).show(ui, |ui| {
+            egui::ScrollArea::vertical().show(ui, |ui| self.side_panel(ui));
+        });
+        if let Some(error) = self.session.last_error().cloned() {
+            egui::Panel::bottom("error").resizable(true).default_size(180.0).show(ui, |ui| {
+                panels::error_panel(ui, &error);
+            });
+        }
+        egui::CentralPanel::default().show(ui, |ui| self.image_area(ui));
+
+        self.send_view(&ctx);
+        ctx.request_repaint_after(POLL_INTERVAL);
+    }
+
+    /// Handles file reloads and hands a new scene to the render thread.
+    fn poll_session(&mut self) {
+        for reload in self.session.poll() {
+            if reload.changed == Changed::Kernels
+                && let Some(dir) = self.session.kernels_dir()
+            {
+                self.worker.send(Command::ReloadKernels(dir.to_owned()));
+            }
+            self.last_reload = Some(reload);
+        }
+        let Some(current) = self.session.current().cloned() else { return };
+        if self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, &current)) {
+            return;
+        }
+        let camera = current.scene.camera;
+        if self.scene_camera != Some(camera) {
+            self.orbit = Some(Orbit::from_camera(&camera));
+            self.scene_camera = Some(camera);
+        }
+        if self.controls.max_depth.is_none() {
+            self.controls.max_depth = Some(current.scene.settings.max_depth);
+        }
+        if self.editor.selected.is_some_and(|i| i >= current.scene.spheres.len()) {
+            self.editor.selected = None;
+        }
+        // A save or a no-op reload yields a new Arc with the same blob: nothing to upload.
+        let same_content =
+            self.sent_scene.as_ref().is_some_and(|sent| sent.content_hash == current.content_hash);
+        if !same_content {
+            self.worker.send(Command::Scene(Arc::clone(&current)));
+        }
+        self.sent_scene = Some(current);
+    }
+
+    fn take_events(&mut self, ctx: &egui::Context) {
+        for event in self.worker.events() {
+            match event {
+                Event::Frame(frame) => {
+                    let image = egui::ColorImage::from_rgba_unmultiplied(
+                        [frame.width as usize, frame.height as usize],
+                        &frame.rgba,
+                    );
+                    match &mut self.texture {
+                        Some(texture) => texture.set(image, egui::TextureOptions::LINEAR),
+                        None => {
+                            self.texture =
+                                Some(ctx.load_texture("render", image, egui::TextureOptions::LINEAR))
+                        }
+                    }
+                    self.worker_error = None;
+                    self.device.clone_from(&frame.device);
+                    self.frame = Some(frame);
+                }
+                Event::Error(message) => self.worker_error = Some(message),
+                Event::Backend { device, note } => {
+                    self.device = device;
+                    self.backend_note = note;
+                }
+            }
+        }
+    }
+
+    /// Ctrl+S, Ctrl+Z, Ctrl+Shift+Z, Delete, and WASD/QE flying.
+    fn shortcuts(&mut self, ui: &mut egui::Ui) {
+        let redo = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+        let undo = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+        let save = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
+        // Redo first: consuming Ctrl+Z would also match Ctrl+Shift+Z.
+        if ui.input_mut(|i| i.consume_shortcut(&redo)) {
+            self.redo();
+        }
+        if ui.input_mut(|i| i.consume_shortcut(&undo)) {
+            self.undo();
+        }
+        if ui.input_mut(|i| i.consume_shortcut(&save)) {
+            self.save();
+        }
+        if ui.ctx().egui_wants_keyboard_input() {
+            return;
+        }
+        if ui.input(|i| i.key_pressed(Key::Delete)) {
+            let result = self.editor.delete_selected(&mut self.session);
+            self.report_edit(result);
+        }
+        let (axes, dt) = ui.input(|i| {
+            let axis = |plus: Key, minus: Key| f32::from(i.key_down(plus)) - f32::from(i.key_down(minus));
+            ((axis(Key::W, Key::S), axis(Key::D, Key::A), axis(Key::E, Key::Q)), i.stable_dt.min(0.1))
+        });
+        if axes != (0.0, 0.0, 0.0)
+            && let Some(orbit) = &mut self.orbit
+        {
+            orbit.fly(axes.0, axes.1, axes.2, dt);
+            ui.ctx().request_repaint();
+        }
+    }
+
+    /// The render, with mouse camera control and click-to-select.
+    fn image_area(&mut self, ui: &mut egui::Ui) {
+        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.image_rect = Some(rect);
+        match &self.texture {
+            Some(texture) => {
+                let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
+                ui.painter().image(texture.id(), rect, uv, Color32::WHITE);
+            }
+            None => {
+                let text =
+                    if self.session.current().is_some() { "rendering…" } else { "no scene compiled yet" };
+                ui.painter().text(
+                    rect.center(),
+                    egui::Align2::CENTER_CENTER,
+                    text,
+                    egui::FontId::default(),
+                    ui.visuals().text_color(),
+                );
+            }
+        }
+        if let Some(orbit) = &mut self.orbit {
+            let delta = response.drag_delta();
+            if response.dragged_by(egui::PointerButton::Primary) {
+                orbit.orbit(delta.x, delta.y);
+            } else if response.dragged_by(egui::PointerButton::Secondary)
+                || response.dragged_by(egui::PointerButton::Middle)
+            {
+                orbit.pan(delta.x, delta.y, rect.height());
+            }
+            if response.hovered() {
+                let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+                if scroll != 0.0 {
+                    orbit.zoom(scroll);
+                }
+            }
+        }
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            self.editor.selected = self.pick_at(pos);
+        }
+        if let Some((center, radius)) = self.editor.selected.and_then(|i| self.sphere_on_screen(i)) {
+            let stroke = Stroke::new(2.0, Color32::from_rgb(255, 200, 0));
+            ui.painter().with_clip_rect(rect).circle_stroke(center, radius.max(4.0), stroke);
+        }
+    }
+
+    /// The scene index of the sphere drawn at `pos` (points), if any.
+    pub fn pick_at(&mut self, pos: Pos2) -> Option<usize> {
+        let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
+        if !rect.contains(pos) {
+            return None;
+        }
+        if self.picker.as_ref().is_none_or(|(hash, _)| *hash != current.content_hash) {
+            self.picker = Some((current.content_hash, Picker::new(&current.view())));
+        }
+        let (_, picker) = self.picker.as_ref()?;
+        let s = (pos.x - rect.min.x) / rect.width();
+        let t = (pos.y - rect.min.y) / rect.height();
+        picker.pick(&params.camera, s, t)
+    }
+
+    /// Where sphere `index`'s center appears in the window, and its radius there (points).
+    pub fn sphere_on_screen(&self, index: usize) -> Option<(Pos2, f32)> {
+        let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
+        let sphere = current.scene.spheres.get(index)?;
+        let (s, t, radius) = pick::project(&params.camera, sphere.center, sphere.radius)?;
+        Some((
+            Pos2::new(rect.min.x + s * rect.width(), rect.min.y + t * rect.height()),
+            radius * rect.width(),
+        ))
+    }
+
+    /// Sends the current camera and settings when they changed (resetting accumulation).
+    fn send_view(&mut self, ctx: &egui::Context) {
+        let (Some(rect), Some(orbit), Some(current)) = (self.image_rect, &self.orbit, self.session.current())
+        else {
+            return;
+        };
+        let pixels = rect.size() * ctx.pixels_per_point() * self.controls.scale;
+        let (width, height) = (pixels.x.round().max(1.0) as u32, pixels.y.round().max(1.0) as u32);
+        let settings = current.scene.settings;
+        let params = ViewParams {
+            camera: orbit.frame(width, height),
+            width,
+            height,
+            max_depth: self.controls.max_depth.unwrap_or(settings.max_depth),
+            seed: settings.seed,
+            spp_per_frame: self.controls.spp_per_frame,
+            max_spp: self.controls.max_spp,
+        };
+        if self.sent_params != Some(params) {
+            self.worker.send(Command::View(params));
+            self.sent_params = Some(params);
+        }
+    }
+
+    /// Writes the scene file (Ctrl+S).
+    pub fn save(&mut self) {
+        let Some(scene) = self.session.current().map(|c| c.scene.clone()) else { return };
+        self.status = Some(match self.session.save(&scene) {
+            Ok(()) => {
+                Status { text: format!("saved {}", self.session.scene_path().display()), is_error: false }
+            }
+            Err(e) => Status { text: format!("{e:#}"), is_error: true },
+        });
+    }
+
+    /// Ctrl+Z.
+    pub fn undo(&mut self) {
+        let result = self.editor.undo(&mut self.session).map(drop);
+        self.report_edit(result);
+    }
+
+    /// Ctrl+Shift+Z.
+    pub fn redo(&mut self) {
+        let result = self.editor.redo(&mut self.session).map(drop);
+        self.report_edit(result);
+    }
+
+    /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics).
+    fn report_edit(&mut self, result: Result<(), crate::session::SceneError>) {
+        if result.is_err() {
+            self.status =
+                Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });
+        }
+    }
+
+    /// Writes the accumulated image as `<scene>-<spp>spp.png` in the current folder.
+    pub fn screenshot(&mut self) {
+        let Some(frame) = &self.frame else { return };
+        let path = screenshot_path(self.session.scene_path(), frame.samples);
+        let pixels = Pixels::Rgba8(frame.rgba.clone());
+        self.status = Some(match output::write(&path, frame.width, frame.height, pixels) {
+            Ok(()) => Status { text: format!("wrote {}", path.display()), is_error: false },
+            Err(e) => Status { text: format!("{e:#}"), is_error: true },
+        });
+    }
+}
+
+impl eframe::App for ViewApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}
+
+/// `<scene stem>-<spp>spp.png`.
+fn screenshot_path(scene: &Path, samples: u32) -> PathBuf {
+    let stem = scene.file_stem().map_or_else(|| "view".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{stem}-{samples}spp.png"))
+}
+
+/// Opens the scene and runs the editor window until it is closed.
+pub fn run(options: &ViewOptions) -> anyhow::Result<()> {
+    let session = Session::open(&options.scene, options.kernels.as_deref(), SessionOptions::default())?;
+    let app = ViewApp::new(session, options);
+    let title = format!("renderer view · {}", options.scene.display());
+    let native = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title(title.clone()),
+        ..eframe::NativeOptions::default()
+    };
+    eframe::run_native(&title, native, Box::new(move |_| Ok(Box::new(app))))
+        .map_err(|e| anyhow::anyhow!("cannot open the viewer window: {e}"))
+}

@@ -1,0 +1,320 @@
+//! The render thread: owns the backend, adds a short batch of samples to the film
+//! at a time and sends the running image back, so the UI thread never waits on a
+//! render, a kernel compile or an upload.
+//!
+//! Commands are drained before every batch, so a burst of camera moves costs one
+//! reset, not one batch each. Any change of scene, view or backend restarts the
+//! accumulation at sample 0; otherwise each batch continues the film
+//! (`RenderJob::first_sample`), exactly as `renderer render` splits a long render.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::backend::select::{self, BackendChoice};
+use crate::backend::{Backend, FrameStats, RenderJob};
+use crate::camera::CameraFrame;
+use crate::session::CompiledScene;
+
+/// Longest wanted batch: keeps the image moving and commands answered at interactive rates.
+const BATCH_BUDGET_MS: f64 = 50.0;
+
+/// What to render, apart from the scene.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ViewParams {
+    pub camera: CameraFrame,
+    pub width: u32,
+    pub height: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+    /// Most samples per pixel in one batch (fewer when a batch would exceed the budget).
+    pub spp_per_frame: u32,
+    /// The worker stops adding samples here and sleeps until the next command.
+    pub max_spp: u32,
+}
+
+/// A request from the UI thread.
+pub enum Command {
+    Scene(Arc<CompiledScene>),
+    View(ViewParams),
+    Backend(BackendChoice),
+    /// Recompile the CUDA kernels from this folder (a kernels hot reload).
+    ReloadKernels(PathBuf),
+}
+
+/// The running image after one batch, and what it cost.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// RGBA8, gamma 2, top row first.
+    pub rgba: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// Samples per pixel accumulated so far.
+    pub samples: u32,
+    /// The backend's report for this batch alone.
+    pub batch: FrameStats,
+    /// Samples per pixel in this batch.
+    pub batch_spp: u32,
+    /// Wall time of this batch, readback included.
+    pub batch_wall: Duration,
+    pub device: String,
+    /// Copying the current scene to the device.
+    pub upload: Option<Duration>,
+    /// From receiving the current scene to its first image (upload and first batch).
+    pub first_frame: Option<Duration>,
+}
+
+/// A message from the render thread.
+pub enum Event {
+    Frame(Box<Frame>),
+    /// The backend failed; rendering pauses until the next command.
+    Error(String),
+    /// The backend changed (or a kernel reload finished): its device name and a note.
+    Backend {
+        device: String,
+        note: Option<String>,
+    },
+}
+
+/// The handle the UI keeps: a command channel in, an event channel out.
+pub struct Worker {
+    commands: Option<Sender<Command>>,
+    events: Receiver<Event>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the render thread; `repaint` is woken after every event once it is set.
+    pub fn spawn(
+        choice: BackendChoice,
+        kernels_dir: Option<PathBuf>,
+        repaint: Arc<OnceLock<eframe::egui::Context>>,
+    ) -> Worker {
+        let (command_tx, command_rx) = mpsc::channel();
+        let (event_tx, event_rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("view-render".to_owned())
+            .spawn(move || {
+                let mut state = RenderState::new(kernels_dir, event_tx, repaint);
+                state.switch_backend(choice);
+                state.run(&command_rx);
+            })
+            .ok();
+        Worker { commands: Some(command_tx), events: event_rx, thread }
+    }
+
+    /// Queues a command; a dead render thread has already reported why through an event.
+    pub fn send(&self, command: Command) {
+        if let Some(commands) = &self.commands {
+            let _ = commands.send(command);
+        }
+    }
+
+    /// Every event that arrived since the last call.
+    pub fn events(&self) -> Vec<Event> {
+        self.events.try_iter().collect()
+    }
+
+    /// Whether the render thread is alive (the UI says so when it is not).
+    pub fn is_running(&self) -> bool {
+        self.thread.as_ref().is_some_and(|t| !t.is_finished())
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the channel ends the loop after the batch in flight.
+        self.commands = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Everything the render thread owns.
+struct RenderState {
+    kernels_dir: Option<PathBuf>,
+    events: Sender<Event>,
+    repaint: Arc<OnceLock<eframe::egui::Context>>,
+    backend: Option<Box<dyn Backend>>,
+    device: String,
+    scene: Option<Arc<CompiledScene>>,
+    needs_upload: bool,
+    params: Option<ViewParams>,
+    samples: u32,
+    /// Measured cost of one sample of one pixel, for sizing batches.
+    ms_per_pixel_sample: Option<f64>,
+    /// Set when the backend failed; cleared by any command.
+    stalled: bool,
+    scene_since: Instant,
+    upload: Option<Duration>,
+    first_frame: Option<Duration>,
+}
+
+impl RenderState {
+    fn new(
+        kernels_dir: Option<PathBuf>,
+        events: Sender<Event>,
+        repaint: Arc<OnceLock<eframe::egui::Context>>,
+    ) -> RenderState {
+        RenderState {
+            kernels_dir,
+            events,
+            repaint,
+            backend: None,
+            device: String::new(),
+            scene: None,
+            needs_upload: false,
+            params: None,
+            samples: 0,
+            ms_per_pixel_sample: None,
+            stalled: false,
+            scene_since: Instant::now(),
+            upload: None,
+            first_frame: None,
+        }
+    }
+
+    /// Renders batches while there is work and waits for commands when there is none.
+    fn run(&mut self, commands: &Receiver<Command>) {
+        loop {
+            if self.idle() {
+                match commands.recv() {
+                    Ok(command) => self.handle(command),
+                    Err(_) => return,
+                }
+            }
+            loop {
+                match commands.try_recv() {
+                    Ok(command) => self.handle(command),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return,
+                }
+            }
+            if !self.idle()
+                && let Err(e) = self.render_batch()
+            {
+                self.stalled = true;
+                self.emit(Event::Error(format!("{e:#}")));
+            }
+        }
+    }
+
+    /// Nothing to render until a command arrives.
+    fn idle(&self) -> bool {
+        self.stalled
+            || self.backend.is_none()
+            || self.scene.is_none()
+            || self.params.is_none_or(|p| self.samples >= p.max_spp)
+    }
+
+    fn handle(&mut self, command: Command) {
+        self.stalled = false;
+        match command {
+            Command::Scene(scene) => {
+                self.scene = Some(scene);
+                self.needs_upload = true;
+                self.samples = 0;
+                self.scene_since = Instant::now();
+                self.first_frame = None;
+            }
+            Command::View(params) => {
+                let keeps_film =
+                    self.params.is_some_and(|old| ViewParams { max_spp: old.max_spp, ..params } == old);
+                if !keeps_film {
+                    self.samples = 0;
+                }
+                self.params = Some(params);
+            }
+            Command::Backend(choice) => self.switch_backend(choice),
+            Command::ReloadKernels(dir) => self.reload_kernels(&dir),
+        }
+    }
+
+    /// Starts a backend; on failure the one in use stays.
+    fn switch_backend(&mut self, choice: BackendChoice) {
+        match select::open(choice, self.kernels_dir.as_deref()) {
+            Ok(selected) => {
+                self.device = selected.backend.device_name();
+                self.backend = Some(selected.backend);
+                self.needs_upload = true;
+                self.samples = 0;
+                self.ms_per_pixel_sample = None;
+                self.emit(Event::Backend { device: self.device.clone(), note: selected.fallback_note });
+            }
+            Err(e) => self.emit(Event::Error(format!("{e:#}"))),
+        }
+    }
+
+    fn reload_kernels(&mut self, dir: &std::path::Path) {
+        let Some(backend) = self.backend.as_mut() else { return };
+        let note = match backend.reload_kernels(dir) {
+            Ok(Some(compile)) => {
+                self.samples = 0;
+                format!("kernels reloaded in {:.0} ms", compile.time.as_secs_f64() * 1e3)
+            }
+            Ok(None) => "kernels changed; this backend has none".to_owned(),
+            Err(e) => format!("kernel reload failed, the previous kernels stay: {e:#}"),
+        };
+        self.emit(Event::Backend { device: self.device.clone(), note: Some(note) });
+    }
+
+    /// Adds one batch of samples and sends the image.
+    fn render_batch(&mut self) -> anyhow::Result<()> {
+        let (Some(backend), Some(scene), Some(params)) = (self.backend.as_mut(), &self.scene, self.params)
+        else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        if self.needs_upload {
+            backend.upload(&scene.view())?;
+            self.needs_upload = false;
+            self.upload = Some(start.elapsed());
+            self.samples = 0;
+        }
+        let pixels = f64::from(params.width) * f64::from(params.height);
+        let affordable = self
+            .ms_per_pixel_sample
+            .map_or(1, |ms| (BATCH_BUDGET_MS / (ms * pixels).max(1e-9)).floor() as u32);
+        let batch_spp = affordable.clamp(1, params.spp_per_frame.max(1)).min(params.max_spp - self.samples);
+        let batch_start = Instant::now();
+        let batch = backend.render(&RenderJob {
+            width: params.width,
+            height: params.height,
+            max_depth: params.max_depth,
+            seed: params.seed,
+            first_sample: self.samples,
+            samples: batch_spp,
+            camera: params.camera,
+        })?;
+        self.ms_per_pixel_sample = Some(batch.render_ms / (pixels * f64::from(batch_spp)));
+        self.samples += batch_spp;
+        let rgba = backend.read_rgba8()?;
+        if self.first_frame.is_none() {
+            self.first_frame = Some(self.scene_since.elapsed());
+        }
+        let frame = Frame {
+            rgba,
+            width: params.width,
+            height: params.height,
+            samples: self.samples,
+            batch,
+            batch_spp,
+            batch_wall: batch_start.elapsed(),
+            device: self.device.clone(),
+            upload: self.upload,
+            first_frame: self.first_frame,
+        };
+        self.emit(Event::Frame(Box::new(frame)));
+        Ok(())
+    }
+
+    fn emit(&self, event: Event) {
+        let _ = self.events.send(event);
+        if let Some(ctx) = self.repaint.get() {
+            ctx.request_repaint();
+        }
+    }
+}

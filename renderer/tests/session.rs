@@ -1,0 +1,263 @@
+//! The live-editing `Session` on real files in temp folders: every way an editor
+//! saves, broken saves, bursts of saves, the session's own saves and edits, and the
+//! kernels folder. Waits poll with generous deadlines; nothing asserts on time.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use renderer::session::{Changed, Reload, Session, SessionOptions};
+use scene_compiler::scene;
+
+/// Long enough for a loaded two-core machine; tests end as soon as the condition holds.
+const DEADLINE: Duration = Duration::from_secs(20);
+/// How long "nothing happens" is watched for (several debounce periods).
+const QUIET: Duration = Duration::from_millis(600);
+
+/// A small valid scene whose second sphere has `radius`; its line is [`RADIUS_LINE`].
+fn scene_text(radius: f32) -> String {
+    format!(
+        "Scene(
+    camera: (look_from: (0.0, 0.0, 2.0), look_at: (0.0, 0.0, 0.0), up: (0.0, 1.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: {{ \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) }},
+    spheres: [
+        (center: (0.0, -100.5, 0.0), radius: 100.0, material: \"grey\"),
+        (center: (0.0, 0.0, 0.0), radius: {radius:?}, material: \"grey\"),
+    ],
+)
+"
+    )
+}
+
+/// The 1-based line and column of the second sphere's radius value in [`scene_text`].
+const RADIUS_LINE: usize = 7;
+const RADIUS_COLUMN: usize = 43;
+
+fn scene_dir(radius: f32) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, scene_text(radius)).expect("write scene");
+    (dir, path)
+}
+
+fn open(path: &Path) -> Session {
+    let session = Session::open(path, None, SessionOptions::default()).expect("open session");
+    assert!(session.last_error().is_none(), "{:?}", session.last_error());
+    session
+}
+
+/// The current scene's second sphere radius.
+fn radius(session: &Session) -> Option<f32> {
+    session.current().map(|c| c.scene.spheres[1].radius)
+}
+
+/// Collects reloads until `done` holds or the deadline passes (then panics with what came).
+fn wait_for(session: &mut Session, what: &str, done: impl Fn(&Session, &[Reload]) -> bool) -> Vec<Reload> {
+    let deadline = Instant::now() + DEADLINE;
+    let mut reloads = Vec::new();
+    while !done(session, &reloads) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}; reloads so far: {reloads:#?}");
+        reloads.extend(session.wait(Duration::from_millis(200)));
+    }
+    reloads
+}
+
+/// Reloads within [`QUIET`].
+fn quiet(session: &mut Session) -> Vec<Reload> {
+    let deadline = Instant::now() + QUIET;
+    let mut reloads = Vec::new();
+    while Instant::now() < deadline {
+        reloads.extend(session.wait(deadline.saturating_duration_since(Instant::now())));
+    }
+    reloads
+}
+
+/// Saves the way most editors do: a new file renamed over the old one.
+fn save_by_rename(path: &Path, content: impl AsRef<[u8]>) {
+    let temp = path.with_extension("swp");
+    std::fs::write(&temp, content).expect("write temp");
+    std::fs::rename(&temp, path).expect("rename over");
+}
+
+#[test]
+fn an_in_place_write_reloads_the_scene() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    assert_eq!((session.generation(), radius(&session)), (1, Some(0.5)));
+
+    std::fs::write(&path, scene_text(0.25)).expect("write");
+    let reloads = wait_for(&mut session, "the new radius", |s, _| radius(s) == Some(0.25));
+    let last = reloads.last().expect("a reload");
+    assert_eq!((last.changed, last.outcome.clone(), last.content_changed), (Changed::Scene, Ok(()), true));
+    assert_eq!(last.generation, session.generation());
+    assert!(session.generation() >= 2);
+}
+
+#[test]
+fn rename_over_saves_keep_being_seen() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    // A watch on the file itself would die after the first of these.
+    for r in [0.3, 0.35, 0.4] {
+        save_by_rename(&path, scene_text(r));
+        wait_for(&mut session, "the renamed-over scene", |s, _| radius(s) == Some(r));
+    }
+    assert!(session.last_error().is_none());
+}
+
+#[test]
+fn a_deleted_scene_keeps_the_last_good_one_and_its_return_reloads() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    std::fs::remove_file(&path).expect("delete");
+    let reloads = quiet(&mut session);
+    assert!(reloads.is_empty(), "a delete alone reloads nothing: {reloads:#?}");
+    assert_eq!(radius(&session), Some(0.5));
+    assert!(session.last_error().is_none());
+
+    std::fs::write(&path, scene_text(0.2)).expect("recreate");
+    wait_for(&mut session, "the recreated scene", |s, _| radius(s) == Some(0.2));
+    assert!(session.last_error().is_none());
+}
+
+#[test]
+fn a_broken_save_keeps_the_last_good_scene_and_a_fix_recovers() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    let generation = session.generation();
+
+    save_by_rename(&path, scene_text(-1.0));
+    let reloads = wait_for(&mut session, "the error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("error").clone();
+    assert_eq!((error.line, error.column), (Some(RADIUS_LINE), Some(RADIUS_COLUMN)), "{}", error.message);
+    assert!(error.message.contains(&format!("scene.ron:{RADIUS_LINE}:{RADIUS_COLUMN}")), "{}", error.message);
+    let failed = reloads.last().expect("a reload");
+    assert_eq!(failed.outcome.as_ref().err(), Some(&error));
+    assert_eq!(failed.generation, generation);
+    assert_eq!((session.generation(), radius(&session)), (generation, Some(0.5)), "last good scene kept");
+
+    save_by_rename(&path, scene_text(0.3));
+    wait_for(&mut session, "the fix", |s, _| radius(s) == Some(0.3));
+    assert!(session.last_error().is_none(), "the fix clears the error");
+    assert!(session.generation() > generation);
+}
+
+#[test]
+fn a_hundred_saves_in_a_second_end_on_the_last_without_a_reload_storm() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    let radii: Vec<f32> = (1..=100).map(|i| 0.1 + i as f32 / 1000.0).collect();
+    let mut reloads = Vec::new();
+    for (i, r) in radii.iter().enumerate() {
+        // Polled as a viewer's frame loop would, so reloads can happen mid-burst.
+        reloads.extend(session.poll());
+        // Both ways editors save, mixed.
+        if i % 2 == 0 {
+            std::fs::write(&path, scene_text(*r)).expect("write");
+        } else {
+            save_by_rename(&path, scene_text(*r));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let last = radii[radii.len() - 1];
+    reloads.extend(wait_for(&mut session, "the last save", |s, _| radius(s) == Some(last)));
+    reloads.extend(quiet(&mut session));
+    assert_eq!(radius(&session), Some(last));
+    assert!(session.last_error().is_none(), "{:?}", session.last_error());
+    eprintln!("100 saves: {} reloads", reloads.len());
+    assert!(!reloads.is_empty());
+    assert!(reloads.len() <= 30, "debouncing should coalesce 100 saves, got {} reloads", reloads.len());
+}
+
+#[test]
+fn the_sessions_own_save_does_not_reload_again() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    let mut edited = session.current().expect("scene").scene.clone();
+    edited.spheres[1].radius = 0.45;
+    session.save(&edited).expect("save");
+    assert_eq!((session.generation(), radius(&session)), (2, Some(0.45)));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), scene::to_ron(&edited));
+
+    let echoes = quiet(&mut session);
+    assert!(echoes.is_empty(), "the save's own event must not reload: {echoes:#?}");
+    assert_eq!(session.generation(), 2);
+
+    // The watch survives the save's rename.
+    std::fs::write(&path, scene_text(0.15)).expect("write");
+    wait_for(&mut session, "an edit after the save", |s, _| radius(s) == Some(0.15));
+
+    let mut broken = edited.clone();
+    broken.spheres[1].radius = -2.0;
+    assert!(session.save(&broken).is_err(), "an invalid scene is not saved");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), scene_text(0.15));
+}
+
+#[test]
+fn apply_makes_an_edit_current_without_writing_the_file() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    let mut edited = session.current().expect("scene").scene.clone();
+    edited.spheres[1].radius = 0.125;
+    let reload = session.apply(edited.clone()).expect("apply");
+    assert_eq!((reload.changed, reload.outcome, reload.content_changed), (Changed::Scene, Ok(()), true));
+    assert_eq!((reload.generation, session.generation()), (2, 2));
+    assert_eq!(session.current().expect("scene").scene, edited);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), scene_text(0.5));
+
+    let same = session.apply(edited.clone()).expect("apply again");
+    assert!(!same.content_changed, "an unchanged edit needs no upload");
+
+    edited.spheres[1].radius = -1.0;
+    let error = session.apply(edited).expect_err("a negative radius");
+    assert!(error.line.is_some() && error.column.is_some(), "{}", error.message);
+    assert_eq!(session.last_error(), Some(&error));
+    assert_eq!(radius(&session), Some(0.125), "the last good scene stays");
+}
+
+#[test]
+fn a_kernel_source_change_is_reported_as_kernels() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene_path = dir.path().join("scene.ron");
+    std::fs::write(&scene_path, scene_text(0.5)).expect("write scene");
+    let kernels = dir.path().join("kernels");
+    std::fs::create_dir(&kernels).expect("kernels folder");
+    std::fs::write(kernels.join("render.cu"), "// v1\n").expect("write kernel");
+    let mut session = Session::open(&scene_path, Some(&kernels), SessionOptions::default()).expect("open");
+    assert_eq!(session.kernels_dir(), Some(kernels.as_path()));
+
+    std::fs::write(kernels.join("notes.txt"), "not a kernel").expect("write notes");
+    assert!(quiet(&mut session).is_empty(), "only .cu and .cuh count");
+
+    std::fs::write(kernels.join("path.cuh"), "// new header\n").expect("write header");
+    let reloads = wait_for(&mut session, "a kernels reload", |_, r| !r.is_empty());
+    assert_eq!(reloads.len(), 1, "{reloads:#?}");
+    let reload = &reloads[0];
+    assert_eq!(
+        (reload.changed, reload.outcome.clone(), reload.content_changed),
+        (Changed::Kernels, Ok(()), false)
+    );
+    assert_eq!(reload.generation, session.generation());
+    assert_eq!(radius(&session), Some(0.5), "the scene is untouched");
+}
+
+#[test]
+fn a_blob_session_decodes_its_scene_and_reloads_the_blob() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let source = scene::parse(&scene_text(0.5), "scene.ron").expect("parse");
+    let blob = |scene: &scene::Scene| {
+        scene_compiler::compile_scene(scene, &scene_compiler::CompileOptions::default()).blob.to_vec()
+    };
+    let path = dir.path().join("scene.blob");
+    std::fs::write(&path, blob(&source)).expect("write blob");
+    let mut session = open(&path);
+    let decoded = session.current().expect("scene").scene.clone();
+    assert_eq!(decoded.spheres, source.spheres);
+    assert_eq!(blob(&decoded), blob(&source), "the decoded scene compiles to the same blob");
+    assert!(session.save(&decoded).is_err(), "a blob session cannot save RON over the blob");
+
+    let mut moved = source.clone();
+    moved.spheres[1].radius = 0.2;
+    save_by_rename(&path, blob(&moved));
+    wait_for(&mut session, "the new blob", |s, _| radius(s) == Some(0.2));
+}

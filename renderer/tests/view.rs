@@ -1,0 +1,235 @@
+//! The live editor driven headless with egui_kittest (no display): pick a sphere by
+//! clicking its pixel, edit its radius in the panel, undo/redo, save, hot reload of a
+//! broken file, the byte-identical round trip of a save without edits, and a rendered
+//! snapshot of the window (wgpu on Mesa's software Vulkan; skipped with a note where
+//! no adapter exists). Update the snapshot with `UPDATE_SNAPSHOTS=1`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use eframe::egui::{self, Key, Modifiers, PointerButton};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use renderer::backend::select::BackendChoice;
+use renderer::session::{Session, SessionOptions};
+use renderer::view::{ViewApp, ViewOptions};
+use scene_compiler::scene;
+
+/// The three-spheres asset written canonically (as `to_ron` writes it) into `dir`.
+fn canonical_scene(dir: &Path) -> PathBuf {
+    let asset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/three_spheres.ron");
+    let scene = scene::load_file(&asset).expect("asset scene loads");
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, scene::to_ron(&scene)).expect("temp dir is writable");
+    path
+}
+
+/// An editor on `path` with a small CPU render, inside a 1200×800 harness.
+fn harness(path: &Path) -> Harness<'static, ViewApp> {
+    build_harness(path, Harness::builder().with_size(egui::vec2(1200.0, 800.0)))
+}
+
+fn build_harness(path: &Path, builder: egui_kittest::HarnessBuilder<ViewApp>) -> Harness<'static, ViewApp> {
+    let options = ViewOptions {
+        scene: path.to_owned(),
+        backend: BackendChoice::Cpu,
+        kernels: None,
+        spp_per_frame: 1,
+        scale: 0.1,
+    };
+    let session = Session::open(path, None, SessionOptions::default()).expect("session opens");
+    let app = ViewApp::new(session, &options);
+    let mut harness = builder.build_ui_state(|ui, app: &mut ViewApp| app.show(ui), app);
+    // The first image adds rows to the stats: wait for it, so the layout is settled
+    // before a test clicks at a position (a grid's first frame only measures, too).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while harness.state().session.current().is_some()
+        && harness.state().frame().is_none()
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+        harness.step();
+    }
+    harness.run_steps(3);
+    harness
+}
+
+fn click_at(harness: &mut Harness<'_, ViewApp>, pos: egui::Pos2) {
+    harness.hover_at(pos);
+    harness.step();
+    for pressed in [true, false] {
+        harness.event(egui::Event::PointerButton {
+            pos,
+            button: PointerButton::Primary,
+            pressed,
+            modifiers: Modifiers::NONE,
+        });
+        harness.step();
+    }
+    harness.run_steps(2);
+}
+
+fn radius_of(harness: &Harness<'_, ViewApp>, index: usize) -> f32 {
+    harness.state().session.current().expect("a scene is current").scene.spheres[index].radius
+}
+
+#[test]
+fn click_a_sphere_edit_its_radius_undo_redo_and_save() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+
+    // Sphere 1 (blue) is where the camera looks, unoccluded: click its center pixel.
+    let (center, _) = harness.state().sphere_on_screen(1).expect("sphere 1 is in view");
+    click_at(&mut harness, center);
+    assert_eq!(harness.state().editor.selected, Some(1));
+
+    harness.get_by_label("radius").set_value_accesskit(0.75);
+    harness.run_steps(3);
+    assert_eq!(radius_of(&harness, 1), 0.75);
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(radius_of(&harness, 1), 0.5, "Ctrl+Z restores the radius");
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(radius_of(&harness, 1), 0.75, "Ctrl+Shift+Z redoes it");
+
+    harness.get_by_label("Save").click_accesskit();
+    harness.run_steps(2);
+    let saved = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_eq!(saved.spheres[1].radius, 0.75);
+    let before = scene::parse(&scene::to_ron(&saved), "x").expect("round trip");
+    assert_eq!(saved, before);
+    assert_eq!(saved.spheres.len(), 4, "nothing else changed");
+    assert!(!harness.state().status().expect("save reports").is_error);
+}
+
+#[test]
+fn add_and_delete_spheres_go_through_the_session() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("Add sphere").click_accesskit();
+    harness.run_steps(2);
+    let count = |h: &Harness<'_, ViewApp>| h.state().session.current().map(|c| c.scene.spheres.len());
+    assert_eq!(count(&harness), Some(5));
+    assert_eq!(harness.state().editor.selected, Some(4), "the new sphere is selected");
+    harness.get_by_label("Delete").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(count(&harness), Some(4));
+    assert_eq!(harness.state().editor.selected, None);
+}
+
+#[test]
+fn save_without_edits_is_byte_identical() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for asset in ["three_spheres.ron", "cornell.ron", "rtiow_final.ron"] {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes").join(asset);
+        let canonical = scene::to_ron(&scene::load_file(&source).expect("asset loads"));
+        let path = dir.path().join(asset);
+        std::fs::write(&path, &canonical).expect("temp dir is writable");
+        let mut harness = harness(&path);
+        harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+        harness.run_steps(2);
+        assert!(!harness.state().status().expect("save reports").is_error, "{asset}");
+        assert_eq!(std::fs::read_to_string(&path).expect("saved file"), canonical, "{asset}");
+    }
+}
+
+#[test]
+fn a_broken_save_shows_the_error_panel_and_keeps_the_last_good_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    let good = std::fs::read_to_string(&path).expect("scene text");
+    let broken = good.replacen("radius: 0.5", "radius: -0.5", 1);
+    let (line, column) = locate(&broken, "-0.5");
+    std::fs::write(&path, broken).expect("temp dir is writable");
+
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while harness.state().session.last_error().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run_steps(3);
+    let location = format!("line {line}, column {column}");
+    harness.get_by_label_contains(&location);
+    harness.get_by_label_contains("`radius` must be positive");
+    assert!(harness.state().session.current().is_some(), "the last good scene stays");
+}
+
+#[test]
+fn a_scene_that_never_compiled_shows_only_the_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.ron");
+    std::fs::write(&path, "Scene(camera: (look_from: (0.0, 0.0, 0.0)").expect("temp dir is writable");
+    let harness = harness(&path);
+    harness.get_by_label_contains("Scene error at line 1");
+    harness.get_by_label("no scene");
+}
+
+#[test]
+fn the_renderer_sends_a_progressive_image() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while harness.state().frame().is_none_or(|f| f.samples < 2) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    let frame = harness.state().frame().expect("the render thread sent an image");
+    assert!(frame.samples >= 2, "samples accumulate across batches");
+    assert_eq!(frame.rgba.len(), (frame.width * frame.height * 4) as usize);
+}
+
+#[test]
+fn snapshot_of_the_viewer_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let builder = Harness::builder().with_size(egui::vec2(880.0, 540.0)).wgpu();
+    let mut harness = build_harness(&path, builder);
+    // A fixed sample count makes the image the same bits on every run (the CPU backend is deterministic).
+    harness.state_mut().controls.max_spp = 64;
+    harness.state_mut().controls.spp_per_frame = 64;
+    harness.state_mut().controls.scale = 0.25;
+    harness.state_mut().editor.selected = Some(1);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !harness.state().finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    assert!(harness.state().finished(), "the render thread reached 64 spp");
+    // Timings differ run to run: fold the stats away.
+    harness.get_by_label("Stats").click_accesskit();
+    harness.remove_cursor();
+    harness.run_steps(4);
+    match harness.try_snapshot("viewer_window") {
+        Ok(()) => {}
+        Err(egui_kittest::SnapshotError::RenderError { err }) => {
+            eprintln!("skipping the viewer snapshot: no wgpu adapter ({err}); install Mesa's Vulkan drivers");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn view_of_a_missing_file_is_an_input_error() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_renderer"))
+        .args(["view", "no-such-scene.ron", "--backend", "cpu"])
+        .output()
+        .expect("run renderer");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no-such-scene.ron"), "{stderr}");
+}
+
+/// 1-based line and column (in characters) of the first `needle` in `text`.
+fn locate(text: &str, needle: &str) -> (usize, usize) {
+    let offset = text.find(needle).expect("needle is in the text");
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
