@@ -1,11 +1,17 @@
 //! BVH tests through the public API: structural invariants of built trees,
 //! determinism across thread counts, the stats against independent recomputation,
 //! the van Emde Boas reorder against the depth-first tree and brute force, and the
-//! binned builder's SAH cost against a full-sweep SAH reference builder.
+//! binned builder's SAH cost against a full-sweep SAH reference builder; the depth
+//! bound on pathological scenes, through the blob loader.
 
 use glam::Vec3;
 use proptest::prelude::*;
+use scene_compiler::blob::layout::MAX_BVH_DEPTH;
+use scene_compiler::blob::{BlobView, NodeLayout};
 use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, NodeKind};
+use scene_compiler::{CompileOptions, compile_scene};
+
+mod common;
 
 /// Test scenes: spheres from a tiny deterministic generator.
 mod scenes {
@@ -391,6 +397,7 @@ proptest! {
         let tree = bvh::build(&prims, &BuildOptions { bins, max_leaf_size: max_leaf });
         check::tree(&tree, &prims, max_leaf.max(1));
         check::depth_first(&tree);
+        prop_assert!(bvh::stats(&tree).depth <= MAX_BVH_DEPTH);
     }
 
     #[test]
@@ -501,4 +508,61 @@ fn binned_sah_is_within_2_percent_of_the_full_sweep_on_10k() {
 #[test]
 fn binned_sah_is_within_2_percent_of_the_full_sweep_on_100k() {
     sah_binned_vs_sweep(100_000, 7);
+}
+
+// --- Depth: the builder never exceeds the loader's MAX_BVH_DEPTH ---
+
+/// `n` spheres along x at `ratio^i` (the example: 200 at `1.5^i`).
+fn exponential_row(n: usize, ratio: f64) -> Vec<scenes::Sphere> {
+    (0..n)
+        .map(|i| scenes::Sphere { center: Vec3::new(ratio.powi(i as i32) as f32, 0.0, 0.0), radius: 0.5 })
+        .collect()
+}
+
+/// Nested size classes: `levels` shells of `per_level` spheres around the origin,
+/// each shell and its spheres `shrink` times the size of the previous one. Binned SAH
+/// peels about one shell per level, so without the depth bound these trees are about
+/// 75 (60 x 5, shrink 1/4) and 110 (40 x 20, shrink 1/10) levels deep.
+fn nested_size_classes(levels: usize, per_level: usize, shrink: f32) -> Vec<scenes::Sphere> {
+    let mut rng = scenes::Rng(11);
+    let mut spheres = Vec::new();
+    for level in 0..levels {
+        let scale = shrink.powi(level as i32);
+        for _ in 0..per_level {
+            let center = (rng.vec3() * 2.0 - Vec3::ONE) * 100.0 * scale;
+            spheres.push(scenes::Sphere { center, radius: 0.5 * scale });
+        }
+    }
+    spheres
+}
+
+#[test]
+fn pathological_scenes_stay_within_the_loader_depth_and_load() {
+    let cases = [
+        ("exponential row 200 x 1.5^i", exponential_row(200, 1.5)),
+        ("exponential shells 60 x 5", nested_size_classes(60, 5, 0.25)),
+        ("exponential shells 40 x 20", nested_size_classes(40, 20, 0.1)),
+    ];
+    for (name, spheres) in cases {
+        let prims = scenes::bounds(&spheres);
+        assert!(prims.iter().all(|b| b.max.y > b.min.y && b.max.is_finite()), "{name}: degenerate input");
+        for max_leaf in [1, 4] {
+            let tree = build(&prims, max_leaf);
+            let depth = bvh::stats(&tree).depth;
+            assert!(depth <= MAX_BVH_DEPTH, "{name}, max leaf {max_leaf}: depth {depth} > {MAX_BVH_DEPTH}");
+            check::tree(&tree, &prims, max_leaf);
+            check::depth_first(&tree);
+        }
+        let mut scene = common::test_scene(1);
+        scene.spheres = spheres
+            .iter()
+            .map(|s| scene_compiler::scene::Sphere { center: s.center, radius: s.radius, material: 0 })
+            .collect();
+        for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
+            let compiled = compile_scene(&scene, &CompileOptions { layout, ..CompileOptions::default() });
+            assert!(compiled.bvh_stats.depth <= MAX_BVH_DEPTH, "{name}: {:?}", compiled.bvh_stats);
+            let view = BlobView::parse(&compiled.blob).unwrap_or_else(|e| panic!("{name}, {layout:?}: {e}"));
+            assert_eq!(view.spheres.len(), spheres.len());
+        }
+    }
 }

@@ -9,6 +9,13 @@
 //! threads: a task's range of refs and the decisions inside it depend only on the
 //! input, and task outputs are joined in tree order (`binned_sah/assemble.rs`).
 //!
+//! Depth: no tree is deeper than [`MAX_DEPTH`] levels, the blob loader's limit (the
+//! kernels' traversal stack). SAH alone has no such bound: on scenes of nested size
+//! classes each binned split can only peel off the outermost class, and the tree
+//! becomes a chain. A node close to the limit is therefore split at the object median
+//! instead ([`needs_median_split`] proves the bound); trees that never come near it
+//! are exactly the SAH trees.
+//!
 //! Not here: other layouts of the tree (`veb.rs`) and measuring it (`stats.rs`).
 
 mod assemble;
@@ -19,21 +26,27 @@ use rayon::prelude::*;
 
 use self::assemble::Subtree;
 use self::prim_ref::{Extent, PrimRef};
-use self::split::{Scratch, Settings, split};
+use self::split::{Scratch, Settings, Split, split, split_median};
 use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
+use crate::blob::layout::MAX_BVH_DEPTH;
 
 /// Subtrees with at least this many primitives build their two children in parallel;
 /// smaller ones are one sequential task (a join costs about a microsecond, a subtree
 /// of 8K primitives about a millisecond).
 const PAR_SUBTREE_MIN_PRIMS: usize = 1 << 13;
 /// Parallel recursion stops at this depth even on lopsided splits, which bounds the
-/// stack; sequential tasks use an explicit stack and have no depth limit.
+/// stack; sequential tasks use an explicit stack and go on down to [`MAX_DEPTH`].
 const MAX_PAR_DEPTH: u32 = 32;
 /// More bins than this no longer improves the SAH cost measurably, only the time.
 const MAX_BINS: u32 = 256;
+/// The deepest tree [`build`] returns, in nodes on a root-to-leaf path (a lone root
+/// leaf has depth 1): the blob loader refuses deeper trees, because the kernels'
+/// traversal stack has [`MAX_BVH_DEPTH`] entries.
+const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 
 /// Builds a BVH over `prims` by binned SAH. Deterministic: the same input and options
-/// give the same tree on any number of threads.
+/// give the same tree on any number of threads. The tree is at most [`MAX_DEPTH`]
+/// (64) levels deep, whatever the scene, so its blob always loads.
 ///
 /// `opts.bins` is clamped to `2..=256` and `opts.max_leaf_size` raised to at least 1.
 /// An empty `prims` gives a single empty leaf with [`Aabb::EMPTY`] bounds (callers
@@ -44,25 +57,90 @@ const MAX_BINS: u32 = 256;
 /// If `prims` has `2^31` or more entries: node indices are `u32` and a tree has up to
 /// `2n - 1` nodes.
 pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
-    assert!(prims.len() < 1 << 31, "a BVH holds fewer than 2^31 primitives, got {}", prims.len());
     let settings = Settings {
         bins: opts.bins.clamp(2, MAX_BINS) as usize,
         max_leaf_size: opts.max_leaf_size.max(1) as usize,
+        max_depth: MAX_DEPTH,
     };
+    build_with(prims, &settings)
+}
+
+/// [`build`] with any depth limit (tests use others than [`MAX_DEPTH`]).
+fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
+    assert!(prims.len() < 1 << 31, "a BVH holds fewer than 2^31 primitives, got {}", prims.len());
+    // The root must be safe in the sense of `needs_median_split`: `1 + L(n) <= max_depth`
+    // (1 + 31 <= 64 for `build`).
+    assert!(ceil_log2(prims.len()) < settings.max_depth, "no tree of {} primitives fits", prims.len());
     if prims.is_empty() {
         let empty = Node { bounds: Aabb::EMPTY, kind: NodeKind::Leaf { first: 0, count: 0 } };
         return Bvh { nodes: vec![empty], prim_order: Vec::new() };
+    }
+    if prims.len() < PAR_SUBTREE_MIN_PRIMS {
+        // The whole build is one sequential task: no rayon at all, so a small scene
+        // pays neither the pool's start (its first use spawns the threads) nor the
+        // wake-ups of three parallel passes (tens of microseconds each on 2 cores).
+        let mut refs: Vec<PrimRef> =
+            prims.iter().enumerate().map(|(i, aabb)| PrimRef::new(i as u32, aabb)).collect();
+        let extent = Extent::of(&refs);
+        let nodes = build_sequential(&mut refs, 0, extent, settings, 0);
+        let prim_order = refs.iter().map(|r| r.index).collect();
+        return Bvh { nodes, prim_order };
     }
     let mut refs: Vec<PrimRef> =
         prims.par_iter().enumerate().map(|(i, aabb)| PrimRef::new(i as u32, aabb)).collect();
     // min/max are exact, so the reduction order cannot change the result.
     let extent = refs.par_chunks(1 << 14).map(Extent::of).reduce(|| Extent::EMPTY, Extent::union);
-    let nodes = build_subtree(&mut refs, 0, extent, &settings, 0).flatten();
+    let nodes = build_subtree(&mut refs, 0, extent, settings, 0).flatten();
     let prim_order = refs.par_iter().map(|r| r.index).collect();
     Bvh { nodes, prim_order }
 }
 
-/// Builds the subtree over `refs`, which start at `first` in the final prim order.
+/// Whether the node at `depth` (edges from the root; the root is at 0) over `n`
+/// primitives must be split at the object median instead of by SAH, so that the tree
+/// stays within `max_depth` levels. True when `depth + 2 + ceil(log2(n)) > max_depth`.
+///
+/// Why that bounds the depth. Let `L(n) = ceil(log2(n))`. Median splits alone build
+/// at most `1 + L(n)` levels over `n` primitives: one leaf for `n = 1`, and for
+/// `n >= 2` children of at most `ceil(n / 2)` primitives, with `L(ceil(n / 2)) =
+/// L(n) - 1`. Call a node *safe* when `depth + 1 + L(n) <= max_depth`, i.e. median
+/// splits from it would fit. The root is safe (`1 + L(n) <= 32 <= 64` for the
+/// `n < 2^31` that [`build`] accepts). Every child of a safe node is safe:
+/// - an SAH split (taken only when `depth + 2 + L(n) <= max_depth`) gives children
+///   at `depth + 1` of at most `n - 1` primitives: `depth + 2 + L(n - 1) <= max_depth`;
+/// - a median split gives children of at most `ceil(n / 2)` primitives:
+///   `depth + 2 + L(n) - 1 <= max_depth` because the parent is safe.
+///
+/// So every node is safe, and a safe leaf is on level `depth + 1 <= max_depth`.
+/// The rule changes nothing in a tree whose nodes all keep that much room: in
+/// practice every tree of an ordinary scene (random scenes of up to 40K spheres in
+/// the tests below build the same tree with and without the limit).
+fn needs_median_split(depth: u32, n: usize, settings: &Settings) -> bool {
+    depth + 2 + ceil_log2(n) > settings.max_depth
+}
+
+/// `ceil(log2(n))` for `n >= 1` (and 0 for 0).
+fn ceil_log2(n: usize) -> u32 {
+    n.max(1).next_power_of_two().trailing_zeros()
+}
+
+/// Decides the node over `refs` at `depth`: SAH's choice, or the object median near
+/// the depth limit. `None` makes it a leaf.
+fn decide(
+    refs: &mut [PrimRef],
+    extent: &Extent,
+    settings: &Settings,
+    scratch: &mut Scratch,
+    depth: u32,
+) -> Option<Split> {
+    if needs_median_split(depth, refs.len(), settings) {
+        split_median(refs, extent, settings)
+    } else {
+        split(refs, extent, settings, scratch)
+    }
+}
+
+/// Builds the subtree over `refs`, which start at `first` in the final prim order;
+/// its root is at `depth` edges from the tree's root.
 fn build_subtree(
     refs: &mut [PrimRef],
     first: u32,
@@ -71,9 +149,9 @@ fn build_subtree(
     depth: u32,
 ) -> Subtree {
     if refs.len() < PAR_SUBTREE_MIN_PRIMS || depth >= MAX_PAR_DEPTH {
-        return Subtree::Flat(build_sequential(refs, first, extent, settings));
+        return Subtree::Flat(build_sequential(refs, first, extent, settings, depth));
     }
-    let Some(halves) = split(refs, &extent, settings, &mut Scratch::new(settings)) else {
+    let Some(halves) = decide(refs, &extent, settings, &mut Scratch::new(settings), depth) else {
         return Subtree::Flat(vec![leaf(&extent, first, refs.len())]);
     };
     let (left_refs, right_refs) = refs.split_at_mut(halves.mid);
@@ -90,19 +168,27 @@ struct Task {
     start: usize,
     end: usize,
     extent: Extent,
+    /// Edges from the tree's root (not the task's).
+    depth: u32,
     /// The inner node whose right child this is; its link is set when the task starts.
     right_of: Option<usize>,
 }
 
-/// Builds the subtree over `refs` in one thread, in depth-first order with indices
-/// from 0. An explicit stack instead of recursion: lopsided SAH splits can make a
-/// tree far deeper than `log2(n)`.
-fn build_sequential(refs: &mut [PrimRef], first: u32, extent: Extent, settings: &Settings) -> Vec<Node> {
+/// Builds the subtree over `refs`, whose root is at `depth`, in one thread, in
+/// depth-first order with indices from 0. An explicit stack instead of recursion:
+/// lopsided SAH splits can make a tree far deeper than `log2(n)` (up to [`MAX_DEPTH`]).
+fn build_sequential(
+    refs: &mut [PrimRef],
+    first: u32,
+    extent: Extent,
+    settings: &Settings,
+    depth: u32,
+) -> Vec<Node> {
     // A tree over n primitives has at most 2n - 1 nodes; SAH on sparse scenes comes
     // close (mostly single-primitive leaves), so reserve that and never reallocate.
     let mut nodes: Vec<Node> = Vec::with_capacity(2 * refs.len());
     let mut scratch = Scratch::new(settings);
-    let mut stack = vec![Task { start: 0, end: refs.len(), extent, right_of: None }];
+    let mut stack = vec![Task { start: 0, end: refs.len(), extent, depth, right_of: None }];
     while let Some(task) = stack.pop() {
         let index = nodes.len();
         if let Some(parent) = task.right_of
@@ -111,7 +197,7 @@ fn build_sequential(refs: &mut [PrimRef], first: u32, extent: Extent, settings: 
             *right = index as u32;
         }
         let range = &mut refs[task.start..task.end];
-        let Some(halves) = split(range, &task.extent, settings, &mut scratch) else {
+        let Some(halves) = decide(range, &task.extent, settings, &mut scratch, task.depth) else {
             nodes.push(leaf(&task.extent, first + task.start as u32, range.len()));
             continue;
         };
@@ -122,8 +208,9 @@ fn build_sequential(refs: &mut [PrimRef], first: u32, extent: Extent, settings: 
             kind: NodeKind::Inner { left: index as u32 + 1, right: 0 },
         });
         let mid = task.start + halves.mid;
-        stack.push(Task { start: mid, end: task.end, extent: halves.right, right_of: Some(index) });
-        stack.push(Task { start: task.start, end: mid, extent: halves.left, right_of: None });
+        let depth = task.depth + 1;
+        stack.push(Task { start: mid, end: task.end, extent: halves.right, depth, right_of: Some(index) });
+        stack.push(Task { start: task.start, end: mid, extent: halves.left, depth, right_of: None });
     }
     nodes
 }
@@ -131,4 +218,113 @@ fn build_sequential(refs: &mut [PrimRef], first: u32, extent: Extent, settings: 
 /// A leaf over the refs at `first..first + count` of the final prim order.
 fn leaf(extent: &Extent, first: u32, count: usize) -> Node {
     Node { bounds: extent.bounds.to_aabb(), kind: NodeKind::Leaf { first, count: count as u32 } }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::*;
+    use crate::bvh::stats;
+
+    fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
+        Settings { bins: 16, max_leaf_size, max_depth }
+    }
+
+    /// Spheres from splitmix64: centers uniform in a cube of side `side`, radii in `[0.1, 1)`.
+    fn random_spheres(n: usize, side: f32, seed: u64) -> Vec<Aabb> {
+        let mut state = seed;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+        };
+        (0..n)
+            .map(|_| {
+                let center = Vec3::new(next(), next(), next()) * side;
+                Aabb::of_sphere(center, 0.1 + 0.9 * next())
+            })
+            .collect()
+    }
+
+    /// 60 shells of 5 spheres around the origin, each shell and its spheres 4x smaller
+    /// than the previous: binned SAH peels one shell per level or so.
+    fn nested_shells() -> Vec<Aabb> {
+        let mut prims = random_spheres(300, 2.0, 11);
+        for (i, prim) in prims.iter_mut().enumerate() {
+            let scale = 0.25f32.powi(i as i32 / 5);
+            let center = (prim.center() - Vec3::ONE) * 100.0 * scale;
+            *prim = Aabb::of_sphere(center, 0.5 * scale);
+            assert!(prim.max.x > prim.min.x, "sphere {i} underflowed");
+        }
+        prims
+    }
+
+    #[test]
+    fn ceil_log2_of_small_numbers() {
+        let expected =
+            [(1, 0), (2, 1), (3, 2), (4, 2), (5, 3), (8, 3), (9, 4), (1 << 30, 30), ((1 << 30) + 1, 31)];
+        for (n, log) in expected {
+            assert_eq!(ceil_log2(n), log, "ceil(log2({n}))");
+        }
+    }
+
+    #[test]
+    fn ordinary_scenes_get_the_unbounded_sah_tree() {
+        let scenes = [
+            random_spheres(10_000, 1000.0, 1),
+            random_spheres(3_000, 20.0, 2),
+            random_spheres(500, 1.0, 3),
+            // Enough for parallel subtrees at the top.
+            random_spheres(40_000, 1000.0, 4),
+        ];
+        for (i, prims) in scenes.iter().enumerate() {
+            for max_leaf in [1, 4] {
+                let bounded = build_with(prims, &settings(max_leaf, MAX_DEPTH));
+                let unbounded = build_with(prims, &settings(max_leaf, u32::MAX));
+                assert!(stats(&unbounded).depth + 1 < MAX_DEPTH, "scene {i} is not ordinary");
+                assert!(bounded == unbounded, "scene {i}, max leaf {max_leaf}: the bound changed the tree");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_shells_need_the_bound_and_get_it() {
+        let prims = nested_shells();
+        for max_leaf in [1, 4] {
+            let unbounded = stats(&build_with(&prims, &settings(max_leaf, u32::MAX))).depth;
+            assert!(unbounded > MAX_DEPTH, "the scene must be pathological, SAH depth is {unbounded}");
+            let bounded = build_with(&prims, &settings(max_leaf, MAX_DEPTH));
+            assert!(stats(&bounded).depth <= MAX_DEPTH);
+            assert_eq!(build(&prims, &BuildOptions { bins: 16, max_leaf_size: max_leaf as u32 }), bounded);
+        }
+    }
+
+    /// The proof allows any limit down to `1 + ceil(log2(n))`, where every split is a
+    /// median split: each limit in between must hold exactly.
+    #[test]
+    fn every_limit_down_to_the_balanced_depth_holds() {
+        for prims in
+            [nested_shells(), random_spheres(1000, 100.0, 5), vec![Aabb::of_sphere(Vec3::ONE, 1.0); 77]]
+        {
+            let n = prims.len();
+            for max_depth in 1 + ceil_log2(n)..=MAX_DEPTH {
+                for max_leaf in [1, 3] {
+                    let tree = build_with(&prims, &settings(max_leaf, max_depth));
+                    let s = stats(&tree);
+                    assert!(s.depth <= max_depth, "{n} prims: depth {} > {max_depth}", s.depth);
+                    assert!(s.leaf_size_histogram.len() <= max_leaf + 1, "leaf over {max_leaf}");
+                    let mut seen = tree.prim_order.clone();
+                    seen.sort_unstable();
+                    assert!(seen.iter().copied().eq(0..n as u32), "every primitive once");
+                    assert_eq!(
+                        s.leaf_size_histogram.iter().enumerate().map(|(k, &c)| k * c as usize).sum::<usize>(),
+                        n
+                    );
+                }
+            }
+        }
+    }
 }

@@ -19,6 +19,12 @@ pub use binned_sah::build;
 pub use stats::{BvhStats, stats};
 
 /// Builder options; the defaults are what `scene-compiler build` uses.
+///
+/// Not an option: the depth. Every tree [`build`] returns is at most
+/// `blob::layout::MAX_BVH_DEPTH` (64) levels deep, the most the blob loader accepts
+/// (the kernels' traversal stack). Nodes that come close to that limit are split at
+/// the object median instead of by SAH, which bounds the levels below them by
+/// `ceil(log2(n))`; the proof is at `needs_median_split` in `binned_sah.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
     /// SAH bins per axis and split (`--bins`); 16 is the usual quality/speed point.

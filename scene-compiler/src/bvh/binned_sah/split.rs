@@ -30,6 +30,8 @@ const PAR_BINNING_CHUNK: usize = 1 << 15;
 pub(super) struct Settings {
     pub bins: usize,
     pub max_leaf_size: usize,
+    /// The deepest tree allowed, in levels (`binned_sah.rs`: `MAX_DEPTH`).
+    pub max_depth: u32,
 }
 
 /// How a node was split: `refs[..mid]` went left and `refs[mid..]` right.
@@ -356,6 +358,33 @@ fn partition(refs: &mut [PrimRef], goes_left: impl Fn(Vec3A) -> bool) -> (usize,
     (mid, left, right)
 }
 
+/// The split near the depth limit (`binned_sah.rs` proves the bound it keeps): the
+/// lower half of the centroids along the axis where they spread most goes left, the
+/// upper half right, so children hold `floor(n / 2)` and `ceil(n / 2)` primitives
+/// even when centroids coincide. `None` (a leaf) for at most `max_leaf_size`
+/// primitives: that is never deeper than splitting further.
+pub(super) fn split_median(refs: &mut [PrimRef], extent: &Extent, settings: &Settings) -> Option<Split> {
+    let n = refs.len();
+    if n <= settings.max_leaf_size.max(1) {
+        return None;
+    }
+    let spread = extent.centroids.max - extent.centroids.min;
+    // Ties keep the lowest axis, like the SAH sweep.
+    let axis = if spread.x >= spread.y && spread.x >= spread.z {
+        0
+    } else if spread.y >= spread.z {
+        1
+    } else {
+        2
+    };
+    let mid = n / 2;
+    // The key is unique (the input index breaks ties), so which primitives go left
+    // depends on the input only; the order within each half, on the input and the
+    // (deterministic) selection algorithm.
+    refs.select_nth_unstable_by_key(mid, |r| (total_order_bits(r.centroid()[axis]), r.index));
+    Some(Split { mid, left: Extent::of(&refs[..mid]), right: Extent::of(&refs[mid..]) })
+}
+
 /// Halves the range as it stands: the fallback when no split separates the
 /// primitives (all centroids equal), which still bounds every leaf's size.
 fn split_middle(refs: &[PrimRef]) -> Split {
@@ -378,7 +407,7 @@ mod tests {
             .collect()
     }
 
-    const SETTINGS: Settings = Settings { bins: 16, max_leaf_size: 4 };
+    const SETTINGS: Settings = Settings { bins: 16, max_leaf_size: 4, max_depth: 64 };
 
     #[test]
     fn two_far_apart_primitives_are_split() {
@@ -434,6 +463,34 @@ mod tests {
         let halves = split(&mut refs, &extent, &SETTINGS, &mut Scratch::new(&SETTINGS)).expect("a split");
         assert_eq!(halves.left, Extent::of(&refs[..halves.mid]));
         assert_eq!(halves.right, Extent::of(&refs[halves.mid..]));
+    }
+
+    #[test]
+    fn median_split_halves_along_the_widest_axis() {
+        // Spread 7 on y, 3 on x: y decides; the three lowest y go left.
+        let mut refs = refs_of(&[
+            [0.0, 7.0, 0.0],
+            [3.0, 1.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [2.0, 5.0, 0.0],
+            [0.5, 2.0, 0.0],
+            [0.0, 6.0, 0.0],
+            [0.0, 3.0, 0.0],
+        ]);
+        let extent = Extent::of(&refs);
+        let halves = split_median(&mut refs, &extent, &SETTINGS).expect("7 > max leaf size");
+        assert_eq!(halves.mid, 3);
+        let mut left: Vec<u32> = refs[..3].iter().map(|r| r.index).collect();
+        left.sort();
+        assert_eq!(left, [1, 2, 4]);
+        assert_eq!(halves.left, Extent::of(&refs[..3]));
+        assert_eq!(halves.right, Extent::of(&refs[3..]));
+        // Equal centroids still halve; at most max_leaf_size primitives make a leaf.
+        let mut same = refs_of(&[[1.0, 1.0, 1.0]; 9]);
+        let extent = Extent::of(&same);
+        assert_eq!(split_median(&mut same, &extent, &SETTINGS).map(|h| h.mid), Some(4));
+        let four = Extent::of(&same[..4]);
+        assert!(split_median(&mut same[..4], &four, &SETTINGS).is_none());
     }
 
     #[test]

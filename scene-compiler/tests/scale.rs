@@ -1,0 +1,54 @@
+//! A large scene through the whole compiler: the blob stays within the size
+//! budget per sphere and loads.
+
+mod common;
+
+use glam::Vec3;
+use scene_compiler::scene::Sphere;
+use scene_compiler::{BlobView, CompileOptions, compile_scene};
+
+/// The bound on blob size: spheres (24 bytes each with their material and
+/// source ids) plus up to `2n - 1` nodes of 40 bytes come to about 104 bytes.
+const MAX_BYTES_PER_SPHERE: f64 = 128.0;
+
+/// `n` spheres from xorshift64: centers uniform in a cube of side 1000, radii in
+/// `[0.1, 1)`, materials cycling through the test scene's four.
+fn random_spheres(n: usize, material_count: u32) -> Vec<Sphere> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut unit = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|i| Sphere {
+            center: Vec3::new(unit(), unit(), unit()) * 1000.0,
+            radius: 0.1 + 0.9 * unit(),
+            material: i as u32 % material_count,
+        })
+        .collect()
+}
+
+#[test]
+fn two_hundred_thousand_spheres_fit_the_size_budget_and_load() {
+    const N: usize = 200_000;
+    let mut scene = common::test_scene(1);
+    scene.spheres = random_spheres(N, scene.materials.len() as u32);
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let bytes_per_sphere = compiled.blob.len() as f64 / N as f64;
+    eprintln!(
+        "{N} spheres: {} bytes, {bytes_per_sphere:.1} bytes/sphere, {} nodes, depth {}",
+        compiled.blob.len(),
+        compiled.bvh_stats.node_count,
+        compiled.bvh_stats.depth
+    );
+    assert!(
+        bytes_per_sphere <= MAX_BYTES_PER_SPHERE,
+        "{bytes_per_sphere:.1} bytes per sphere > {MAX_BYTES_PER_SPHERE}"
+    );
+    let view = BlobView::parse(&compiled.blob).expect("the blob loads");
+    assert_eq!(view.spheres.len(), N);
+    assert_eq!(view.node_links.len(), compiled.bvh_stats.node_count);
+    assert!(view.node_links.len() < 2 * N);
+}
