@@ -13,6 +13,6 @@ pub mod bvh;
 pub mod compile;
 pub mod scene;
 
+pub use blob::{AlignedBytes, BlobError, BlobView};
 pub use compile::{CompileOptions, Compiled, compile_scene};
 pub use scene::{LoadError, Scene};
-pub use blob::{AlignedBytes, BlobError, BlobView};
