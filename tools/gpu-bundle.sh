@@ -7,7 +7,8 @@
 # then carry `gpu-bundle` to the GPU machine and run `tools/gpu-run.sh` there.
 #
 # The bundle:
-#   bin/renderer          the release CLI (bench, render)
+#   bin/renderer          the release CLI (bench, render, watch)
+#   bin/scene-gen         the scene generator (the 1M-sphere hot-reload run)
 #   tests/<name>          the renderer's GPU test binaries (gpu_*, nvrtc_compile), release
 #   assets/ kernels/      copies, so the tests and bench find scenes and kernel sources
 #                         (the tests look under $RENDERER_REPO_ROOT, set by gpu-run.sh)
@@ -23,8 +24,8 @@ BUNDLE=gpu-bundle
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/tests"
 
-cargo build --release --locked -p renderer --bin renderer
-cp target/release/renderer "$BUNDLE/bin/"
+cargo build --release --locked -p renderer --bin renderer -p tools --bin scene-gen
+cp target/release/renderer target/release/scene-gen "$BUNDLE/bin/"
 
 # Cargo prints one JSON object per artifact; pick the renderer's GPU test executables.
 cargo test --release --locked -p renderer --no-run --message-format=json |

@@ -15,7 +15,8 @@
 #      at 1280x720 and 1920x1080 (tools/gpu-sweep.sh compares more variants)
 #      -> $OUT/bench-*.json
 #   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
-#   6. compute-sanitizer memcheck on a 160x90, 4 spp render
+#   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid
+#   7. compute-sanitizer memcheck on a 160x90, 4 spp render
 # The whole run takes a few minutes; every step has a timeout.
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
@@ -82,6 +83,12 @@ if [ -f "$scene" ]; then
     step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
         "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
         --frames 5 --warmup 1 --json
+    step watch-gpu-1280x720 120 bash tools/gpu-watch.sh "$scene" 1280 720 cuda
+    if [ -x "$BUNDLE/bin/scene-gen" ]; then
+        "$BUNDLE/bin/scene-gen" grid --count 1000000 --seed 1 -o "$OUT/grid-1m.ron" > /dev/null
+        step watch-gpu-1m-1280x720 300 env SAVE_INTERVAL=8 bash tools/gpu-watch.sh "$OUT/grid-1m.ron" 1280 720 cuda
+        rm -f "$OUT/grid-1m.ron"
+    fi
     step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
         "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \
         --output "$OUT/memcheck.png"
