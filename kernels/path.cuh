@@ -11,8 +11,11 @@
 #include "traverse.cuh"
 #include "vec3.cuh"
 
-// Russian roulette starts once a path has this many segments (depth + 1).
-#define RR_START_DEPTH 3u
+// Russian roulette starts once a path has this many segments (depth + 1): after the
+// first bounce, as in the reference CUDA port (docs/path-tracing.md says why).
+#ifndef RR_START_DEPTH
+#define RR_START_DEPTH 1u
+#endif
 
 // A path in flight: the next segment to trace and what the path carries so far.
 struct Path {

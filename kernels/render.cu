@@ -14,8 +14,8 @@
 #include "rng.cuh"
 
 // Path regeneration is the default: on an H200, RTIOW final at 30 spp, max depth 50,
-// it renders 1280x720 in 5.62 ms against 6.86 ms for one sample after another, and
-// 1920x1080 in 11.89 against 12.55 (tools/gpu-sweep.sh, 20 frames, median).
+// it renders 1280x720 in 5.03 ms against 6.59 ms for one sample after another, and
+// 1920x1080 in 9.30 against 11.31 (tools/gpu-sweep.sh, 20 frames, median).
 #ifndef PT_PATH_REGENERATION
 #define PT_PATH_REGENERATION 1
 #endif

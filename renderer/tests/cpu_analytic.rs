@@ -160,9 +160,32 @@ fn black_sphere_masks_the_sky_exactly_on_its_silhouette() {
 
 #[test]
 fn half_grey_sphere_reflects_half_the_sky_with_no_self_hit() {
-    // A convex sphere's bounce always escapes: exactly one factor of 0.5. A bounce
-    // that hit its own surface (t_min too small) would give 0.25 and fail.
-    check_mask(MaterialKind::Lambert { albedo: Vec3::splat(0.5) }, 8, 0.5);
+    // A convex sphere's bounce always escapes: exactly one factor of 0.5. Russian
+    // roulette after that bounce keeps a sample (weight 1/0.5) or drops it, so each
+    // sample is 0 or 1 with mean 0.5: the inside pixels' mean is 0.5 within a few
+    // standard errors (0.5 / sqrt(samples)). A bounce that hit its own surface (t_min
+    // too small) would give 0.25 on average and fail by dozens of standard errors.
+    let s = mask_scene(MaterialKind::Lambert { albedo: Vec3::splat(0.5) });
+    let blob = compile(&s);
+    let coverage = silhouette(&s, &blob);
+    let (image, _) = render(&blob, &job(&blob, WIDTH, HEIGHT, SPP, 8, 3));
+    let inside: Vec<f32> = image
+        .iter()
+        .zip(&coverage)
+        .filter(|(_, c)| **c == Coverage::Inside)
+        .flat_map(|(p, _)| p[..3].to_vec())
+        .collect();
+    assert!(inside.len() > 600, "the test scene frames the sphere");
+    assert!(inside.iter().all(|v| (0.0..=1.0).contains(v)), "a sample outside [0, 1]");
+    let mean = inside.iter().sum::<f32>() / inside.len() as f32;
+    // Channels of one sample are equal, so count pixels, not channels, as samples.
+    let standard_error = 0.5 / ((inside.len() / 3) as f32 * SPP as f32).sqrt();
+    assert!((mean - 0.5).abs() < 5.0 * standard_error, "inside mean {mean}, expected 0.5 ± {standard_error}");
+    for (p, c) in image.iter().zip(&coverage) {
+        if *c == Coverage::Outside {
+            assert!(p[..3].iter().all(|v| (v - 1.0).abs() < 1e-6), "sky pixel {p:?}");
+        }
+    }
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod gpu_support;
 use glam::Vec3;
 use gpu_support::{compile, constant_sky_scene, cuda_or_skip, job, material, rtiow_scene, view};
 use renderer::backend::Backend;
+use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
 use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources, probe_driver};
 use scene_compiler::scene::{MaterialKind, Sphere};
@@ -121,10 +122,20 @@ fn grey_sphere_reflects_its_albedo() {
     let blob = compile(&scene);
     let blob = view(&blob);
     gpu.upload(&blob).expect("upload");
-    gpu.render(&job(&blob, 33, 33, 5, 0, 16)).expect("render");
+    let frame = job(&blob, 33, 33, 5, 0, 16);
+    gpu.render(&frame).expect("render");
     let image = gpu.read_linear().unwrap();
-    // One diffuse bounce off a convex sphere, then the sky: exactly 0.5 x 1 per sample.
-    assert_eq!(image[16 * 33 + 16][..3], [0.5, 0.5, 0.5], "centre pixel");
+    let mut cpu = CpuBackend::new();
+    cpu.upload(&blob).expect("cpu upload");
+    cpu.render(&frame).expect("cpu render");
+    let reference = cpu.read_linear().unwrap();
+    // One diffuse bounce off a convex sphere, then Russian roulette with q = 0.5 keeps
+    // the sample (weight 2 x 0.5 = 1) or drops it: each sample is 0 or 1. The GPU
+    // draws the same random numbers as the CPU, so the centre pixel is the same count
+    // of surviving samples out of 16 on both.
+    let centre = image[16 * 33 + 16];
+    assert_eq!(centre[..3], reference[16 * 33 + 16][..3], "centre pixel, GPU vs CPU");
+    assert!(centre[0] > 0.0 && centre[0] < 1.0 && (centre[0] * 16.0).fract() == 0.0, "{centre:?}");
     assert_eq!(image[0][..3], [1.0, 1.0, 1.0], "corner pixel sees the sky");
 }
 

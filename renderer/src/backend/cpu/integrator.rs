@@ -11,8 +11,9 @@ use super::scene::CpuScene;
 use super::traverse::traverse;
 use crate::camera::CameraFrame;
 
-/// Russian roulette starts once a path has this many segments (`depth + 1`).
-pub const RR_START_DEPTH: u32 = 3;
+/// Russian roulette starts once a path has this many segments (`depth + 1`): after the
+/// first bounce, as in the reference CUDA port (docs/path-tracing.md says why).
+pub const RR_START_DEPTH: u32 = 1;
 
 /// The camera frame in SIMD lanes.
 #[derive(Clone, Copy, Debug)]
