@@ -8,8 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{Failure, OrFail, SceneArgs, Settings, load_scene, open_backend, view_scene};
-use crate::backend::{KernelResources, RenderJob};
-use crate::camera::CameraFrame;
+use crate::backend::KernelResources;
 use crate::timing::mega_per_second;
 
 /// Flags of `renderer bench`.
@@ -58,15 +57,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let (view, _) = view_scene(&input)?;
     let settings = args.scene.settings(view.globals);
     let (mut backend, _) = open_backend(&args.scene, &view)?;
-    let job = RenderJob {
-        width: settings.width,
-        height: settings.height,
-        max_depth: settings.max_depth,
-        seed: settings.seed,
-        first_sample: 0,
-        samples: settings.spp,
-        camera: CameraFrame::new(view.globals, settings.width, settings.height),
-    };
+    let job = settings.full_frame(view.globals);
     for _ in 0..args.warmup {
         backend.render(&job).or_runtime()?;
     }

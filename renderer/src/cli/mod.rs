@@ -19,8 +19,9 @@ use scene_compiler::BlobView;
 use scene_compiler::blob::layout::GlobalsRecord;
 use scene_compiler::scene::limits;
 
-use crate::backend::Backend;
 use crate::backend::select::{self, BackendChoice};
+use crate::backend::{Backend, RenderJob};
+use crate::camera::CameraFrame;
 use crate::scene_input::{InputError, SceneInput};
 
 const EXIT_CODES: &str = "\
@@ -91,6 +92,21 @@ struct Settings {
     spp: u32,
     max_depth: u32,
     seed: u32,
+}
+
+impl Settings {
+    /// One job rendering every sample of a fresh frame with these settings.
+    fn full_frame(&self, globals: &GlobalsRecord) -> RenderJob {
+        RenderJob {
+            width: self.width,
+            height: self.height,
+            max_depth: self.max_depth,
+            seed: self.seed,
+            first_sample: 0,
+            samples: self.spp,
+            camera: CameraFrame::new(globals, self.width, self.height),
+        }
+    }
 }
 
 impl SceneArgs {

@@ -6,8 +6,6 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, progressive, view_scene};
-use crate::backend::RenderJob;
-use crate::camera::CameraFrame;
 use crate::output::{self, ImageFormat};
 use crate::timing::{Stages, mega_per_second, ms};
 
@@ -36,15 +34,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     let (view, load_parse) = view_scene(&input)?;
     let settings = args.scene.settings(view.globals);
     let (mut backend, backend_times) = open_backend(&args.scene, &view)?;
-    let job = RenderJob {
-        width: settings.width,
-        height: settings.height,
-        max_depth: settings.max_depth,
-        seed: settings.seed,
-        first_sample: 0,
-        samples: settings.spp,
-        camera: CameraFrame::new(view.globals, settings.width, settings.height),
-    };
+    let job = settings.full_frame(view.globals);
     let stats = progressive::render_all(backend.as_mut(), job, settings.spp).or_runtime()?;
 
     let start = Instant::now();
