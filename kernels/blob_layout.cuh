@@ -2,8 +2,10 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 1u
+#define BLOB_FORMAT_VERSION 2u
 #define BLOB_LEAF_FLAG 0x80000000u
+#define BLOB_LEAF_COUNT_SHIFT 26u
+#define BLOB_LEAF_FIRST_MASK 0x03ffffffu
 #define BLOB_MAX_BVH_DEPTH 64
 #define BLOB_LIGHT_POINT 1.0f
 #define BLOB_LIGHT_DIRECTIONAL 0.0f
@@ -13,7 +15,7 @@
 #define BLOB_SECTION_SPHERES 2
 #define BLOB_SECTION_SPHERE_MATERIALS 3
 #define BLOB_SECTION_SPHERE_SOURCES 4
-#define BLOB_SECTION_NODE_BOUNDS 5
+#define BLOB_SECTION_NODE_BOXES 5
 #define BLOB_SECTION_NODE_LINKS 6
 #define BLOB_SECTION_LIGHTS 7
 
@@ -25,7 +27,7 @@ struct __align__(16) GlobalsRecord {
     float4 sky_bottom; // offset  48: Sky radiance at dir.y = -1 (rgb, w unused).
     float4 sky_top; // offset  64: Sky radiance at dir.y = +1 (rgb, w unused); equal to sky_bottom for a constant sky.
     uint4 settings; // offset  80: width, height, spp, max_depth.
-    uint4 seed; // offset  96: seed, then three reserved zeros.
+    uint4 seed_root; // offset  96: seed, the BVH root's link (node 0, or a leaf when the whole scene is one), two reserved zeros.
 };
 static_assert(sizeof(GlobalsRecord) == 112, "layout drift");
 #ifndef __CUDACC_RTC__
@@ -35,7 +37,7 @@ static_assert(__builtin_offsetof(GlobalsRecord, camera_up_focus) == 32, "layout 
 static_assert(__builtin_offsetof(GlobalsRecord, sky_bottom) == 48, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, sky_top) == 64, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, settings) == 80, "layout drift");
-static_assert(__builtin_offsetof(GlobalsRecord, seed) == 96, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, seed_root) == 96, "layout drift");
 #endif
 
 // A material in branchless form: the kernel blends lambert/metal/dielectric by weight.
@@ -60,26 +62,34 @@ static_assert(sizeof(SphereRecord) == 16, "layout drift");
 static_assert(__builtin_offsetof(SphereRecord, center_radius) == 0, "layout drift");
 #endif
 
-// A BVH node's bounding box.
-struct __align__(16) NodeBoundsRecord {
-    float4 min; // offset   0: min.xyz, w unused.
-    float4 max; // offset  16: max.xyz, w unused.
+// An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise, so lanes x, y are always its near planes and z, w its far planes, and the slab test needs no min/max to sort them. Leaves have no record: a link holds their spheres.
+struct __align__(16) NodeBoxesRecord {
+    float4 x_pos; // offset   0: (left.min.x, right.min.x, left.max.x, right.max.x).
+    float4 x_neg; // offset  16: (left.max.x, right.max.x, left.min.x, right.min.x).
+    float4 y_pos; // offset  32: (left.min.y, right.min.y, left.max.y, right.max.y).
+    float4 y_neg; // offset  48: (left.max.y, right.max.y, left.min.y, right.min.y).
+    float4 z_pos; // offset  64: (left.min.z, right.min.z, left.max.z, right.max.z).
+    float4 z_neg; // offset  80: (left.max.z, right.max.z, left.min.z, right.min.z).
 };
-static_assert(sizeof(NodeBoundsRecord) == 32, "layout drift");
+static_assert(sizeof(NodeBoxesRecord) == 96, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(NodeBoundsRecord, min) == 0, "layout drift");
-static_assert(__builtin_offsetof(NodeBoundsRecord, max) == 16, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, x_pos) == 0, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, x_neg) == 16, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, y_pos) == 32, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, y_neg) == 48, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, z_pos) == 64, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, z_neg) == 80, "layout drift");
 #endif
 
-// A BVH node's links: children of an inner node, or a leaf's sphere range.
+// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first sphere.
 struct __align__(8) NodeLinksRecord {
-    unsigned int left_or_first; // offset   0: Inner: left child index. Leaf: first sphere.
-    unsigned int right_or_count; // offset   4: Inner: right child index. Leaf: sphere count | LEAF_FLAG.
+    unsigned int left; // offset   0: The left child's link.
+    unsigned int right; // offset   4: The right child's link.
 };
 static_assert(sizeof(NodeLinksRecord) == 8, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(NodeLinksRecord, left_or_first) == 0, "layout drift");
-static_assert(__builtin_offsetof(NodeLinksRecord, right_or_count) == 4, "layout drift");
+static_assert(__builtin_offsetof(NodeLinksRecord, left) == 0, "layout drift");
+static_assert(__builtin_offsetof(NodeLinksRecord, right) == 4, "layout drift");
 #endif
 
 // A light for next-event estimation.

@@ -20,7 +20,7 @@ struct LaunchParams {
     const SphereRecord* spheres;
     const unsigned int* sphere_materials;
     const MaterialRecord* materials;
-    const NodeBoundsRecord* node_bounds;
+    const NodeBoxesRecord* node_boxes;
     const NodeLinksRecord* node_links;
     // The film: per-pixel sums of samples (rgb, w unused), and the ray counter.
     float4* accum;
@@ -32,7 +32,9 @@ struct LaunchParams {
     // Samples already in `accum` (0: overwrite it) and samples to add in this launch.
     unsigned int first_sample;
     unsigned int samples;
-    unsigned int padding[4];
+    // The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int bvh_root;
+    unsigned int padding[3];
 };
 static_assert(sizeof(LaunchParams) == 224, "params.rs: LaunchParams drifted");
 // NVRTC has no __builtin_offsetof; nvcc checks these (tools/gpu-run.sh compiles this file with it).
@@ -41,6 +43,7 @@ static_assert(__builtin_offsetof(LaunchParams, spheres) == 128, "params.rs: Laun
 static_assert(__builtin_offsetof(LaunchParams, accum) == 168, "params.rs: LaunchParams drifted");
 static_assert(__builtin_offsetof(LaunchParams, width) == 184, "params.rs: LaunchParams drifted");
 static_assert(__builtin_offsetof(LaunchParams, samples) == 204, "params.rs: LaunchParams drifted");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 208, "params.rs: LaunchParams drifted");
 #endif
 
 // Uniform across the launch: constant memory broadcasts it to a warp in one access.

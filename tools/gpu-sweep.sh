@@ -7,7 +7,9 @@
 #   bash tools/gpu-sweep.sh base: regen:RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1 \
 #        dyn16x8:RENDERER_KERNEL_DEFINES=PT_DYNAMIC_PIXELS=1,RENDERER_CUDA_BLOCK=16x8
 #
-# Each argument is NAME:ENV=VALUE[,ENV=VALUE...]. RESOLUTIONS (default "1280x720
+# Each argument is NAME:ENV=VALUE[,ENV=VALUE...]; the pseudo-variable KERNELS=DIR
+# renders with the kernel sources in DIR (`--kernels DIR`), for variants that are more
+# than a define. RESOLUTIONS (default "1280x720
 # 1920x1080") and FRAMES (default 20) override the defaults. JSON reports go to
 # $OUT/sweep-<name>-<resolution>.json (OUT defaults to ./gpu-out).
 set -uo pipefail
@@ -40,13 +42,21 @@ for res in $RESOLUTIONS; do table+=" | $res median (min) ms"; done
 table+=" | registers | local B | blocks/SM"$'\n'
 for variant in "$@"; do
     name=${variant%%:*}
-    IFS=',' read -r -a envs <<< "${variant#*:}"
+    IFS=',' read -r -a assignments <<< "${variant#*:}"
+    envs=()
+    kernels=()
+    for a in "${assignments[@]}"; do
+        case $a in
+            KERNELS=*) kernels=(--kernels "${a#KERNELS=}") ;;
+            *) envs+=("$a") ;;
+        esac
+    done
     row="$name"
     resources=""
     for res in $RESOLUTIONS; do
         json="$OUT/sweep-$name-$res.json"
-        if env "${envs[@]}" "$BUNDLE/bin/renderer" bench "$scene" --backend cuda --width "${res%x*}" \
-            --height "${res#*x}" --spp 30 --max-depth 50 --frames "$FRAMES" --warmup 3 --json > "$json" 2> "$json.err"; then
+        if env ${envs[@]+"${envs[@]}"} "$BUNDLE/bin/renderer" bench "$scene" --backend cuda --width "${res%x*}" \
+            --height "${res#*x}" --spp 30 --max-depth 50 --frames "$FRAMES" --warmup 3 "${kernels[@]}" --json > "$json" 2> "$json.err"; then
             row+=$(python3 "$fields" times "$json")
             resources=$(python3 "$fields" resources "$json")
         else

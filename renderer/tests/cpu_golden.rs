@@ -69,7 +69,7 @@ fn setup(name: &str, spp: u32, seed_offset: u32) -> (CpuBackend, RenderJob) {
         width: WIDTH,
         height,
         max_depth,
-        seed: view.globals.seed[0].wrapping_add(seed_offset),
+        seed: view.globals.seed_root[0].wrapping_add(seed_offset),
         first_sample: 0,
         samples: spp,
         camera: CameraFrame::new(view.globals, WIDTH, height),

@@ -4,8 +4,9 @@ mod common;
 
 use std::path::Path;
 
-use scene_compiler::blob::layout::{HEADER_LEN, LEAF_FLAG};
+use scene_compiler::blob::layout::{HEADER_LEN, LEAF_COUNT_SHIFT, LEAF_FIRST_MASK, LEAF_FLAG};
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
+use scene_compiler::bvh::stats;
 use scene_compiler::{CompileOptions, compile_scene};
 
 fn repo_file(rel: &str) -> String {
@@ -58,6 +59,35 @@ fn sections_are_16_byte_aligned() {
     assert_eq!(compiled.blob.len() % 16, 0);
 }
 
+/// The plain tree read back from the blob is the tree that was built: the same
+/// statistics in both node orders (vEB only renumbers nodes).
+#[test]
+fn the_tree_read_back_is_the_tree_built() {
+    let scene = common::test_scene(300);
+    for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
+        let compiled = compile_scene(&scene, &CompileOptions { layout, ..CompileOptions::default() });
+        let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
+        let read_back = stats(&view.tree());
+        assert_eq!(read_back.node_count, compiled.bvh_stats.node_count, "{layout:?}");
+        assert_eq!(read_back.depth, compiled.bvh_stats.depth, "{layout:?}");
+        assert_eq!(read_back.leaf_size_histogram, compiled.bvh_stats.leaf_size_histogram, "{layout:?}");
+        assert!((read_back.sah_cost - compiled.bvh_stats.sah_cost).abs() < 1e-4, "{layout:?}");
+        assert_eq!(view.node_links.len(), read_back.node_count - read_back.leaf_count);
+    }
+}
+
+/// A scene that fits one leaf has no inner node: the root link is that leaf.
+#[test]
+fn a_one_leaf_scene_has_a_leaf_root_and_no_nodes() {
+    let compiled = compile_scene(&common::test_scene(1), &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
+    assert_eq!(view.header.node_count, 0);
+    assert_eq!(view.root(), LEAF_FLAG, "leaf of sphere 0, count 1");
+    let tree = view.tree();
+    assert_eq!(tree.nodes.len(), 1);
+    assert!(tree.nodes[0].bounds.surface_area() > 0.0);
+}
+
 #[test]
 fn checked_in_cuda_header_is_current() {
     assert!(
@@ -90,18 +120,20 @@ fn assert_in_range(view: &BlobView<'_>) {
     let (spheres, materials, nodes) = (view.spheres.len(), view.materials.len(), view.node_links.len());
     assert_eq!(view.sphere_materials.len(), spheres);
     assert!(view.sphere_materials.iter().all(|&m| (m as usize) < materials));
-    assert_eq!(view.node_bounds.len(), nodes);
-    let mut stack = vec![0u32];
+    assert_eq!(view.node_boxes.len(), nodes);
+    let mut stack = vec![view.root()];
     let mut visits = 0;
-    while let Some(n) = stack.pop() {
+    while let Some(link) = stack.pop() {
         visits += 1;
-        assert!(visits <= nodes, "tree walk does not terminate");
-        let l = view.node_links[n as usize];
-        if l.right_or_count & LEAF_FLAG != 0 {
-            assert!(l.left_or_first as usize + (l.right_or_count & !LEAF_FLAG) as usize <= spheres);
+        assert!(visits <= 2 * nodes + 1, "tree walk does not terminate");
+        if link & LEAF_FLAG != 0 {
+            let first = (link & LEAF_FIRST_MASK) as usize;
+            let count = ((link & !LEAF_FLAG) >> LEAF_COUNT_SHIFT) as usize + 1;
+            assert!(first + count <= spheres);
         } else {
-            assert!((l.left_or_first as usize) < nodes && (l.right_or_count as usize) < nodes);
-            stack.extend([l.left_or_first, l.right_or_count]);
+            assert!((link as usize) < nodes);
+            let l = view.node_links[link as usize];
+            stack.extend([l.left, l.right]);
         }
     }
 }

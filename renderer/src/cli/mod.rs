@@ -117,7 +117,7 @@ impl SceneArgs {
             height: self.height.unwrap_or(height),
             spp: self.spp.unwrap_or(spp),
             max_depth: self.max_depth.unwrap_or(max_depth),
-            seed: self.seed.unwrap_or(globals.seed[0]),
+            seed: self.seed.unwrap_or(globals.seed_root[0]),
         }
     }
 }

@@ -193,7 +193,7 @@ impl Loop<'_> {
             width,
             height,
             max_depth: self.args.max_depth.unwrap_or(max_depth),
-            seed: view.globals.seed[0],
+            seed: view.globals.seed_root[0],
             first_sample: 0,
             samples: self.args.spp,
             camera: CameraFrame::new(view.globals, width, height),

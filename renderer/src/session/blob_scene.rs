@@ -23,7 +23,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         focus_dist: g.camera_up_focus[3],
     };
     let [width, height, spp, max_depth] = g.settings;
-    let settings = RenderSettings { width, height, spp, max_depth, seed: g.seed[0] };
+    let settings = RenderSettings { width, height, spp, max_depth, seed: g.seed_root[0] };
     let (bottom, top) = (xyz(&g.sky_bottom), xyz(&g.sky_top));
     let sky = if bottom == top { Sky::Constant(bottom) } else { Sky::Gradient { bottom, top } };
     let materials = view

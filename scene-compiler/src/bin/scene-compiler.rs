@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scene_compiler::blob::layout::SectionId;
+use scene_compiler::blob::layout::{MAX_LEAF_SIZE, SectionId};
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::{CompileOptions, compile_scene, scene};
@@ -39,8 +39,8 @@ enum Command {
         /// SAH bins per split (2..=256).
         #[arg(long, default_value_t = BuildOptions::default().bins, value_parser = clap::value_parser!(u32).range(2..=256))]
         bins: u32,
-        /// Largest leaf, in spheres (1..=64).
-        #[arg(long, default_value_t = BuildOptions::default().max_leaf_size, value_parser = clap::value_parser!(u32).range(1..=64))]
+        /// Largest leaf, in spheres (1..=32, the most a blob leaf link holds).
+        #[arg(long, default_value_t = BuildOptions::default().max_leaf_size, value_parser = clap::value_parser!(u32).range(1..=MAX_LEAF_SIZE as i64))]
         max_leaf: u32,
     },
     /// Print a blob's header, sections and BVH statistics.
@@ -166,12 +166,13 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
             "spheres": h.sphere_count,
             "materials": h.material_count,
             "lights": h.light_count,
-            "nodes": h.node_count,
+            "nodes": bvh.node_count,
+            "inner_nodes": h.node_count,
             "bvh": { "depth": bvh.depth, "leaves": bvh.leaf_count, "sah_cost": bvh.sah_cost,
                      "leaf_size_histogram": bvh.leaf_size_histogram },
             "settings": { "width": view.globals.settings[0], "height": view.globals.settings[1],
                           "spp": view.globals.settings[2], "max_depth": view.globals.settings[3],
-                          "seed": view.globals.seed[0] },
+                          "seed": view.globals.seed_root[0] },
             "crc32": format!("{:08x}", h.payload_crc32),
             "sections": sections,
         });
@@ -187,7 +188,7 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
     );
     println!("  {} spheres, {} materials, {} lights", h.sphere_count, h.material_count, h.light_count);
     let [w, ht, spp, depth] = view.globals.settings;
-    println!("  settings: {w}x{ht}, {spp} spp, max depth {depth}, seed {}", view.globals.seed[0]);
+    println!("  settings: {w}x{ht}, {spp} spp, max depth {depth}, seed {}", view.globals.seed_root[0]);
     print_bvh(&bvh, view.node_layout());
     print_sections(&view);
     Ok(())
@@ -197,7 +198,7 @@ fn verify(path: &Path) -> Result<(), Failure> {
     let bytes = load(path)?;
     let view = parse(path, &bytes)?;
     println!(
-        "{}: OK ({} spheres, {} nodes, {} bytes)",
+        "{}: OK ({} spheres, {} inner BVH nodes, {} bytes)",
         path.display(),
         view.spheres.len(),
         view.node_links.len(),

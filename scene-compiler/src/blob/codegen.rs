@@ -17,6 +17,8 @@ pub fn cuda_header() -> String {
     );
     let _ = writeln!(out, "#define BLOB_FORMAT_VERSION {FORMAT_VERSION}u");
     let _ = writeln!(out, "#define BLOB_LEAF_FLAG 0x{LEAF_FLAG:08x}u");
+    let _ = writeln!(out, "#define BLOB_LEAF_COUNT_SHIFT {LEAF_COUNT_SHIFT}u");
+    let _ = writeln!(out, "#define BLOB_LEAF_FIRST_MASK 0x{LEAF_FIRST_MASK:08x}u");
     let _ = writeln!(out, "#define BLOB_MAX_BVH_DEPTH {MAX_BVH_DEPTH}");
     let _ = writeln!(out, "#define BLOB_LIGHT_POINT {LIGHT_POINT:.1}f");
     let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL:.1}f\n");
@@ -50,7 +52,7 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     one::<GlobalsRecord>(out, emit);
     one::<MaterialRecord>(out, emit);
     one::<SphereRecord>(out, emit);
-    one::<NodeBoundsRecord>(out, emit);
+    one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);
 }

@@ -11,18 +11,54 @@ use bytemuck::{Pod, Zeroable};
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
 pub const FLAG_LAYOUT_VEB: u32 = 1;
-/// Set in [`NodeLinksRecord::right_or_count`] for leaves.
+/// A child link with this bit set is a leaf: `LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT
+/// | first`, the spheres `first..first + count`. Without it, the index of an inner node.
 pub const LEAF_FLAG: u32 = 0x8000_0000;
+/// Where a leaf link keeps its sphere count minus one (5 bits).
+pub const LEAF_COUNT_SHIFT: u32 = 26;
+/// The bits of a leaf link that hold its first sphere.
+pub const LEAF_FIRST_MASK: u32 = (1 << LEAF_COUNT_SHIFT) - 1;
+/// Largest leaf a link can encode.
+pub const MAX_LEAF_SIZE: u32 = 32;
+/// Most spheres a blob can hold: a leaf's first sphere must fit `LEAF_FIRST_MASK`.
+pub const MAX_SPHERES: u32 = 1 << LEAF_COUNT_SHIFT;
 /// Deepest BVH the loader accepts: the kernels' traversal stack has this many entries.
 pub const MAX_BVH_DEPTH: u32 = 64;
 /// Light kinds, stored in the `w` lane of [`LightRecord::position_kind`].
 pub const LIGHT_POINT: f32 = 1.0;
 pub const LIGHT_DIRECTIONAL: f32 = 0.0;
+
+/// The link to a leaf holding spheres `first..first + count`.
+///
+/// # Panics
+///
+/// If the leaf does not fit a link: the builder clamps leaves to [`MAX_LEAF_SIZE`] and
+/// scene validation caps the sphere count at [`MAX_SPHERES`], so only a hand-made tree can.
+pub fn leaf_link(first: u32, count: u32) -> u32 {
+    assert!(
+        (1..=MAX_LEAF_SIZE).contains(&count)
+            && first.checked_add(count).is_some_and(|end| end <= MAX_SPHERES),
+        "leaf {first}+{count} does not fit a blob link"
+    );
+    LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first
+}
+
+/// True when `link` is a leaf (else it is an inner node's index).
+#[inline(always)]
+pub const fn is_leaf(link: u32) -> bool {
+    link & LEAF_FLAG != 0
+}
+
+/// A leaf link's spheres as `(first, count)`.
+#[inline(always)]
+pub const fn leaf_spheres(link: u32) -> (u32, u32) {
+    (link & LEAF_FIRST_MASK, ((link & !LEAF_FLAG) >> LEAF_COUNT_SHIFT) + 1)
+}
 
 /// A C type as the CUDA header spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,8 +151,8 @@ blob_record! {
         pub sky_top: [f32; 4],
         /// width, height, spp, max_depth.
         pub settings: [u32; 4],
-        /// seed, then three reserved zeros.
-        pub seed: [u32; 4],
+        /// seed, the BVH root's link (node 0, or a leaf when the whole scene is one), two reserved zeros.
+        pub seed_root: [u32; 4],
     }
 }
 
@@ -143,24 +179,35 @@ blob_record! {
 }
 
 blob_record! {
-    /// A BVH node's bounding box.
+    /// An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the
+    /// `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise,
+    /// so lanes x, y are always its near planes and z, w its far planes, and the slab test
+    /// needs no min/max to sort them. Leaves have no record: a link holds their spheres.
     #[align(16)]
-    pub struct NodeBoundsRecord as "NodeBoundsRecord" {
-        /// min.xyz, w unused.
-        pub min: [f32; 4],
-        /// max.xyz, w unused.
-        pub max: [f32; 4],
+    pub struct NodeBoxesRecord as "NodeBoxesRecord" {
+        /// (left.min.x, right.min.x, left.max.x, right.max.x).
+        pub x_pos: [f32; 4],
+        /// (left.max.x, right.max.x, left.min.x, right.min.x).
+        pub x_neg: [f32; 4],
+        /// (left.min.y, right.min.y, left.max.y, right.max.y).
+        pub y_pos: [f32; 4],
+        /// (left.max.y, right.max.y, left.min.y, right.min.y).
+        pub y_neg: [f32; 4],
+        /// (left.min.z, right.min.z, left.max.z, right.max.z).
+        pub z_pos: [f32; 4],
+        /// (left.max.z, right.max.z, left.min.z, right.min.z).
+        pub z_neg: [f32; 4],
     }
 }
 
 blob_record! {
-    /// A BVH node's links: children of an inner node, or a leaf's sphere range.
+    /// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first sphere.
     #[align(8)]
     pub struct NodeLinksRecord as "NodeLinksRecord" {
-        /// Inner: left child index. Leaf: first sphere.
-        pub left_or_first: u32,
-        /// Inner: right child index. Leaf: sphere count | LEAF_FLAG.
-        pub right_or_count: u32,
+        /// The left child's link.
+        pub left: u32,
+        /// The right child's link.
+        pub right: u32,
     }
 }
 
@@ -194,7 +241,7 @@ pub enum SectionId {
     Spheres,
     SphereMaterials,
     SphereSources,
-    NodeBounds,
+    NodeBoxes,
     NodeLinks,
     Lights,
 }
@@ -210,7 +257,7 @@ impl SectionId {
         SectionId::Spheres,
         SectionId::SphereMaterials,
         SectionId::SphereSources,
-        SectionId::NodeBounds,
+        SectionId::NodeBoxes,
         SectionId::NodeLinks,
         SectionId::Lights,
     ];
@@ -223,7 +270,7 @@ impl SectionId {
             SectionId::Spheres => "spheres",
             SectionId::SphereMaterials => "sphere_materials",
             SectionId::SphereSources => "sphere_sources",
-            SectionId::NodeBounds => "node_bounds",
+            SectionId::NodeBoxes => "node_boxes",
             SectionId::NodeLinks => "node_links",
             SectionId::Lights => "lights",
         }
@@ -237,7 +284,7 @@ impl SectionId {
             SectionId::Materials => size_of::<MaterialRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::SphereMaterials | SectionId::SphereSources => size_of::<u32>(),
-            SectionId::NodeBounds => size_of::<NodeBoundsRecord>(),
+            SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
             SectionId::NodeLinks => size_of::<NodeLinksRecord>(),
             SectionId::Lights => size_of::<LightRecord>(),
         }
@@ -255,6 +302,7 @@ pub struct BlobHeader {
     pub sphere_count: u32,
     pub material_count: u32,
     pub light_count: u32,
+    /// Inner nodes (leaves live in their parents' links).
     pub node_count: u32,
     /// CRC-32 (IEEE) of every byte after the header.
     pub payload_crc32: u32,
@@ -278,12 +326,30 @@ mod tests {
         assert_eq!(size_of::<GlobalsRecord>(), 112);
         assert_eq!(size_of::<MaterialRecord>(), 48);
         assert_eq!(size_of::<SphereRecord>(), 16);
-        assert_eq!(size_of::<NodeBoundsRecord>(), 32);
+        assert_eq!(size_of::<NodeBoxesRecord>(), 96);
         assert_eq!(size_of::<NodeLinksRecord>(), 8);
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
         assert_eq!(HEADER_LEN, 176);
+    }
+
+    #[test]
+    fn leaf_links_round_trip_every_leaf_size_and_the_last_sphere() {
+        for count in 1..=MAX_LEAF_SIZE {
+            for first in [0, 1, 12345, MAX_SPHERES - count] {
+                let link = leaf_link(first, count);
+                assert!(is_leaf(link));
+                assert_eq!(leaf_spheres(link), (first, count));
+            }
+        }
+        assert!(!is_leaf(MAX_SPHERES * 2 - 1), "inner indices up to 2^27 are not leaves");
+    }
+
+    #[test]
+    #[should_panic(expected = "does not fit")]
+    fn a_leaf_past_the_sphere_limit_is_refused() {
+        leaf_link(MAX_SPHERES - 1, 2);
     }
 
     #[test]
@@ -301,6 +367,7 @@ mod tests {
         assert_eq!(covered::<MaterialRecord>(), size_of::<MaterialRecord>());
         assert_eq!(covered::<NodeLinksRecord>(), size_of::<NodeLinksRecord>());
         assert_eq!(covered::<LightRecord>(), size_of::<LightRecord>());
+        assert_eq!(covered::<NodeBoxesRecord>(), size_of::<NodeBoxesRecord>());
         assert_eq!(NodeLinksRecord::FIELDS[1].offset, 4);
     }
 }

@@ -27,7 +27,7 @@ pub struct BlobView<'a> {
     pub spheres: &'a [SphereRecord],
     pub sphere_materials: &'a [u32],
     pub sphere_sources: &'a [u32],
-    pub node_bounds: &'a [NodeBoundsRecord],
+    pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
 }
@@ -50,7 +50,7 @@ impl<'a> BlobView<'a> {
                 SectionId::Spheres | SectionId::SphereMaterials | SectionId::SphereSources => {
                     header.sphere_count
                 }
-                SectionId::NodeBounds | SectionId::NodeLinks => header.node_count,
+                SectionId::NodeBoxes | SectionId::NodeLinks => header.node_count,
                 SectionId::Lights => header.light_count,
             }) as usize
         };
@@ -72,7 +72,7 @@ impl<'a> BlobView<'a> {
             spheres: cast(section(SectionId::Spheres)),
             sphere_materials: cast(section(SectionId::SphereMaterials)),
             sphere_sources: cast(section(SectionId::SphereSources)),
-            node_bounds: cast(section(SectionId::NodeBounds)),
+            node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
         };
@@ -95,23 +95,57 @@ impl<'a> BlobView<'a> {
         &self.bytes[HEADER_LEN..]
     }
 
-    /// The BVH as a plain tree (bounds, links, identity `prim_order` because the
-    /// spheres are stored in leaf order), for statistics and CPU picking.
+    /// The BVH's root link: inner node 0, or a leaf when the scene is one leaf.
+    pub fn root(&self) -> u32 {
+        self.globals.seed_root[1]
+    }
+
+    /// The BVH as a plain tree in depth-first order (bounds, links, identity
+    /// `prim_order` because the spheres are stored in leaf order), for statistics and
+    /// CPU picking.
     pub fn tree(&self) -> Bvh {
-        let nodes = self
-            .node_bounds
-            .iter()
-            .zip(self.node_links)
-            .map(|(b, l)| Node {
-                bounds: Aabb { min: Vec3::from_slice(&b.min[..3]), max: Vec3::from_slice(&b.max[..3]) },
-                kind: if l.right_or_count & LEAF_FLAG != 0 {
-                    NodeKind::Leaf { first: l.left_or_first, count: l.right_or_count & !LEAF_FLAG }
-                } else {
-                    NodeKind::Inner { left: l.left_or_first, right: l.right_or_count }
-                },
+        let root = self.root();
+        let root_bounds = if is_leaf(root) {
+            let (first, count) = leaf_spheres(root);
+            self.spheres[first as usize..(first + count) as usize].iter().fold(Aabb::EMPTY, |b, s| {
+                let [x, y, z, r] = s.center_radius;
+                b.union(Aabb::of_sphere(Vec3::new(x, y, z), r))
             })
-            .collect();
+        } else {
+            let (left, right) = self.child_bounds(root);
+            left.union(right)
+        };
+        let mut nodes = Vec::with_capacity(2 * self.node_links.len() + 1);
+        self.push_subtree(root, root_bounds, &mut nodes);
         Bvh { nodes, prim_order: (0..self.spheres.len() as u32).collect() }
+    }
+
+    /// Appends the subtree at `link` depth-first (left child right after its parent);
+    /// returns its index. Recursion is bounded by the validated depth (64).
+    fn push_subtree(&self, link: u32, bounds: Aabb, nodes: &mut Vec<Node>) -> u32 {
+        let index = nodes.len();
+        nodes.push(Node { bounds, kind: NodeKind::Leaf { first: 0, count: 0 } });
+        nodes[index].kind = if is_leaf(link) {
+            let (first, count) = leaf_spheres(link);
+            NodeKind::Leaf { first, count }
+        } else {
+            let (left_bounds, right_bounds) = self.child_bounds(link);
+            let links = self.node_links[link as usize];
+            let left = self.push_subtree(links.left, left_bounds, nodes);
+            let right = self.push_subtree(links.right, right_bounds, nodes);
+            NodeKind::Inner { left, right }
+        };
+        index as u32
+    }
+
+    /// An inner node's (left, right) child boxes.
+    fn child_bounds(&self, node: u32) -> (Aabb, Aabb) {
+        let b = &self.node_boxes[node as usize];
+        let side = |lane: usize| Aabb {
+            min: Vec3::new(b.x_pos[lane], b.y_pos[lane], b.z_pos[lane]),
+            max: Vec3::new(b.x_pos[lane + 2], b.y_pos[lane + 2], b.z_pos[lane + 2]),
+        };
+        (side(0), side(1))
     }
 
     fn check_records(&self) -> Result<(), BlobError> {
@@ -172,9 +206,19 @@ impl<'a> BlobView<'a> {
                 }
             }
         }
-        for (i, b) in self.node_bounds.iter().enumerate() {
-            if !b.min[..3].iter().chain(&b.max[..3]).all(|x| x.is_finite()) {
-                return Err(BlobError::record(S::NodeBounds, i, "non-finite bounds"));
+        for (i, b) in self.node_boxes.iter().enumerate() {
+            let rows = [(b.x_pos, b.x_neg), (b.y_pos, b.y_neg), (b.z_pos, b.z_neg)];
+            if !rows.iter().flat_map(|(pos, neg)| pos.iter().chain(neg)).all(|x| x.is_finite()) {
+                return Err(BlobError::record(S::NodeBoxes, i, "non-finite bounds"));
+            }
+            // The kernels read one row per axis, chosen by the ray's direction: rows that
+            // disagree would give different hits for different directions.
+            if rows.iter().any(|&([a, b, c, d], neg)| neg != [c, d, a, b]) {
+                return Err(BlobError::record(
+                    S::NodeBoxes,
+                    i,
+                    "the _neg rows are not the _pos rows' halves swapped",
+                ));
             }
         }
         for (i, l) in self.lights.iter().enumerate() {
@@ -189,46 +233,48 @@ impl<'a> BlobView<'a> {
         Ok(())
     }
 
-    /// The nodes must form one tree rooted at 0 (no cycles, no shared children),
-    /// no deeper than `MAX_BVH_DEPTH`, whose leaves cover every sphere exactly once.
+    /// The links must form one tree from the root link (every inner node reached
+    /// exactly once, so no cycle), no deeper than `MAX_BVH_DEPTH` levels counting the
+    /// leaves, whose leaves cover every sphere exactly once.
     fn check_tree(&self) -> Result<(), BlobError> {
         let tree_err = |m: String| BlobError::Tree(m);
         let n = self.node_links.len();
+        let root = self.root();
+        if !is_leaf(root) && root != 0 {
+            return Err(tree_err(format!("root link {root:#x} is neither inner node 0 nor a leaf")));
+        }
         let mut visited = vec![false; n];
         let mut covered = vec![false; self.spheres.len()];
-        let mut stack: Vec<(u32, u32)> = vec![(0, 1)];
-        while let Some((node, depth)) = stack.pop() {
+        let mut stack: Vec<(u32, u32)> = vec![(root, 1)];
+        while let Some((link, depth)) = stack.pop() {
             if depth > MAX_BVH_DEPTH {
                 return Err(tree_err(format!(
                     "deeper than {MAX_BVH_DEPTH} levels, the traversal stack size"
                 )));
             }
-            let slot = visited
-                .get_mut(node as usize)
-                .ok_or_else(|| tree_err(format!("link to node {node}, but there are {n} nodes")))?;
-            if std::mem::replace(slot, true) {
-                return Err(tree_err(format!("node {node} is reached twice (cycle or shared child)")));
-            }
-            let links = self.node_links[node as usize];
-            if links.right_or_count & LEAF_FLAG != 0 {
-                let (first, count) =
-                    (links.left_or_first as usize, (links.right_or_count & !LEAF_FLAG) as usize);
-                let range = first.checked_add(count).filter(|&end| count > 0 && end <= covered.len());
-                let Some(end) = range else {
+            if is_leaf(link) {
+                let (first, count) = leaf_spheres(link);
+                let (first, end) = (first as usize, (first + count) as usize);
+                if end > covered.len() {
                     return Err(tree_err(format!(
-                        "leaf {node} has sphere range {first}+{count} outside 0..{}",
+                        "leaf link {link:#x} has sphere range {first}..{end} outside 0..{}",
                         covered.len()
                     )));
-                };
-                for s in &mut covered[first..end] {
-                    if std::mem::replace(s, true) {
-                        return Err(tree_err(format!("leaf {node} repeats a sphere of another leaf")));
-                    }
                 }
-            } else {
-                stack.push((links.right_or_count, depth + 1));
-                stack.push((links.left_or_first, depth + 1));
+                if covered[first..end].iter_mut().any(|s| std::mem::replace(s, true)) {
+                    return Err(tree_err(format!("leaf {first}..{end} repeats a sphere of another leaf")));
+                }
+                continue;
             }
+            let slot = visited
+                .get_mut(link as usize)
+                .ok_or_else(|| tree_err(format!("link to node {link}, but there are {n} inner nodes")))?;
+            if std::mem::replace(slot, true) {
+                return Err(tree_err(format!("node {link} is reached twice (cycle or shared child)")));
+            }
+            let links = self.node_links[link as usize];
+            stack.push((links.right, depth + 1));
+            stack.push((links.left, depth + 1));
         }
         if let Some(node) = visited.iter().position(|v| !v) {
             return Err(tree_err(format!("node {node} is not reachable from the root")));
@@ -265,8 +311,8 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
         ("sphere_count", h.sphere_count as usize, 1, limits::MAX_SPHERES),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
         ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS),
-        // A binary tree over n leaves-worth of spheres has at most 2n - 1 nodes.
-        ("node_count", h.node_count as usize, 1, (2 * h.sphere_count as usize).saturating_sub(1)),
+        // Inner nodes of a binary tree with at most sphere_count leaves.
+        ("node_count", h.node_count as usize, 0, (h.sphere_count as usize).saturating_sub(1)),
     ];
     for (field, value, min, max) in counts {
         if value < min || value > max {

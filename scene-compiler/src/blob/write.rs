@@ -3,13 +3,16 @@
 //! Spheres are stored in BVH leaf order, so a leaf's `[first, first + count)` indexes
 //! the sphere arrays directly (no indirection on the GPU); `sphere_sources` keeps
 //! each stored sphere's index in the scene file for picking and inspection.
+//!
+//! Only inner nodes get records, numbered in the tree's node order (so depth-first
+//! and vEB orders carry over); a leaf lives in its parent's link.
 
 use bytemuck::Pod;
 use glam::Vec3;
 
 use super::aligned::AlignedBytes;
 use super::layout::*;
-use crate::bvh::{Bvh, NodeKind};
+use crate::bvh::{Aabb, Bvh, NodeKind};
 use crate::scene::{Light, MaterialKind, Scene, Sky};
 
 /// Encodes `scene` with its BVH (built over `scene.spheres`) into one blob.
@@ -20,11 +23,12 @@ use crate::scene::{Light, MaterialKind, Scene, Sky};
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
 pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let sphere_count = bvh.prim_order.len();
+    let links = InnerLinks::new(bvh);
     let records = |id: SectionId| match id {
         SectionId::Globals => 1,
         SectionId::Materials => scene.materials.len(),
         SectionId::Spheres | SectionId::SphereMaterials | SectionId::SphereSources => sphere_count,
-        SectionId::NodeBounds | SectionId::NodeLinks => bvh.nodes.len(),
+        SectionId::NodeBoxes | SectionId::NodeLinks => links.inner_count,
         SectionId::Lights => scene.lights.len(),
     };
 
@@ -41,10 +45,10 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     // Zeroed, so the padding between sections is zero.
     let mut out = AlignedBytes::zeroed(total_len);
     let buf = out.as_mut_slice();
-    let [globals, materials, spheres, sphere_materials, sphere_sources, node_bounds, node_links, lights] =
+    let [globals, materials, spheres, sphere_materials, sphere_sources, node_boxes, node_links, lights] =
         split_sections(&mut buf[HEADER_LEN..], &table);
 
-    records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene);
+    records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, 0));
     for (record, m) in records_mut::<MaterialRecord>(materials).iter_mut().zip(&scene.materials) {
         *record = material_record(m.kind);
     }
@@ -56,15 +60,14 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         *material = s.material;
     }
     sphere_sources.copy_from_slice(bytes_of(&bvh.prim_order));
-    let node_slots = records_mut::<NodeBoundsRecord>(node_bounds).iter_mut().zip(records_mut(node_links));
-    for ((bounds, links), n) in node_slots.zip(&bvh.nodes) {
-        *bounds = NodeBoundsRecord { min: lane(n.bounds.min, 0.0), max: lane(n.bounds.max, 0.0) };
-        *links = match n.kind {
-            NodeKind::Inner { left, right } => NodeLinksRecord { left_or_first: left, right_or_count: right },
-            NodeKind::Leaf { first, count } => {
-                NodeLinksRecord { left_or_first: first, right_or_count: count | LEAF_FLAG }
-            }
-        };
+    let inner_nodes = bvh.nodes.iter().filter_map(|n| match n.kind {
+        NodeKind::Inner { left, right } => Some((left, right)),
+        NodeKind::Leaf { .. } => None,
+    });
+    let node_slots = records_mut::<NodeBoxesRecord>(node_boxes).iter_mut().zip(records_mut(node_links));
+    for ((boxes, record), (left, right)) in node_slots.zip(inner_nodes) {
+        *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
+        *record = NodeLinksRecord { left: links.link(bvh, left), right: links.link(bvh, right) };
     }
     for (record, light) in records_mut::<LightRecord>(lights).iter_mut().zip(&scene.lights) {
         *record = light_record(light);
@@ -77,7 +80,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         sphere_count: count(sphere_count),
         material_count: count(scene.materials.len()),
         light_count: count(scene.lights.len()),
-        node_count: count(bvh.nodes.len()),
+        node_count: count(links.inner_count),
         payload_crc32: crc32fast::hash(&buf[HEADER_LEN..]),
         header_len: HEADER_LEN as u32,
         total_len: total_len as u64,
@@ -85,6 +88,53 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     };
     buf[..HEADER_LEN].copy_from_slice(bytemuck::bytes_of(&header));
     out
+}
+
+/// Each tree node's place in the blob: inner nodes are numbered in tree order.
+struct InnerLinks {
+    /// Per tree node, its inner-node index (unused for leaves).
+    index: Vec<u32>,
+    inner_count: usize,
+}
+
+impl InnerLinks {
+    fn new(bvh: &Bvh) -> InnerLinks {
+        let mut inner_count = 0;
+        let index = bvh
+            .nodes
+            .iter()
+            .map(|n| match n.kind {
+                NodeKind::Inner { .. } => {
+                    inner_count += 1;
+                    count(inner_count - 1)
+                }
+                NodeKind::Leaf { .. } => 0,
+            })
+            .collect();
+        InnerLinks { index, inner_count }
+    }
+
+    /// The link to tree node `node`: its inner index, or its leaf's sphere range.
+    fn link(&self, bvh: &Bvh, node: u32) -> u32 {
+        match bvh.nodes[node as usize].kind {
+            NodeKind::Inner { .. } => self.index[node as usize],
+            NodeKind::Leaf { first, count } => leaf_link(first, count),
+        }
+    }
+}
+
+/// Both children's boxes, per axis in both plane orders (see [`NodeBoxesRecord`]).
+fn child_boxes(left: &Aabb, right: &Aabb) -> NodeBoxesRecord {
+    let pos = |a: usize| [left.min[a], right.min[a], left.max[a], right.max[a]];
+    let neg = |a: usize| [left.max[a], right.max[a], left.min[a], right.min[a]];
+    NodeBoxesRecord {
+        x_pos: pos(0),
+        x_neg: neg(0),
+        y_pos: pos(1),
+        y_neg: neg(1),
+        z_pos: pos(2),
+        z_neg: neg(2),
+    }
 }
 
 /// The sections of `payload` (the blob after its header) as laid out in `table`.
@@ -123,7 +173,7 @@ fn lane(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]
 }
 
-fn globals_record(scene: &Scene) -> GlobalsRecord {
+fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
     let (c, s) = (&scene.camera, &scene.settings);
     let (bottom, top) = match scene.sky {
         Sky::Gradient { bottom, top } => (bottom, top),
@@ -136,7 +186,7 @@ fn globals_record(scene: &Scene) -> GlobalsRecord {
         sky_bottom: lane(bottom, 0.0),
         sky_top: lane(top, 0.0),
         settings: [s.width, s.height, s.spp, s.max_depth],
-        seed: [s.seed, 0, 0, 0],
+        seed_root: [s.seed, root, 0, 0],
     }
 }
 

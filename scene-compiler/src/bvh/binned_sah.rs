@@ -28,7 +28,7 @@ use self::assemble::Subtree;
 use self::prim_ref::{Extent, PrimRef};
 use self::split::{Scratch, Settings, Split, split, split_median};
 use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
-use crate::blob::layout::MAX_BVH_DEPTH;
+use crate::blob::layout::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
 
 /// Subtrees with at least this many primitives build their two children in parallel;
 /// smaller ones are one sequential task (a join costs about a microsecond, a subtree
@@ -48,7 +48,8 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 /// give the same tree on any number of threads. The tree is at most [`MAX_DEPTH`]
 /// (64) levels deep, whatever the scene, so its blob always loads.
 ///
-/// `opts.bins` is clamped to `2..=256` and `opts.max_leaf_size` raised to at least 1.
+/// `opts.bins` is clamped to `2..=256` and `opts.max_leaf_size` to `1..=32` (the
+/// largest leaf a blob link encodes).
 /// An empty `prims` gives a single empty leaf with [`Aabb::EMPTY`] bounds (callers
 /// always have at least one sphere; the blob loader would reject those bounds).
 ///
@@ -59,7 +60,7 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
     let settings = Settings {
         bins: opts.bins.clamp(2, MAX_BINS) as usize,
-        max_leaf_size: opts.max_leaf_size.max(1) as usize,
+        max_leaf_size: opts.max_leaf_size.clamp(1, MAX_LEAF_SIZE) as usize,
         max_depth: MAX_DEPTH,
     };
     build_with(prims, &settings)

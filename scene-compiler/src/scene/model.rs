@@ -86,8 +86,8 @@ pub mod limits {
     pub const MAX_IMAGE_SIDE: u32 = 16_384;
     pub const MAX_SPP: u32 = 1 << 20;
     pub const MAX_DEPTH: u32 = 1024;
-    /// Sphere counts index 32-bit arrays with a leaf flag bit; stay far below that.
-    pub const MAX_SPHERES: usize = 1 << 28;
+    /// 67M: a BVH leaf link in the blob holds its first sphere in 26 bits.
+    pub const MAX_SPHERES: usize = crate::blob::layout::MAX_SPHERES as usize;
     pub const MAX_MATERIALS: usize = 1 << 20;
     pub const MAX_LIGHTS: usize = 1 << 16;
 }

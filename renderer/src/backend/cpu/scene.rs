@@ -3,14 +3,14 @@
 //! its scene the way the GPU owns its device copy).
 //!
 //! Indices, order and values are the blob's; two things change shape. `float4`
-//! lanes become `Vec3A`/`Vec4`, which load into one SSE register. And each inner
-//! node carries its two children's boxes side by side ([`ChildBoxes`], the layout
-//! tinybvh calls `BVH_GPU`), so one node visit slab-tests both children in the same
-//! SSE instructions; in the blob each box sits with its own node.
+//! lanes become `Vec3A`/`Vec4`, which load into one SSE register. And of each inner
+//! node's boxes only the `_pos` rows are kept ([`ChildBoxes`]): the CPU slab test
+//! sorts planes with SIMD min/max over both children at once, so it needs no
+//! direction-ordered copy.
 
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{GlobalsRecord, LEAF_FLAG, MaterialRecord, NodeBoundsRecord};
+use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord};
 
 /// An inner node's two child boxes, one axis per vector:
 /// `(left.min, right.min, left.max, right.max)` of x, y and z.
@@ -22,9 +22,12 @@ pub struct ChildBoxes {
 }
 
 impl ChildBoxes {
-    fn new(left: &NodeBoundsRecord, right: &NodeBoundsRecord) -> ChildBoxes {
-        let axis = |a: usize| Vec4::new(left.min[a], right.min[a], left.max[a], right.max[a]);
-        ChildBoxes { x: axis(0), y: axis(1), z: axis(2) }
+    fn new(boxes: &NodeBoxesRecord) -> ChildBoxes {
+        ChildBoxes {
+            x: Vec4::from_array(boxes.x_pos),
+            y: Vec4::from_array(boxes.y_pos),
+            z: Vec4::from_array(boxes.z_pos),
+        }
     }
 }
 
@@ -67,10 +70,12 @@ pub struct CpuScene {
     pub spheres: Vec<Vec4>,
     pub sphere_materials: Vec<u32>,
     pub materials: Vec<Material>,
-    /// Per node: its children's boxes (unused zeros for leaves).
+    /// Per inner node: its children's boxes.
     pub child_boxes: Vec<ChildBoxes>,
-    /// `(left_or_first, right_or_count)` exactly as in the blob (`LEAF_FLAG` marks leaves).
+    /// Per inner node: its `(left, right)` child links exactly as in the blob.
     pub node_links: Vec<(u32, u32)>,
+    /// The root link (`BlobView::root`).
+    pub root: u32,
     pub sky_bottom: Vec3A,
     pub sky_top: Vec3A,
 }
@@ -85,32 +90,11 @@ impl CpuScene {
             spheres: blob.spheres.iter().map(|s| Vec4::from_array(s.center_radius)).collect(),
             sphere_materials: blob.sphere_materials.to_vec(),
             materials: blob.materials.iter().map(Material::from_record).collect(),
-            child_boxes: blob
-                .node_links
-                .iter()
-                .map(|l| match is_leaf(l.right_or_count) {
-                    true => ChildBoxes::default(),
-                    false => ChildBoxes::new(
-                        &blob.node_bounds[l.left_or_first as usize],
-                        &blob.node_bounds[l.right_or_count as usize],
-                    ),
-                })
-                .collect(),
-            node_links: blob.node_links.iter().map(|l| (l.left_or_first, l.right_or_count)).collect(),
+            child_boxes: blob.node_boxes.iter().map(ChildBoxes::new).collect(),
+            node_links: blob.node_links.iter().map(|l| (l.left, l.right)).collect(),
+            root: blob.root(),
             sky_bottom: lane3(g.sky_bottom),
             sky_top: lane3(g.sky_top),
         }
     }
-}
-
-/// True when a node's second link holds a leaf's sphere count.
-#[inline(always)]
-pub fn is_leaf(right_or_count: u32) -> bool {
-    right_or_count & LEAF_FLAG != 0
-}
-
-/// A leaf's sphere count.
-#[inline(always)]
-pub fn leaf_count(right_or_count: u32) -> u32 {
-    right_or_count & !LEAF_FLAG
 }

@@ -2,9 +2,9 @@
 //! (docs/path-tracing.md, "Intersection"), in the kernels' order.
 
 use glam::{Vec3A, Vec4, Vec4Swizzles};
-use scene_compiler::blob::layout::MAX_BVH_DEPTH;
+use scene_compiler::blob::layout::{MAX_BVH_DEPTH, is_leaf, leaf_spheres};
 
-use super::scene::{ChildBoxes, CpuScene, is_leaf, leaf_count};
+use super::scene::{ChildBoxes, CpuScene};
 
 /// Rays start this far from their origin, so a bounce does not hit its own sphere.
 pub const T_MIN: f32 = 0.001;
@@ -19,31 +19,32 @@ pub struct Hit {
 
 /// The closest sphere hit in `(T_MIN, t_max)`: one "ray" in the Mrays/s count.
 ///
-/// Near child first with an explicit stack of `MAX_BVH_DEPTH` node indices; the blob
-/// loader refused deeper trees, so the stack cannot overflow.
+/// Near child first with an explicit stack of `MAX_BVH_DEPTH` (link, entry distance)
+/// pairs; the blob loader refused deeper trees, so the stack cannot overflow. A popped
+/// subtree whose box starts behind the closest hit so far is skipped.
 #[inline]
 pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<Hit> {
     let slab_ray = SlabRay::new(origin, dir);
     let mut t_closest = t_max;
     let mut closest = None;
-    let mut stack = [0u32; MAX_BVH_DEPTH as usize];
+    let mut stack = [(0u32, 0f32); MAX_BVH_DEPTH as usize];
     let mut stack_len = 0;
-    let mut node = 0u32;
-    loop {
-        let (left_or_first, right_or_count) = scene.node_links[node as usize];
-        if is_leaf(right_or_count) {
-            for i in left_or_first..left_or_first + leaf_count(right_or_count) {
+    let mut node = scene.root;
+    'walk: loop {
+        if is_leaf(node) {
+            let (first, count) = leaf_spheres(node);
+            for i in first..first + count {
                 if let Some(t) = intersect_sphere(scene.spheres[i as usize], origin, dir, t_closest) {
                     t_closest = t;
                     closest = Some(i);
                 }
             }
         } else {
-            let (left, right) = (left_or_first, right_or_count);
+            let (left, right) = scene.node_links[node as usize];
             let (t_left, t_right) = slab(&scene.child_boxes[node as usize], &slab_ray, t_closest);
             match (t_left, t_right) {
                 (Some(tl), Some(tr)) => {
-                    let (near, far) = if tl <= tr { (left, right) } else { (right, left) };
+                    let (near, far) = if tl <= tr { (left, (right, tr)) } else { (right, (left, tl)) };
                     stack[stack_len] = far;
                     stack_len += 1;
                     node = near;
@@ -60,11 +61,15 @@ pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Opti
                 (None, None) => {}
             }
         }
-        if stack_len == 0 {
-            break;
+        while stack_len > 0 {
+            stack_len -= 1;
+            let (link, t_enter) = stack[stack_len];
+            if t_enter < t_closest {
+                node = link;
+                continue 'walk;
+            }
         }
-        stack_len -= 1;
-        node = stack[stack_len];
+        break;
     }
     closest.map(|sphere| Hit { t: t_closest, sphere })
 }

@@ -183,6 +183,7 @@ impl CudaBackend {
             seed: job.seed,
             first_sample: job.first_sample,
             samples: job.samples,
+            bvh_root: scene.bvh_root,
             ..LaunchParams::default()
         };
         params.set_camera(&job.camera);

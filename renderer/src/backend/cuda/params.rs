@@ -21,7 +21,7 @@ pub struct LaunchParams {
     pub spheres: u64,
     pub sphere_materials: u64,
     pub materials: u64,
-    pub node_bounds: u64,
+    pub node_boxes: u64,
     pub node_links: u64,
     pub accum: u64,
     pub ray_count: u64,
@@ -31,7 +31,8 @@ pub struct LaunchParams {
     pub seed: u32,
     pub first_sample: u32,
     pub samples: u32,
-    pub padding: [u32; 4],
+    pub bvh_root: u32,
+    pub padding: [u32; 3],
 }
 
 const _: () = {
@@ -41,6 +42,7 @@ const _: () = {
     assert!(offset_of!(LaunchParams, accum) == 168);
     assert!(offset_of!(LaunchParams, width) == 184);
     assert!(offset_of!(LaunchParams, samples) == 204);
+    assert!(offset_of!(LaunchParams, bvh_root) == 208);
 };
 
 /// Device addresses of the blob sections the kernel reads.
@@ -49,7 +51,7 @@ pub struct SectionPointers {
     pub spheres: u64,
     pub sphere_materials: u64,
     pub materials: u64,
-    pub node_bounds: u64,
+    pub node_boxes: u64,
     pub node_links: u64,
 }
 
@@ -74,7 +76,7 @@ impl LaunchParams {
         self.spheres = sections.spheres;
         self.sphere_materials = sections.sphere_materials;
         self.materials = sections.materials;
-        self.node_bounds = sections.node_bounds;
+        self.node_boxes = sections.node_boxes;
         self.node_links = sections.node_links;
     }
 }

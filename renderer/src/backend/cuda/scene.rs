@@ -17,6 +17,8 @@ pub struct DeviceScene {
     pub sections: SectionPointers,
     pub sky_bottom: [f32; 4],
     pub sky_top: [f32; 4],
+    /// The BVH's root link (`BlobView::root`).
+    pub bvh_root: u32,
 }
 
 impl DeviceScene {
@@ -33,7 +35,7 @@ impl DeviceScene {
             spheres: at(SectionId::Spheres),
             sphere_materials: at(SectionId::SphereMaterials),
             materials: at(SectionId::Materials),
-            node_bounds: at(SectionId::NodeBounds),
+            node_boxes: at(SectionId::NodeBoxes),
             node_links: at(SectionId::NodeLinks),
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
@@ -43,6 +45,7 @@ impl DeviceScene {
             sections,
             sky_bottom: blob.globals.sky_bottom,
             sky_top: blob.globals.sky_top,
+            bvh_root: blob.root(),
         })
     }
 }
