@@ -4,6 +4,7 @@
 #pragma once
 
 #include "blob_layout.cuh"
+#include "device_nodes.cuh"
 
 struct LaunchParams {
     // Camera frame (renderer/src/camera.rs): xyz each; cam_origin_lens.w = lens radius.
@@ -16,12 +17,12 @@ struct LaunchParams {
     // Sky radiance at dir.y = -1 and +1 (rgb), from the blob's globals.
     float4 sky_bottom;
     float4 sky_top;
-    // Blob sections on the device: one allocation, every section 16-byte aligned.
+    // Blob sections on the device (one allocation, every section 16-byte aligned) and the
+    // inner nodes repacked from them.
     const SphereRecord* spheres;
     const unsigned int* sphere_materials;
     const MaterialRecord* materials;
-    const NodeBoxesRecord* node_boxes;
-    const NodeLinksRecord* node_links;
+    const DeviceNode* nodes;
     // The film: per-pixel sums of samples (rgb, w unused), and the ray counter.
     float4* accum;
     unsigned long long* ray_count;
@@ -34,16 +35,16 @@ struct LaunchParams {
     unsigned int samples;
     // The BVH's root link: inner node 0, or a leaf when the whole scene is one.
     unsigned int bvh_root;
-    unsigned int padding[3];
+    unsigned int padding[1];
 };
-static_assert(sizeof(LaunchParams) == 224, "params.rs: LaunchParams drifted");
+static_assert(sizeof(LaunchParams) == 208, "params.rs: LaunchParams drifted");
 // NVRTC has no __builtin_offsetof; nvcc checks these (tools/gpu-run.sh compiles this file with it).
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, spheres) == 128, "params.rs: LaunchParams drifted");
-static_assert(__builtin_offsetof(LaunchParams, accum) == 168, "params.rs: LaunchParams drifted");
-static_assert(__builtin_offsetof(LaunchParams, width) == 184, "params.rs: LaunchParams drifted");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 204, "params.rs: LaunchParams drifted");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 208, "params.rs: LaunchParams drifted");
+static_assert(__builtin_offsetof(LaunchParams, accum) == 160, "params.rs: LaunchParams drifted");
+static_assert(__builtin_offsetof(LaunchParams, width) == 176, "params.rs: LaunchParams drifted");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 196, "params.rs: LaunchParams drifted");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 200, "params.rs: LaunchParams drifted");
 #endif
 
 // Uniform across the launch: constant memory broadcasts it to a warp in one access.

@@ -70,6 +70,21 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER
     count_rays(rays);
 }
 
+// The render kernel's nodes from the blob's two node sections: node i of `count`
+// gets boxes[i]'s six rows and links[i] (device_nodes.cuh says why).
+extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+    repack_nodes(const NodeBoxesRecord* __restrict__ boxes, const NodeLinksRecord* __restrict__ links,
+                 DeviceNode* __restrict__ nodes, unsigned int count) {
+    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    if (i >= count) return;
+    const float4* __restrict__ rows = reinterpret_cast<const float4*>(boxes + i);
+    DeviceNode node;
+    for (int r = 0; r < 6; ++r) node.rows[r] = rows[r];
+    node.links = make_uint4(links[i].left, links[i].right, 0u, 0u);
+    node.padding = make_uint4(0u, 0u, 0u, 0u);
+    nodes[i] = node;
+}
+
 // The film's average as gamma-2 RGBA8 (alpha 255); `inv_samples` = 1 / samples per pixel.
 extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
     tonemap(const float4* __restrict__ accum, uchar4* __restrict__ rgba, unsigned int pixels, float inv_samples) {

@@ -33,18 +33,17 @@ __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin,
 // The closest sphere hit in (T_MIN, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
-// loader refuses deeper trees, so it cannot overflow). A node holds both children's
-// boxes, so one visit tests both; each axis is stored in both plane orders and the ray
+// loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
+// line) holds both children's boxes and links, so one visit tests both; each axis is stored in both plane orders and the ray
 // reads the row that puts its near planes in lanes x, y and far planes in z, w: the
 // slab test needs no min/max to sort planes (H200, RTIOW 1080p: 8.80 -> 8.24 ms, the
 // min/max were the largest instruction class). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
-    const float4* __restrict__ boxes = reinterpret_cast<const float4*>(params.node_boxes);
-    const uint2* __restrict__ links = reinterpret_cast<const uint2*>(params.node_links);
+    const DeviceNode* __restrict__ nodes = params.nodes;
     const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
     const float3 neg_origin_inv_dir = -origin * inv_dir;
-    // Row of each axis in a NodeBoxesRecord (6 float4): _pos, or _neg when the sign bit
+    // Row of each axis in DeviceNode::rows: _pos, or _neg when the sign bit
     // is set. 1/(-0) = -inf reads _neg, which is as good as _pos for a zero component.
     const unsigned int row_x = __float_as_uint(inv_dir.x) >> 31;
     const unsigned int row_y = 2u + (__float_as_uint(inv_dir.y) >> 31);
@@ -59,11 +58,11 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
         if (node & BLOB_LEAF_FLAG) {
             intersect_leaf(node, origin, dir, t_closest, closest);
         } else {
-            const float4* __restrict__ rows = boxes + node * 6u;
+            const float4* __restrict__ rows = nodes[node].rows;
             const float4 x = __ldg(rows + row_x);
             const float4 y = __ldg(rows + row_y);
             const float4 z = __ldg(rows + row_z);
-            const uint2 child = __ldg(&links[node]);
+            const uint2 child = __ldg(reinterpret_cast<const uint2*>(&nodes[node].links));
             // fmaxf/fminf drop a NaN plane (0 * inf from an axis-parallel ray), which only
             // makes the test conservative; enter/exit themselves are never NaN.
             const float enter_left = fmaxf(fmaxf(fmaf(x.x, inv_dir.x, neg_origin_inv_dir.x),

@@ -7,9 +7,10 @@
 #   bash tools/gpu-sweep.sh base: regen:RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=1 \
 #        dyn16x8:RENDERER_KERNEL_DEFINES=PT_DYNAMIC_PIXELS=1,RENDERER_CUDA_BLOCK=16x8
 #
-# Each argument is NAME:ENV=VALUE[,ENV=VALUE...]; the pseudo-variable KERNELS=DIR
+# Each argument is NAME:ENV=VALUE[,ENV=VALUE...]. Two pseudo-variables: KERNELS=DIR
 # renders with the kernel sources in DIR (`--kernels DIR`), for variants that are more
-# than a define. RESOLUTIONS (default "1280x720
+# than a define; BUNDLE=DIR runs another bundle's renderer on that bundle's scene, to
+# time the previous build against this one in the same run (before/after). RESOLUTIONS (default "1280x720
 # 1920x1080") and FRAMES (default 20) override the defaults. JSON reports go to
 # $OUT/sweep-<name>-<resolution>.json (OUT defaults to ./gpu-out).
 set -uo pipefail
@@ -24,7 +25,7 @@ export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export RENDERER_KERNEL_CACHE
 RENDERER_KERNEL_CACHE=$(mktemp -d)
 mkdir -p "$OUT"
-scene="$BUNDLE/assets/scenes/rtiow_final.ron"
+scene=assets/scenes/rtiow_final.ron
 # Table cells from one bench report.
 fields="$RENDERER_KERNEL_CACHE/fields.py"
 cat > "$fields" <<'PY'
@@ -45,9 +46,11 @@ for variant in "$@"; do
     IFS=',' read -r -a assignments <<< "${variant#*:}"
     envs=()
     kernels=()
+    bundle=$BUNDLE
     for a in "${assignments[@]}"; do
         case $a in
             KERNELS=*) kernels=(--kernels "${a#KERNELS=}") ;;
+            BUNDLE=*) bundle=${a#BUNDLE=} ;;
             *) envs+=("$a") ;;
         esac
     done
@@ -55,7 +58,7 @@ for variant in "$@"; do
     resources=""
     for res in $RESOLUTIONS; do
         json="$OUT/sweep-$name-$res.json"
-        if env ${envs[@]+"${envs[@]}"} "$BUNDLE/bin/renderer" bench "$scene" --backend cuda --width "${res%x*}" \
+        if env ${envs[@]+"${envs[@]}"} "$bundle/bin/renderer" bench "$bundle/$scene" --backend cuda --width "${res%x*}" \
             --height "${res#*x}" --spp 30 --max-depth 50 --frames "$FRAMES" --warmup 3 "${kernels[@]}" --json > "$json" 2> "$json.err"; then
             row+=$(python3 "$fields" times "$json")
             resources=$(python3 "$fields" resources "$json")

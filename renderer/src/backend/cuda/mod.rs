@@ -4,7 +4,7 @@
 //!
 //! Start-up ([`CudaBackend::new`]): context on device 0, kernels compiled for its
 //! architecture or taken from the disk cache. [`Backend::upload`] copies the blob
-//! payload in one copy; [`Backend::render`] writes the per-launch parameters into the
+//! payload in one copy and repacks its BVH nodes on the device (`DeviceScene`); [`Backend::render`] writes the per-launch parameters into the
 //! kernel's `__constant__` block and launches one thread per pixel, timed by CUDA
 //! events; reads run the tonemap kernel or copy the sums back.
 //! [`Backend::reload_kernels`] recompiles from a folder and swaps the module only on
@@ -265,6 +265,11 @@ impl Backend for CudaBackend {
             Ok(kernels)
         })?;
         self.kernels = kernels;
+        if let Some(scene) = &mut self.scene {
+            guard("repacking the BVH nodes for the new kernels", || {
+                scene.repack_nodes(&self.stream, &self.kernels)
+            })?;
+        }
         Ok(Some(self.kernels.compile))
     }
 
@@ -272,7 +277,7 @@ impl Backend for CudaBackend {
         guard("uploading the scene", || {
             // Free the old scene first: both may not fit at once.
             self.scene = None;
-            self.scene = Some(DeviceScene::upload(&self.stream, blob)?);
+            self.scene = Some(DeviceScene::upload(&self.stream, &self.kernels, blob)?);
             Ok(())
         })
     }

@@ -21,6 +21,9 @@ pub struct KernelModule {
     pub render: CudaFunction,
     pub tonemap: CudaFunction,
     pub rng_probe: CudaFunction,
+    pub repack_nodes: CudaFunction,
+    /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
+    pub node_bytes: usize,
     pub compile: KernelCompile,
     /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
     pub log: String,
@@ -43,7 +46,12 @@ impl KernelModule {
         if let Some((image, log)) = cached
             && let Ok(module) = ctx.load_module(Ptx::from_binary(image))
         {
-            return KernelModule::new(module, KernelCompile { time: start.elapsed(), cached: true }, log);
+            return KernelModule::new(
+                ctx,
+                module,
+                KernelCompile { time: start.elapsed(), cached: true },
+                log,
+            );
         }
         let cubin = nvrtc.compile(sources, &args)?;
         if let Some(dir) = &options.cache_dir {
@@ -53,10 +61,26 @@ impl KernelModule {
         let module = ctx
             .load_module(Ptx::from_binary(cubin.image))
             .with_context(|| format!("the CUDA driver did not load the kernels NVRTC compiled for {arch}"))?;
-        KernelModule::new(module, KernelCompile { time: start.elapsed(), cached: false }, cubin.log)
+        KernelModule::new(ctx, module, KernelCompile { time: start.elapsed(), cached: false }, cubin.log)
     }
 
-    fn new(module: Arc<CudaModule>, compile: KernelCompile, log: String) -> anyhow::Result<KernelModule> {
+    fn new(
+        ctx: &Arc<CudaContext>,
+        module: Arc<CudaModule>,
+        compile: KernelCompile,
+        log: String,
+    ) -> anyhow::Result<KernelModule> {
+        let stream = ctx.default_stream();
+        let symbol = module
+            .get_global("device_node_bytes", &stream)
+            .context("finding `device_node_bytes` in the kernels")?;
+        let node_bytes = stream.clone_dtoh(&symbol).context("reading `device_node_bytes`")?;
+        let node_bytes = match node_bytes.as_slice() {
+            &[a, b, c, d] if u32::from_le_bytes([a, b, c, d]) > 0 => {
+                u32::from_le_bytes([a, b, c, d]) as usize
+            }
+            other => anyhow::bail!("`device_node_bytes` must be a 4-byte unsigned int > 0, found {other:?}"),
+        };
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
@@ -64,6 +88,8 @@ impl KernelModule {
             render: function("render")?,
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
+            repack_nodes: function("repack_nodes")?,
+            node_bytes,
             module,
             compile,
             log,

@@ -21,8 +21,7 @@ pub struct LaunchParams {
     pub spheres: u64,
     pub sphere_materials: u64,
     pub materials: u64,
-    pub node_boxes: u64,
-    pub node_links: u64,
+    pub nodes: u64,
     pub accum: u64,
     pub ray_count: u64,
     pub width: u32,
@@ -32,27 +31,26 @@ pub struct LaunchParams {
     pub first_sample: u32,
     pub samples: u32,
     pub bvh_root: u32,
-    pub padding: [u32; 3],
+    pub padding: [u32; 1],
 }
 
 const _: () = {
     use core::mem::{offset_of, size_of};
-    assert!(size_of::<LaunchParams>() == 224);
+    assert!(size_of::<LaunchParams>() == 208);
     assert!(offset_of!(LaunchParams, spheres) == 128);
-    assert!(offset_of!(LaunchParams, accum) == 168);
-    assert!(offset_of!(LaunchParams, width) == 184);
-    assert!(offset_of!(LaunchParams, samples) == 204);
-    assert!(offset_of!(LaunchParams, bvh_root) == 208);
+    assert!(offset_of!(LaunchParams, accum) == 160);
+    assert!(offset_of!(LaunchParams, width) == 176);
+    assert!(offset_of!(LaunchParams, samples) == 196);
+    assert!(offset_of!(LaunchParams, bvh_root) == 200);
 };
 
-/// Device addresses of the blob sections the kernel reads.
+/// Device addresses of the blob sections the kernel reads, and of the repacked nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SectionPointers {
     pub spheres: u64,
     pub sphere_materials: u64,
     pub materials: u64,
-    pub node_boxes: u64,
-    pub node_links: u64,
+    pub nodes: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -76,7 +74,6 @@ impl LaunchParams {
         self.spheres = sections.spheres;
         self.sphere_materials = sections.sphere_materials;
         self.materials = sections.materials;
-        self.node_boxes = sections.node_boxes;
-        self.node_links = sections.node_links;
+        self.nodes = sections.nodes;
     }
 }

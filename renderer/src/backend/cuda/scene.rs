@@ -1,19 +1,28 @@
 //! The scene on the device: the blob's payload (everything after the header) in one
-//! allocation, filled by one host-to-device copy, and the section addresses into it.
+//! allocation, filled by one host-to-device copy, the section addresses into it, and
+//! the inner nodes repacked by `repack_nodes` into the kernel's one-cache-line
+//! `DeviceNode`s (kernels/device_nodes.cuh says why).
 
 use std::sync::Arc;
 
 use anyhow::Context;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PushKernelArg};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{HEADER_LEN, SectionId};
 
+use super::module::KernelModule;
 use super::params::SectionPointers;
 
 /// A blob uploaded to the GPU.
 pub struct DeviceScene {
-    /// Owns the device memory the pointers point into.
+    /// Owns the device memory the section pointers point into.
     _payload: CudaSlice<u8>,
+    /// The repacked inner nodes, `KernelModule::node_bytes` each (one unused record when
+    /// the root is a leaf, so the allocation is never empty).
+    nodes: CudaSlice<u8>,
+    node_count: u32,
+    /// Device addresses of the blob's node_boxes and node_links sections.
+    node_sections: (u64, u64),
     pub sections: SectionPointers,
     pub sky_bottom: [f32; 4],
     pub sky_top: [f32; 4],
@@ -22,30 +31,64 @@ pub struct DeviceScene {
 }
 
 impl DeviceScene {
-    /// Copies `blob`'s payload to the device in one copy.
-    pub fn upload(stream: &Arc<CudaStream>, blob: &BlobView<'_>) -> anyhow::Result<DeviceScene> {
+    /// Copies `blob`'s payload to the device in one copy, then repacks its nodes.
+    pub fn upload(
+        stream: &Arc<CudaStream>,
+        kernels: &KernelModule,
+        blob: &BlobView<'_>,
+    ) -> anyhow::Result<DeviceScene> {
         let payload = stream
             .clone_htod(blob.payload())
             .with_context(|| format!("copying the {}-byte scene to the GPU", blob.payload().len()))?;
-        let (base, record) = payload.device_ptr(stream);
         // Device allocations are 256-byte aligned and every section offset is 16-aligned
         // relative to the blob start, as is HEADER_LEN: each section pointer is 16-aligned.
+        let (base, record) = payload.device_ptr(stream);
         let at = |id: SectionId| base + (blob.header.sections[id as usize].offset - HEADER_LEN as u64);
         let sections = SectionPointers {
             spheres: at(SectionId::Spheres),
             sphere_materials: at(SectionId::SphereMaterials),
             materials: at(SectionId::Materials),
-            node_boxes: at(SectionId::NodeBoxes),
-            node_links: at(SectionId::NodeLinks),
+            nodes: 0,
         };
+        let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
-        Ok(DeviceScene {
+        let mut scene = DeviceScene {
             _payload: payload,
+            nodes: stream.alloc_zeros::<u8>(1).context("allocating BVH nodes on the GPU")?,
+            node_count: blob.header.node_count,
+            node_sections,
             sections,
             sky_bottom: blob.globals.sky_bottom,
             sky_top: blob.globals.sky_top,
             bvh_root: blob.root(),
-        })
+        };
+        scene.repack_nodes(stream, kernels)?;
+        Ok(scene)
+    }
+
+    /// (Re)builds the kernel's nodes from the blob's node sections with `kernels`'
+    /// repack_nodes: after the upload, and after a kernel reload, whose DeviceNode may differ.
+    pub fn repack_nodes(&mut self, stream: &Arc<CudaStream>, kernels: &KernelModule) -> anyhow::Result<()> {
+        let bytes = kernels.node_bytes * self.node_count.max(1) as usize;
+        // Free the old nodes first: both may not fit at once.
+        self.nodes = stream.alloc_zeros::<u8>(1).context("allocating BVH nodes on the GPU")?;
+        self.nodes = stream
+            .alloc_zeros::<u8>(bytes)
+            .with_context(|| format!("allocating {bytes} bytes of BVH nodes on the GPU"))?;
+        if self.node_count > 0 {
+            let (boxes, links) = self.node_sections;
+            let cfg = super::film_launch(self.node_count);
+            let mut launch = stream.launch_builder(&kernels.repack_nodes);
+            launch.arg(&boxes).arg(&links).arg(&mut self.nodes).arg(&self.node_count);
+            // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
+            // unsigned count): both sections hold `node_count` records (BlobView::parse
+            // checked), and `nodes` has room for `node_count` records of node_bytes.
+            unsafe { launch.launch(cfg) }.context("launching repack_nodes")?;
+        }
+        let (nodes, record) = self.nodes.device_ptr(stream);
+        self.sections.nodes = nodes;
+        drop(record);
+        Ok(())
     }
 }

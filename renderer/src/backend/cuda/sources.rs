@@ -18,6 +18,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("arch.cuh", include_str!("../../../../kernels/arch.cuh")),
     ("blob_layout.cuh", include_str!("../../../../kernels/blob_layout.cuh")),
     ("camera.cuh", include_str!("../../../../kernels/camera.cuh")),
+    ("device_nodes.cuh", include_str!("../../../../kernels/device_nodes.cuh")),
     ("film.cuh", include_str!("../../../../kernels/film.cuh")),
     ("params.cuh", include_str!("../../../../kernels/params.cuh")),
     ("path.cuh", include_str!("../../../../kernels/path.cuh")),
