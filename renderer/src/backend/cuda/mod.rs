@@ -265,10 +265,11 @@ impl Backend for CudaBackend {
             Ok(kernels)
         })?;
         self.kernels = kernels;
-        if let Some(scene) = &mut self.scene {
-            guard("repacking the BVH nodes for the new kernels", || {
-                scene.repack_nodes(&self.stream, &self.kernels)
+        if let Some(scene) = self.scene.take() {
+            let repacked = guard("repacking the BVH nodes for the new kernels", || {
+                scene.with_kernels(&self.stream, &self.kernels)
             })?;
+            self.scene = Some(repacked);
         }
         Ok(Some(self.kernels.compile))
     }

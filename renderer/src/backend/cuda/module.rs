@@ -74,13 +74,14 @@ impl KernelModule {
         let symbol = module
             .get_global("device_node_bytes", &stream)
             .context("finding `device_node_bytes` in the kernels")?;
-        let node_bytes = stream.clone_dtoh(&symbol).context("reading `device_node_bytes`")?;
-        let node_bytes = match node_bytes.as_slice() {
-            &[a, b, c, d] if u32::from_le_bytes([a, b, c, d]) > 0 => {
-                u32::from_le_bytes([a, b, c, d]) as usize
-            }
-            other => anyhow::bail!("`device_node_bytes` must be a 4-byte unsigned int > 0, found {other:?}"),
-        };
+        let bytes = stream.clone_dtoh(&symbol).context("reading `device_node_bytes`")?;
+        let node_bytes = <[u8; 4]>::try_from(bytes.as_slice())
+            .map(u32::from_le_bytes)
+            .ok()
+            .filter(|&n| n > 0)
+            .with_context(|| {
+                format!("`device_node_bytes` must be a 4-byte unsigned int > 0, found {bytes:?}")
+            })? as usize;
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };

@@ -17,8 +17,7 @@ use super::params::SectionPointers;
 pub struct DeviceScene {
     /// Owns the device memory the section pointers point into.
     _payload: CudaSlice<u8>,
-    /// The repacked inner nodes, `KernelModule::node_bytes` each (one unused record when
-    /// the root is a leaf, so the allocation is never empty).
+    /// The repacked inner nodes, `KernelModule::node_bytes` each.
     nodes: CudaSlice<u8>,
     node_count: u32,
     /// Device addresses of the blob's node_boxes and node_links sections.
@@ -44,51 +43,71 @@ impl DeviceScene {
         // relative to the blob start, as is HEADER_LEN: each section pointer is 16-aligned.
         let (base, record) = payload.device_ptr(stream);
         let at = |id: SectionId| base + (blob.header.sections[id as usize].offset - HEADER_LEN as u64);
+        let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
+        let node_count = blob.header.node_count;
+        let nodes = repack_nodes(stream, kernels, node_sections, node_count)?;
         let sections = SectionPointers {
             spheres: at(SectionId::Spheres),
             sphere_materials: at(SectionId::SphereMaterials),
             materials: at(SectionId::Materials),
-            nodes: 0,
+            nodes: device_address(stream, &nodes),
         };
-        let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
-        let mut scene = DeviceScene {
+        Ok(DeviceScene {
             _payload: payload,
-            nodes: stream.alloc_zeros::<u8>(1).context("allocating BVH nodes on the GPU")?,
-            node_count: blob.header.node_count,
+            nodes,
+            node_count,
             node_sections,
             sections,
             sky_bottom: blob.globals.sky_bottom,
             sky_top: blob.globals.sky_top,
             bvh_root: blob.root(),
-        };
-        scene.repack_nodes(stream, kernels)?;
-        Ok(scene)
+        })
     }
 
-    /// (Re)builds the kernel's nodes from the blob's node sections with `kernels`'
-    /// repack_nodes: after the upload, and after a kernel reload, whose DeviceNode may differ.
-    pub fn repack_nodes(&mut self, stream: &Arc<CudaStream>, kernels: &KernelModule) -> anyhow::Result<()> {
-        let bytes = kernels.node_bytes * self.node_count.max(1) as usize;
-        // Free the old nodes first: both may not fit at once.
-        self.nodes = stream.alloc_zeros::<u8>(1).context("allocating BVH nodes on the GPU")?;
-        self.nodes = stream
-            .alloc_zeros::<u8>(bytes)
-            .with_context(|| format!("allocating {bytes} bytes of BVH nodes on the GPU"))?;
-        if self.node_count > 0 {
-            let (boxes, links) = self.node_sections;
-            let cfg = super::film_launch(self.node_count);
-            let mut launch = stream.launch_builder(&kernels.repack_nodes);
-            launch.arg(&boxes).arg(&links).arg(&mut self.nodes).arg(&self.node_count);
-            // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
-            // unsigned count): both sections hold `node_count` records (BlobView::parse
-            // checked), and `nodes` has room for `node_count` records of node_bytes.
-            unsafe { launch.launch(cfg) }.context("launching repack_nodes")?;
-        }
-        let (nodes, record) = self.nodes.device_ptr(stream);
-        self.sections.nodes = nodes;
-        drop(record);
-        Ok(())
+    /// The scene with its nodes rebuilt by `kernels`' repack_nodes, for after a kernel
+    /// reload, whose DeviceNode may differ. On error the scene is gone: its old nodes
+    /// were freed first, because both may not fit at once.
+    pub fn with_kernels(
+        mut self,
+        stream: &Arc<CudaStream>,
+        kernels: &KernelModule,
+    ) -> anyhow::Result<DeviceScene> {
+        drop(self.nodes);
+        self.nodes = repack_nodes(stream, kernels, self.node_sections, self.node_count)?;
+        self.sections.nodes = device_address(stream, &self.nodes);
+        Ok(self)
     }
+}
+
+/// The kernel's nodes built from the blob's node sections (device addresses of
+/// node_boxes and node_links, `count` records each) with `kernels`' repack_nodes.
+/// One unused record when the root is a leaf, so the allocation is never empty.
+fn repack_nodes(
+    stream: &Arc<CudaStream>,
+    kernels: &KernelModule,
+    (boxes, links): (u64, u64),
+    count: u32,
+) -> anyhow::Result<CudaSlice<u8>> {
+    let bytes = kernels.node_bytes * count.max(1) as usize;
+    let mut nodes = stream
+        .alloc_zeros::<u8>(bytes)
+        .with_context(|| format!("allocating {bytes} bytes of BVH nodes on the GPU"))?;
+    if count > 0 {
+        let mut launch = stream.launch_builder(&kernels.repack_nodes);
+        launch.arg(&boxes).arg(&links).arg(&mut nodes).arg(&count);
+        // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
+        // unsigned count): both sections hold `count` records (BlobView::parse checked),
+        // and `nodes` has room for `count` records of node_bytes.
+        unsafe { launch.launch(super::film_launch(count)) }.context("launching repack_nodes")?;
+    }
+    Ok(nodes)
+}
+
+/// The device address of `slice`.
+fn device_address(stream: &Arc<CudaStream>, slice: &CudaSlice<u8>) -> u64 {
+    // The event record only ends the borrow (a no-op on our single stream).
+    let (address, _record) = slice.device_ptr(stream);
+    address
 }
