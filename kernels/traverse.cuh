@@ -30,13 +30,26 @@ __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin,
     }
 }
 
+// The ray's distances to the planes x = px, y = py, z = pz: `origin * inv_dir` is
+// folded into one FMA per plane.
+__device__ __forceinline__ float3 planes(float px, float py, float pz, float3 inv_dir, float3 neg_origin_inv_dir) {
+    return make_float3(fmaf(px, inv_dir.x, neg_origin_inv_dir.x), fmaf(py, inv_dir.y, neg_origin_inv_dir.y),
+                       fmaf(pz, inv_dir.z, neg_origin_inv_dir.z));
+}
+
+// Where the ray enters a box, from its near planes, and leaves it, from its far planes.
+// fmaxf/fminf drop a NaN plane (0 * inf from an axis-parallel ray), which only makes
+// the test conservative; the results themselves are never NaN.
+__device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(near.x, near.y), fmaxf(near.z, T_MIN)); }
+__device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
+
 // The closest sphere hit in (T_MIN, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
 // loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
-// line) holds both children's boxes and links, so one visit tests both; each axis is stored in both plane orders and the ray
-// reads the row that puts its near planes in lanes x, y and far planes in z, w: the
-// slab test needs no min/max to sort planes (H200, RTIOW 1080p: 8.80 -> 8.24 ms, the
+// line) holds both children's boxes and links, so one visit tests both; each axis is
+// stored in both plane orders and the ray reads the row that puts its near planes in
+// lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (H200, RTIOW 1080p: 8.80 -> 8.24 ms, the
 // min/max were the largest instruction class). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
@@ -63,20 +76,11 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
             const float4 y = __ldg(rows + row_y);
             const float4 z = __ldg(rows + row_z);
             const uint2 child = __ldg(reinterpret_cast<const uint2*>(&nodes[node].links));
-            // fmaxf/fminf drop a NaN plane (0 * inf from an axis-parallel ray), which only
-            // makes the test conservative; enter/exit themselves are never NaN.
-            const float enter_left = fmaxf(fmaxf(fmaf(x.x, inv_dir.x, neg_origin_inv_dir.x),
-                                                 fmaf(y.x, inv_dir.y, neg_origin_inv_dir.y)),
-                                           fmaxf(fmaf(z.x, inv_dir.z, neg_origin_inv_dir.z), T_MIN));
-            const float exit_left = fminf(fminf(fmaf(x.z, inv_dir.x, neg_origin_inv_dir.x),
-                                                fmaf(y.z, inv_dir.y, neg_origin_inv_dir.y)),
-                                          fminf(fmaf(z.z, inv_dir.z, neg_origin_inv_dir.z), t_closest));
-            const float enter_right = fmaxf(fmaxf(fmaf(x.y, inv_dir.x, neg_origin_inv_dir.x),
-                                                  fmaf(y.y, inv_dir.y, neg_origin_inv_dir.y)),
-                                            fmaxf(fmaf(z.y, inv_dir.z, neg_origin_inv_dir.z), T_MIN));
-            const float exit_right = fminf(fminf(fmaf(x.w, inv_dir.x, neg_origin_inv_dir.x),
-                                                 fmaf(y.w, inv_dir.y, neg_origin_inv_dir.y)),
-                                           fminf(fmaf(z.w, inv_dir.z, neg_origin_inv_dir.z), t_closest));
+            // Lanes x, y: the near planes of the left and right box; z, w: their far planes.
+            const float enter_left = slab_enter(planes(x.x, y.x, z.x, inv_dir, neg_origin_inv_dir));
+            const float exit_left = slab_exit(planes(x.z, y.z, z.z, inv_dir, neg_origin_inv_dir), t_closest);
+            const float enter_right = slab_enter(planes(x.y, y.y, z.y, inv_dir, neg_origin_inv_dir));
+            const float exit_right = slab_exit(planes(x.w, y.w, z.w, inv_dir, neg_origin_inv_dir), t_closest);
             const bool hit_left = enter_left <= exit_left;
             const bool hit_right = enter_right <= exit_right;
             if (hit_left && hit_right) {
