@@ -30,6 +30,22 @@ fn scene_text(sky: f32, radius: f32) -> String {
 /// The child process, killed when the test ends however it ends.
 struct Watch(Child);
 
+/// Starts `renderer watch <args>` in `dir` with its stdout piped, and its stdout lines.
+fn start_watch(dir: &Path, args: &[&str]) -> (Watch, Receiver<String>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_renderer"))
+        .arg("watch")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start renderer watch");
+    let mut watch = Watch(child);
+    let lines = lines(&mut watch.0);
+    (watch, lines)
+}
+
 impl Drop for Watch {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -82,17 +98,24 @@ fn watch_renders_after_every_save_and_survives_a_broken_one() {
     let scene = dir.path().join("scene.ron");
     let out = dir.path().join("frame.png");
     std::fs::write(&scene, scene_text(0.2, 0.5)).expect("write scene");
-    let child = Command::new(env!("CARGO_BIN_EXE_renderer"))
-        .args(["watch", "scene.ron", "--out", "frame.png", "--backend", "cpu"])
-        .args(["--width", "16", "--height", "8", "--spp", "1", "--frames", "2"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start renderer watch");
-    let mut watch = Watch(child);
-    let lines = lines(&mut watch.0);
+    let (mut watch, lines) = start_watch(
+        dir.path(),
+        &[
+            "scene.ron",
+            "--out",
+            "frame.png",
+            "--backend",
+            "cpu",
+            "--width",
+            "16",
+            "--height",
+            "8",
+            "--spp",
+            "1",
+            "--frames",
+            "2",
+        ],
+    );
 
     let first = next_line(&lines, "the first frame");
     assert!(first.starts_with("gen 1 scene: open "), "{first}");
@@ -135,17 +158,23 @@ fn watch_starts_on_a_broken_scene_and_renders_once_it_is_fixed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let scene = dir.path().join("scene.ron");
     std::fs::write(&scene, scene_text(0.2, -1.0)).expect("write scene");
-    let child = Command::new(env!("CARGO_BIN_EXE_renderer"))
-        .args(["watch", "scene.ron", "-o", "frame.png", "--backend", "cpu", "--width", "8", "--height", "4"])
-        .args(["--frames", "1"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start renderer watch");
-    let mut watch = Watch(child);
-    let lines = lines(&mut watch.0);
+    // Kept until the end: dropping it kills the process.
+    let (_watch, lines) = start_watch(
+        dir.path(),
+        &[
+            "scene.ron",
+            "-o",
+            "frame.png",
+            "--backend",
+            "cpu",
+            "--width",
+            "8",
+            "--height",
+            "4",
+            "--frames",
+            "1",
+        ],
+    );
 
     let line = next_line(&lines, "the error line");
     assert!(line.contains("scene.ron:7:43:") && line.ends_with("waiting for a fix"), "{line}");
