@@ -5,7 +5,7 @@
 mod gpu_support;
 
 use glam::Vec3;
-use gpu_support::{compile, constant_sky_scene, cuda_or_skip, job, material, rtiow_scene, view};
+use gpu_support::{compile, constant_sky_scene, cuda_or_skip, job, material, repo_root, rtiow_scene, view};
 use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
@@ -56,6 +56,21 @@ fn rtiow_renders_deterministically_and_in_parts() {
             assert!((i32::from(px[c]) - expected).abs() <= 1, "tonemap {} vs {expected}", px[c]);
         }
     }
+}
+
+/// A kernel reload rebuilds the device nodes of the loaded scene for the new module:
+/// the same job renders the same bits before and after.
+#[test]
+fn kernel_reload_keeps_the_loaded_scene_rendering() {
+    let Some(mut gpu) = cuda_or_skip() else { return };
+    let blob = compile(&rtiow_scene());
+    let blob = view(&blob);
+    gpu.upload(&blob).expect("upload");
+    gpu.render(&job(&blob, 64, 36, 3, 0, 4)).expect("render");
+    let before = gpu.read_linear().expect("read_linear");
+    gpu.reload_kernels(&repo_root().join("kernels")).expect("reload the kernels");
+    gpu.render(&job(&blob, 64, 36, 3, 0, 4)).expect("render after the reload");
+    assert_eq!(gpu.read_linear().unwrap(), before);
 }
 
 #[test]
