@@ -1,5 +1,6 @@
-// Differences between GPU architectures, in one place (STYLE.md: candle-kernels'
-// compatibility header). Everything else in kernels/ is architecture-neutral.
+// Differences between GPU architectures, in one place (as candle-kernels keeps its
+// compatibility header), so a new GPU generation means editing this file only.
+// Everything else in kernels/ is architecture-neutral.
 #pragma once
 
 // Render block shape. The host passes both (renderer/src/backend/cuda/options.rs,

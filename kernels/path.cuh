@@ -8,6 +8,7 @@
 #include "params.cuh"
 #include "rng.cuh"
 #include "scatter.cuh"
+#include "shapes.cuh"
 #include "traverse.cuh"
 #include "vec3.cuh"
 
@@ -48,16 +49,15 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
     const Hit hit = traverse(p.origin, p.dir);
-    if (hit.sphere == NO_HIT) {
+    if (hit.prim == NO_HIT) {
         p.radiance += p.throughput * sky(p.dir);
         return false;
     }
-    const float4 center_radius = __ldg(&params.spheres[hit.sphere].center_radius);
     const float3 point = p.origin + hit.t * p.dir;
-    const float3 n_out = (point - xyz(center_radius)) / center_radius.w;
+    const float3 n_out = outward_normal(hit.prim, point);
     const bool front_face = dot(p.dir, n_out) < 0.0f;
     const float3 n = front_face ? n_out : -n_out;
-    const MaterialRecord* __restrict__ m = params.materials + __ldg(&params.sphere_materials[hit.sphere]);
+    const MaterialRecord* __restrict__ m = prim_material(hit.prim);
     p.radiance += p.throughput * xyz(__ldg(&m->emission));
     ScatterRandoms r;
     r.lobe = next_f32(p.rng);

@@ -4,31 +4,14 @@
 
 #include "blob_layout.cuh"
 #include "params.cuh"
-#include "sphere.cuh"
+#include "shapes.cuh"
 
-#define NO_HIT 0xffffffffu
-
-// The closest hit of a ray; `sphere == NO_HIT` when it leaves the scene.
+// The closest hit of a ray; `prim == NO_HIT` when it leaves the scene.
 struct Hit {
     float t;
-    // Index into the sphere sections (BVH leaf order).
-    unsigned int sphere;
+    // The primitive reference (shapes.cuh): kind and index within its kind.
+    unsigned int prim;
 };
-
-// Tests the spheres of leaf link `leaf` against the ray, shrinking `t_closest`.
-__device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
-                                               unsigned int& closest) {
-    const SphereRecord* __restrict__ spheres = params.spheres;
-    const unsigned int first = leaf & BLOB_LEAF_FIRST_MASK;
-    const unsigned int end = first + ((leaf & ~BLOB_LEAF_FLAG) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
-    for (unsigned int i = first; i < end; ++i) {
-        float t;
-        if (intersect_sphere(__ldg(&spheres[i].center_radius), origin, dir, t_closest, t)) {
-            t_closest = t;
-            closest = i;
-        }
-    }
-}
 
 // The ray's distances to the planes x = px, y = py, z = pz: `origin * inv_dir` is
 // folded into one FMA per plane.
@@ -43,7 +26,7 @@ __device__ __forceinline__ float3 planes(float px, float py, float pz, float3 in
 __device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(near.x, near.y), fmaxf(near.z, T_MIN)); }
 __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
 
-// The closest sphere hit in (T_MIN, +inf): one "ray" in the Mrays/s count.
+// The closest primitive hit in (T_MIN, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
 // loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache

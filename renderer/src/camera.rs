@@ -1,7 +1,9 @@
-//! The camera frame both backends generate rays from (docs/path-tracing.md).
+//! The camera frame both backends generate rays from (docs/path-tracing.md), resolved
+//! from the scene's [`Camera`], whether it came from a blob ([`scene_compiler::BlobView::camera`])
+//! or from the viewer's orbit.
 
 use glam::Vec3;
-use scene_compiler::blob::layout::GlobalsRecord;
+use scene_compiler::scene::Camera;
 
 /// RTIOW thin-lens camera, resolved for one image aspect.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,12 +19,9 @@ pub struct CameraFrame {
 }
 
 impl CameraFrame {
-    /// The frame for the blob's camera at `width / height`.
-    pub fn new(globals: &GlobalsRecord, width: u32, height: u32) -> CameraFrame {
-        let [fx, fy, fz, vfov_deg] = globals.camera_from_vfov;
-        let [ax, ay, az, aperture] = globals.camera_at_aperture;
-        let [ux, uy, uz, focus_dist] = globals.camera_up_focus;
-        let (look_from, look_at, up) = (Vec3::new(fx, fy, fz), Vec3::new(ax, ay, az), Vec3::new(ux, uy, uz));
+    /// The frame for `camera` at `width / height`.
+    pub fn new(camera: &Camera, width: u32, height: u32) -> CameraFrame {
+        let Camera { look_from, look_at, up, vfov_deg, aperture, focus_dist } = *camera;
         let aspect = width as f32 / height as f32;
         let half_h = (vfov_deg.to_radians() * 0.5).tan();
         let viewport_h = 2.0 * half_h;

@@ -2,8 +2,9 @@
 pub mod backend;
 pub mod camera;
 pub mod cli;
+pub mod job;
+pub mod load;
 pub mod output;
-pub mod scene_input;
 pub mod session;
 pub mod timing;
 pub mod view;

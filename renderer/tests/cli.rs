@@ -115,27 +115,38 @@ fn a_missing_scene_is_exit_2_naming_the_file() {
 }
 
 #[test]
-fn a_bad_ron_is_exit_2_with_the_compiler_diagnostic() {
+fn a_bad_ron_is_exit_1_with_the_compiler_diagnostic() {
     let (dir, ron, _) = scene_dir();
     let source = std::fs::read_to_string(&ron).expect("read ron").replacen("radius: 1.0", "radius: -1.0", 1);
     std::fs::write(&ron, source).expect("write ron");
     let out = renderer(&["render", "scene.ron", "--backend", "cpu"], dir.path());
-    assert_exit(&out, 2);
+    assert_exit(&out, 1);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("scene.ron:") && stderr.contains("radius"), "{stderr}");
     assert!(!dir.path().join("scene.png").exists());
 }
 
 #[test]
-fn a_corrupted_blob_is_exit_2() {
+fn a_corrupted_blob_is_exit_1() {
     let (dir, _, blob) = scene_dir();
     let mut bytes = std::fs::read(&blob).expect("read blob");
     let last = bytes.len() - 1;
     bytes[last] ^= 0xff;
     std::fs::write(&blob, bytes).expect("write blob");
     let out = renderer(&["render", "scene.blob", "--backend", "cpu"], dir.path());
-    assert_exit(&out, 2);
+    assert_exit(&out, 1);
     assert!(text(&out.stderr).contains("scene.blob"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn an_unwritable_output_is_exit_2() {
+    let (dir, _, _) = scene_dir();
+    let out = renderer(
+        &["render", "scene.blob", "--backend", "cpu", "--spp", "1", "-o", "no/such/dir/x.png"],
+        dir.path(),
+    );
+    assert_exit(&out, 2);
+    assert!(text(&out.stderr).contains("x.png"), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -164,14 +175,14 @@ fn unknown_scene_extension_and_bad_flags_are_exit_2() {
 }
 
 #[test]
-fn backend_cuda_without_a_driver_is_exit_1_with_a_clear_message() {
+fn backend_cuda_without_a_driver_is_exit_3_with_a_clear_message() {
     let (dir, ron, _) = scene_dir();
     let out = renderer(&["render", ron.to_str().unwrap_or_default(), "--backend", "cuda"], dir.path());
     if out.status.success() {
         eprintln!("a CUDA driver is present here: the no-driver path is not exercised");
         return;
     }
-    assert_exit(&out, 1);
+    assert_exit(&out, 3);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("CUDA") && !stderr.contains("panicked"), "{stderr}");
 }
@@ -253,7 +264,7 @@ fn help_documents_exit_codes_and_backends() {
     let out = renderer(&["render", "--help"], Path::new("."));
     assert_exit(&out, 0);
     let help = text(&out.stdout);
-    for needle in ["Exit codes", "--backend", "--spp", "--kernels", "--output", ".exr"] {
+    for needle in ["Exit codes", "--backend", "--spp", "--kernels", "--output", ".exr", "3  device failure"] {
         assert!(help.contains(needle), "render --help lacks {needle:?}");
     }
 }

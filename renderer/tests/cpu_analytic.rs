@@ -82,7 +82,7 @@ enum Coverage {
 /// cone poking between two corners. Everything else is the excluded edge band.
 fn silhouette(scene: &Scene, blob: &scene_compiler::AlignedBytes) -> Vec<Coverage> {
     let view = BlobView::parse(blob).expect("valid blob");
-    let cam = CameraFrame::new(view.globals, WIDTH, HEIGHT);
+    let cam = CameraFrame::new(&view.camera(), WIDTH, HEIGHT);
     let d = |v: Vec3| v.as_dvec3();
     let corner_dir = |x: u32, y: u32| -> DVec3 {
         let s = f64::from(x) / f64::from(WIDTH);
@@ -201,7 +201,7 @@ fn sky_gradient_follows_the_ray_direction_top_row_first() {
     );
     let blob = compile(&s);
     let view = BlobView::parse(&blob).expect("valid blob");
-    let cam = CameraFrame::new(view.globals, WIDTH, HEIGHT);
+    let cam = CameraFrame::new(&view.camera(), WIDTH, HEIGHT);
     let (image, _) = render(&blob, &job(&blob, WIDTH, HEIGHT, SPP, 4, 4));
     // The blue channel is 0.5 * (dir.y + 1): a pixel's average lies within the range
     // of that function over the pixel, found on a fine grid (its slope across a 1/8

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::{Backend, RenderJob};
-use renderer::camera::CameraFrame;
+use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// The scenes in `assets/scenes/` that have references; a missing scene is skipped.
@@ -61,19 +61,18 @@ fn setup(name: &str, spp: u32, seed_offset: u32) -> (CpuBackend, RenderJob) {
     let scene = scene_compiler::scene::load_file(&path).unwrap_or_else(|e| panic!("{e}"));
     let compiled = compile_scene(&scene, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("a compiled blob is valid");
-    let [width, height, _, max_depth] = view.globals.settings;
-    let height = ((WIDTH as f32 * height as f32 / width as f32).round() as u32).max(1);
+    let scene_settings = view.settings();
+    let height =
+        ((WIDTH as f32 * scene_settings.height as f32 / scene_settings.width as f32).round() as u32).max(1);
     let mut backend = CpuBackend::new();
     backend.upload(&view).expect("CPU upload");
-    let job = RenderJob {
+    let settings = RenderSettings {
         width: WIDTH,
         height,
-        max_depth,
-        seed: view.globals.seed_root[0].wrapping_add(seed_offset),
-        first_sample: 0,
-        samples: spp,
-        camera: CameraFrame::new(view.globals, WIDTH, height),
+        seed: scene_settings.seed.wrapping_add(seed_offset),
+        ..scene_settings
     };
+    let job = RenderJob::new(&settings, &view.camera(), 0..spp);
     (backend, job)
 }
 

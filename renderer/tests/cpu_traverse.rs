@@ -5,8 +5,10 @@ mod cpu_support;
 use glam::{Vec3, Vec3A};
 use renderer::backend::cpu::rng::Rng;
 use renderer::backend::cpu::scene::CpuScene;
-use renderer::backend::cpu::traverse::{Hit, intersect_sphere, traverse};
+use renderer::backend::cpu::shapes::sphere::intersect_sphere;
+use renderer::backend::cpu::traverse::{Hit, traverse};
 use scene_compiler::blob::NodeLayout;
+use scene_compiler::blob::layout::{PrimKind, prim_ref};
 use scene_compiler::scene::{MaterialKind, Sky};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
@@ -18,7 +20,7 @@ fn brute_force(s: &CpuScene, origin: Vec3A, dir: Vec3A) -> Option<Hit> {
     for (i, &sphere) in s.spheres.iter().enumerate() {
         let t_max = best.map_or(f32::INFINITY, |h| h.t);
         if let Some(t) = intersect_sphere(sphere, origin, dir, t_max) {
-            best = Some(Hit { t, sphere: i as u32 });
+            best = Some(Hit { t, prim: prim_ref(PrimKind::Sphere, i as u32) });
         }
     }
     best
@@ -44,7 +46,7 @@ fn check_against_brute_force(s: &CpuScene, origins: impl Fn(&mut Rng) -> Vec3A) 
             (Some(g), Some(w)) => {
                 hits += 1;
                 // Two spheres can share a distance only in a tie; then either is right.
-                assert!(g.sphere == w.sphere || g.t == w.t, "ray {origin} {dir}: {g:?} != {w:?}");
+                assert!(g.prim == w.prim || g.t == w.t, "ray {origin} {dir}: {g:?} != {w:?}");
             }
             (None, None) => {}
             _ => panic!("ray {origin} {dir}: traversal {got:?}, brute force {want:?}"),

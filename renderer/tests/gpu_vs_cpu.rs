@@ -1,6 +1,7 @@
-//! The GPU and the CPU backend compute the same images (DESIGN.md, "Backends"): the
-//! RTIOW scene at 320x180 and 1024 spp, and a small scene with a thin lens and an
-//! emitter. Prints "skipped: ..." and passes without a CUDA driver.
+//! The GPU and the CPU backend compute the same images (docs/architecture.md, backends;
+//! both implement docs/path-tracing.md): the RTIOW scene at 320x180 and 1024 spp, and
+//! a small scene with a thin lens and an emitter. Prints "skipped: ..." and passes
+//! without a CUDA driver.
 //!
 //! Two checks, each a clear signal for a different bug:
 //! - Same seed: both backends draw the same random numbers for the same purpose, so

@@ -4,8 +4,9 @@
 use std::time::{Duration, Instant};
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
-use crate::bvh::{self, Aabb, BuildOptions, BvhStats};
+use crate::bvh::{self, BuildOptions, BvhStats};
 use crate::scene::Scene;
+use crate::shapes;
 
 /// How to compile; the defaults match `scene-compiler build` without flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +30,10 @@ pub struct Compiled {
     pub encode_time: Duration,
 }
 
-/// Builds the BVH over `scene.spheres` and encodes the blob. Deterministic.
+/// Builds the BVH over every primitive of the scene and encodes the blob. Deterministic.
 pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
     let start = Instant::now();
-    let prims: Vec<Aabb> = scene.spheres.iter().map(|s| Aabb::of_sphere(s.center, s.radius)).collect();
-    let mut tree = bvh::build(&prims, &options.bvh);
+    let mut tree = bvh::build(&shapes::bounds(scene), &options.bvh);
     let flags = match options.layout {
         NodeLayout::DepthFirst => 0,
         NodeLayout::VanEmdeBoas => {

@@ -1,9 +1,18 @@
 //! Scene compiler: RON text -> validated [`Scene`] -> BVH -> GPU-ready blob bytes.
 //!
-//! Data flows one way (see DESIGN.md): [`scene::parse`] parses and validates,
+//! Data flows one way (see docs/architecture.md): [`scene::parse`] parses and validates,
 //! [`bvh::build`] builds a plain tree, [`bvh::veb`] optionally reorders it, and
 //! [`blob::write`] lays everything out as one 16-byte-aligned SoA blob that
-//! [`blob::BlobView::parse`] reads back zero-copy. This crate knows nothing of CUDA.
+//! [`blob::BlobView::parse`] reads back zero-copy.
+//!
+//! CUDA: this crate never runs or links it, but it owns the kernels' *data layout*.
+//! The blob records ([`blob::layout`]) are the single source of truth for
+//! `kernels/blob_layout.cuh`, whose text [`blob::cuda_header`] generates, and
+//! [`blob_record!`] lets other crates declare their own records shared with the
+//! kernels the same way.
+//!
+//! Features: `cli` (default) builds the `scene-compiler` binary and pulls in its
+//! command-line dependencies; the library needs none of them (`default-features = false`).
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("the blob format is little-endian and read zero-copy");
@@ -11,7 +20,9 @@ compile_error!("the blob format is little-endian and read zero-copy");
 pub mod blob;
 pub mod bvh;
 pub mod compile;
+pub mod limits;
 pub mod scene;
+pub mod shapes;
 
 pub use blob::{AlignedBytes, BlobError, BlobView};
 pub use compile::{CompileOptions, Compiled, compile_scene};

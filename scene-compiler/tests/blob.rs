@@ -4,7 +4,9 @@ mod common;
 
 use std::path::Path;
 
-use scene_compiler::blob::layout::{HEADER_LEN, LEAF_COUNT_SHIFT, LEAF_FIRST_MASK, LEAF_FLAG};
+use scene_compiler::blob::layout::{
+    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, PRIM_INDEX_MASK, PRIM_KIND_MASK,
+};
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
 use scene_compiler::bvh::stats;
 use scene_compiler::{CompileOptions, compile_scene};
@@ -24,11 +26,13 @@ fn round_trip_keeps_every_sphere_material_and_light() {
     assert_eq!(view.lights.len(), 2);
     assert_eq!(view.node_layout(), NodeLayout::DepthFirst);
     assert_eq!(view.globals.settings, [64, 36, 4, 8]);
-    for (stored, &source) in view.spheres.iter().zip(view.sphere_sources) {
+    assert_eq!(view.settings(), scene.settings);
+    assert_eq!(view.camera(), scene.camera);
+    for (stored, &source) in view.spheres.iter().zip(view.prim_sources) {
         let s = &scene.spheres[source as usize];
         assert_eq!(stored.center_radius, [s.center.x, s.center.y, s.center.z, s.radius]);
     }
-    for (&m, &source) in view.sphere_materials.iter().zip(view.sphere_sources) {
+    for (&m, &source) in view.prim_materials.iter().zip(view.prim_sources) {
         assert_eq!(m, scene.spheres[source as usize].material);
     }
     // Directional lights store the unit direction towards the light.
@@ -118,8 +122,8 @@ fn misaligned_and_short_buffers_are_refused() {
 /// and that walking the tree from the root terminates.
 fn assert_in_range(view: &BlobView<'_>) {
     let (spheres, materials, nodes) = (view.spheres.len(), view.materials.len(), view.node_links.len());
-    assert_eq!(view.sphere_materials.len(), spheres);
-    assert!(view.sphere_materials.iter().all(|&m| (m as usize) < materials));
+    assert_eq!(view.prim_materials.len(), spheres);
+    assert!(view.prim_materials.iter().all(|&m| (m as usize) < materials));
     assert_eq!(view.node_boxes.len(), nodes);
     let mut stack = vec![view.root()];
     let mut visits = 0;
@@ -127,8 +131,9 @@ fn assert_in_range(view: &BlobView<'_>) {
         visits += 1;
         assert!(visits <= 2 * nodes + 1, "tree walk does not terminate");
         if link & LEAF_FLAG != 0 {
-            let first = (link & LEAF_FIRST_MASK) as usize;
-            let count = ((link & !LEAF_FLAG) >> LEAF_COUNT_SHIFT) as usize + 1;
+            assert_eq!(link & PRIM_KIND_MASK, 0, "spheres are the only kind");
+            let first = (link & PRIM_INDEX_MASK) as usize;
+            let count = ((link & LEAF_COUNT_MASK) >> LEAF_COUNT_SHIFT) as usize + 1;
             assert!(first + count <= spheres);
         } else {
             assert!((link as usize) < nodes);
@@ -140,7 +145,8 @@ fn assert_in_range(view: &BlobView<'_>) {
 
 fn fix_crc(bytes: &mut [u8]) {
     let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
-    bytes[32..36].copy_from_slice(&crc.to_le_bytes());
+    let at = std::mem::offset_of!(BlobHeader, payload_crc32);
+    bytes[at..at + 4].copy_from_slice(&crc.to_le_bytes());
 }
 
 /// Every single-bit flip at every byte, once with the checksum left stale (the
@@ -199,7 +205,21 @@ fn out_of_range_indices_are_named() {
     bad_material.as_mut_slice()[mats_at..mats_at + 4].copy_from_slice(&99u32.to_le_bytes());
     fix_crc(bad_material.as_mut_slice());
     let err = BlobView::parse(&bad_material).unwrap_err().to_string();
-    assert!(err.contains("sphere_materials[0]") && err.contains("99"), "{err}");
+    assert!(err.contains("prim_materials[0]") && err.contains("99"), "{err}");
+
+    // A leaf link naming a primitive kind the format does not have.
+    let (at, link) = view
+        .node_links
+        .iter()
+        .enumerate()
+        .flat_map(|(i, l)| [(links_at + 8 * i, l.left), (links_at + 8 * i + 4, l.right)])
+        .find(|&(_, link)| link & LEAF_FLAG != 0)
+        .expect("a tree has leaves");
+    let mut unknown_kind = compiled.blob.clone();
+    unknown_kind.as_mut_slice()[at..at + 4].copy_from_slice(&(link | PRIM_KIND_MASK).to_le_bytes());
+    fix_crc(unknown_kind.as_mut_slice());
+    let err = BlobView::parse(&unknown_kind).unwrap_err().to_string();
+    assert!(err.contains("unknown primitive kind 3"), "{err}");
 
     // Point the root's right child back at the root: a cycle the GPU would loop on.
     let mut cycle = compiled.blob.clone();

@@ -6,7 +6,7 @@
 
 use glam::Vec3;
 use proptest::prelude::*;
-use scene_compiler::blob::layout::MAX_BVH_DEPTH;
+use scene_compiler::limits::MAX_BVH_DEPTH;
 use scene_compiler::blob::{BlobView, NodeLayout};
 use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, NodeKind};
 use scene_compiler::{CompileOptions, compile_scene};

@@ -1,5 +1,6 @@
 //! The `scene-compiler` binary on real files in temp dirs: what it writes, what it
-//! prints, and its exit codes (0 success, 1 invalid input, 2 usage or I/O error).
+//! prints, and its exit codes (0 success, 1 invalid input, 2 usage or I/O error; 3,
+//! device failure, is the renderer's only). Each code it can produce is asserted here.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -179,5 +180,38 @@ fn out_of_range_flags_are_usage_errors() {
         assert_code(&out, 2, &format!("{flags:?}"));
         assert!(stderr(&out).contains(flags[0]), "names the flag: {}", stderr(&out));
         assert!(!blob.exists(), "{flags:?}: nothing written");
+    }
+}
+
+#[test]
+fn unknown_flags_and_subcommands_are_usage_errors() {
+    let scene_path = asset("scenes/three_spheres.ron");
+    for args in [
+        vec![p("build"), &scene_path, p("--frobnicate")],
+        vec![p("--frobnicate")],
+        vec![p("verify")],
+        vec![p("compile"), &scene_path],
+        vec![],
+    ] {
+        let out = run(&args);
+        assert_code(&out, 2, &format!("{args:?}"));
+        assert!(stderr(&out).contains("error:"), "{args:?}: says what is wrong: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn help_states_the_exit_codes() {
+    for args in [vec![p("--help")], vec![p("build"), p("--help")], vec![p("verify"), p("--help")]] {
+        let out = run(&args);
+        assert_code(&out, 0, &format!("{args:?}"));
+        let help = stdout(&out);
+        for line in [
+            "0  success",
+            "1  invalid input: a scene with errors",
+            "2  usage or I/O error",
+            "3  device failure: the renderer's only; scene-compiler never exits with it",
+        ] {
+            assert!(help.contains(line), "{args:?}: no `{line}` in:\n{help}");
+        }
     }
 }

@@ -2,28 +2,74 @@
 //!
 //! `cuda` runs the kernels in `kernels/` through cudarc (driver + NVRTC, loaded at
 //! run time); `cpu` runs the same algorithm in Rust with rayon. Both accumulate
-//! into their own film and hand back tonemapped RGBA8 or the linear average.
+//! into their own film and hand back tonemapped RGBA8 or the linear average; the
+//! film bookkeeping they share ([`FilmShape`], [`FilmShape::start`]) lives here.
 
 pub mod cpu;
 pub mod cuda;
 pub mod select;
 
+use anyhow::bail;
 use scene_compiler::BlobView;
 
-use crate::camera::CameraFrame;
+pub use crate::job::RenderJob;
 
-/// What one call of [`Backend::render`] computes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RenderJob {
+/// A film's size and the samples per pixel summed in it (both backends' bookkeeping).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FilmShape {
     pub width: u32,
     pub height: u32,
-    pub max_depth: u32,
-    pub seed: u32,
-    /// Samples per pixel already in the film; 0 clears it first.
-    pub first_sample: u32,
-    /// Samples per pixel to add in this call.
     pub samples: u32,
-    pub camera: CameraFrame,
+}
+
+/// What a job does to the film it renders into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilmStart {
+    /// Clear the film to the job's size first (`first_sample == 0`).
+    Fresh,
+    /// Add to the samples already there.
+    Continue,
+}
+
+impl FilmShape {
+    /// Pixels in the film.
+    pub fn pixels(&self) -> u32 {
+        self.width * self.height
+    }
+
+    /// What divides the sums: the sample count, 1 for an empty film (black, not NaN).
+    pub fn divisor(&self) -> f32 {
+        self.samples.max(1) as f32
+    }
+
+    /// Checks `job` against the film it renders into (`None`: no film yet) and says
+    /// whether it starts a fresh one. Pixel and sample indices are 32-bit in the random
+    /// streams, so larger images and sample ranges are refused.
+    pub fn start(film: Option<FilmShape>, job: &RenderJob) -> anyhow::Result<FilmStart> {
+        let pixels = u64::from(job.width) * u64::from(job.height);
+        if pixels == 0 || pixels > u64::from(u32::MAX) {
+            bail!("cannot render a {}x{} image", job.width, job.height);
+        }
+        if job.first_sample.checked_add(job.samples).is_none() {
+            bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
+        }
+        if job.first_sample == 0 {
+            return Ok(FilmStart::Fresh);
+        }
+        let film = film.unwrap_or_default();
+        if (film.width, film.height, film.samples) != (job.width, job.height, job.first_sample) {
+            bail!(
+                "render job continues a {}x{} film at sample {}, but the film is {}x{} with {} samples",
+                job.width,
+                job.height,
+                job.first_sample,
+                film.width,
+                film.height,
+                film.samples
+            );
+        }
+        Ok(FilmStart::Continue)
+    }
 }
 
 /// What one call of [`Backend::render`] did.

@@ -7,8 +7,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use super::{Failure, OrFail, SceneArgs, Settings, load_scene, open_backend, view_scene};
+use scene_compiler::scene::RenderSettings;
+
+use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, view_scene};
 use crate::backend::KernelResources;
+use crate::job::RenderJob;
 use crate::timing::mega_per_second;
 
 /// Flags of `renderer bench`.
@@ -33,7 +36,7 @@ struct Report {
     scene: String,
     device: String,
     #[serde(flatten)]
-    settings: Settings,
+    settings: RenderSettings,
     frames: u32,
     warmup: u32,
     /// Render time per frame, milliseconds.
@@ -53,18 +56,17 @@ struct Report {
 
 /// Runs the benchmark and prints the report.
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
-    let input = load_scene(&args.scene.scene)?;
-    let (view, _) = view_scene(&input)?;
-    let settings = args.scene.settings(view.globals);
+    let scene = load_scene(&args.scene.scene)?;
+    let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, _) = open_backend(&args.scene, &view)?;
-    let job = settings.full_frame(view.globals);
+    let job = RenderJob::full_frame(&settings, &view.camera());
     for _ in 0..args.warmup {
-        backend.render(&job).or_runtime()?;
+        backend.render(&job).or_device()?;
     }
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     let mut last = None;
     for _ in 0..args.frames {
-        let stats = backend.render(&job).or_runtime()?;
+        let stats = backend.render(&job).or_device()?;
         frame_ms.push(stats.render_ms);
         last = Some(stats);
     }
@@ -87,10 +89,10 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         samples_per_frame: stats.samples,
         rays_per_frame: stats.rays,
         frame_ms,
-        kernels: backend.kernel_resources().or_runtime()?,
+        kernels: backend.kernel_resources().or_device()?,
     };
     if args.json {
-        let text = serde_json::to_string_pretty(&report).or_runtime()?;
+        let text = serde_json::to_string_pretty(&report).or_usage()?;
         println!("{text}");
     } else {
         print_text(&report);

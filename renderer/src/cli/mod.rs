@@ -15,20 +15,21 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
-use scene_compiler::BlobView;
-use scene_compiler::blob::layout::GlobalsRecord;
-use scene_compiler::scene::limits;
+use scene_compiler::limits;
+use scene_compiler::scene::RenderSettings;
+use scene_compiler::{BlobView, CompileOptions};
 
+use crate::backend::Backend;
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, RenderJob};
-use crate::camera::CameraFrame;
-use crate::scene_input::{InputError, SceneInput};
+use crate::job::Overrides;
+use crate::load::{self, CompiledScene, SceneError, SceneErrorKind};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
-  1  render or runtime error (backend failed to start or render, output not writable)
-  2  bad input or usage (unknown flag, missing or invalid scene, unknown output extension)";
+  1  invalid input: a scene with errors (printed with file:line:col) or a blob that fails validation
+  2  usage or I/O: bad flags, a file that cannot be read or written, an unknown file type
+  3  device failure: the backend did not start, or failed while rendering";
 
 /// Path tracer for scene-compiler scenes, on CUDA or the CPU.
 #[derive(Debug, Parser)]
@@ -84,54 +85,34 @@ struct SceneArgs {
     kernels: Option<PathBuf>,
 }
 
-/// Render settings after applying the flags over the scene's own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-struct Settings {
-    width: u32,
-    height: u32,
-    spp: u32,
-    max_depth: u32,
-    seed: u32,
-}
-
-impl Settings {
-    /// One job rendering every sample of a fresh frame with these settings.
-    fn full_frame(&self, globals: &GlobalsRecord) -> RenderJob {
-        RenderJob {
+impl SceneArgs {
+    /// The flags that override the scene's settings.
+    fn overrides(&self) -> Overrides {
+        Overrides {
             width: self.width,
             height: self.height,
+            spp: self.spp,
             max_depth: self.max_depth,
             seed: self.seed,
-            first_sample: 0,
-            samples: self.spp,
-            camera: CameraFrame::new(globals, self.width, self.height),
         }
     }
 }
 
-impl SceneArgs {
-    fn settings(&self, globals: &GlobalsRecord) -> Settings {
-        let [width, height, spp, max_depth] = globals.settings;
-        Settings {
-            width: self.width.unwrap_or(width),
-            height: self.height.unwrap_or(height),
-            spp: self.spp.unwrap_or(spp),
-            max_depth: self.max_depth.unwrap_or(max_depth),
-            seed: self.seed.unwrap_or(globals.seed_root[0]),
-        }
-    }
+/// Loads a scene file (compiling a `.ron` in memory) with the loader's errors.
+fn load_scene(path: &Path) -> Result<CompiledScene, Failure> {
+    load::load(path, &CompileOptions::default()).map_err(Failure::from)
 }
 
-/// Loads a scene file (compiling a `.ron` in memory); errors are input errors.
-fn load_scene(path: &Path) -> Result<SceneInput, Failure> {
-    SceneInput::load(path).or_input()
-}
-
-/// Validates the loaded blob; returns the view and the load/parse time including validation.
-fn view_scene(input: &SceneInput) -> Result<(BlobView<'_>, Duration), Failure> {
+/// The loaded scene's blob and its settings with the flags applied; the load time
+/// includes the validation `view` repeats.
+fn view_scene<'a>(
+    scene: &'a CompiledScene,
+    overrides: &Overrides,
+) -> (BlobView<'a>, RenderSettings, Duration) {
     let start = Instant::now();
-    let view = input.view().or_input()?;
-    Ok((view, input.times.load_parse + start.elapsed()))
+    let view = scene.view();
+    let settings = overrides.apply(view.settings());
+    (view, settings, scene.times.load_parse + start.elapsed())
 }
 
 /// Time spent bringing up a backend.
@@ -143,55 +124,75 @@ struct BackendTimes {
 
 /// Starts the chosen backend and uploads the scene; a fallback note goes to stderr.
 fn open_backend(args: &SceneArgs, view: &BlobView<'_>) -> Result<(Box<dyn Backend>, BackendTimes), Failure> {
-    let selected = select::open(args.backend, args.kernels.as_deref()).or_runtime()?;
+    let selected = select::open(args.backend, args.kernels.as_deref()).or_device()?;
     if let Some(note) = &selected.fallback_note {
         eprintln!("{note}");
     }
     let mut backend = selected.backend;
     let start = Instant::now();
-    backend.upload(view).or_runtime()?;
+    backend.upload(view).or_device()?;
     Ok((backend, BackendTimes { init: selected.init_time, upload: start.elapsed() }))
 }
 
-/// A failed command: the error and which exit code it maps to.
+/// A failed command: the error and which exit code it maps to (see [`EXIT_CODES`]).
 #[derive(Debug)]
 enum Failure {
-    /// Exit 2: the user's input or flags are wrong.
-    Input(anyhow::Error),
-    /// Exit 1: the input was fine but rendering or writing failed.
-    Runtime(anyhow::Error),
+    /// Exit 1: the scene or blob is invalid.
+    Invalid(anyhow::Error),
+    /// Exit 2: bad flags, or a file that cannot be read or written.
+    Usage(anyhow::Error),
+    /// Exit 3: the backend did not start or failed while rendering.
+    Device(anyhow::Error),
 }
 
 impl Failure {
     fn exit_code(&self) -> ExitCode {
         match self {
-            Failure::Input(_) => ExitCode::from(2),
-            Failure::Runtime(_) => ExitCode::from(1),
+            Failure::Invalid(_) => ExitCode::from(1),
+            Failure::Usage(_) => ExitCode::from(2),
+            Failure::Device(_) => ExitCode::from(3),
         }
     }
 
     fn print(&self) {
-        let (Failure::Input(e) | Failure::Runtime(e)) = self;
+        let (Failure::Invalid(e) | Failure::Usage(e) | Failure::Device(e)) = self;
         // Scene diagnostics come rendered, with their own `error:` lines and source snippets.
-        match e.downcast_ref::<InputError>() {
-            Some(scene_error @ InputError::Scene(_)) => eprintln!("{scene_error}"),
-            _ => eprintln!("error: {e:#}"),
+        match e.downcast_ref::<SceneError>() {
+            Some(scene_error) => eprintln!("{scene_error}"),
+            None => eprintln!("error: {e:#}"),
         }
+    }
+}
+
+impl From<SceneError> for Failure {
+    fn from(error: SceneError) -> Failure {
+        match error.kind {
+            SceneErrorKind::Diagnostics | SceneErrorKind::Invalid => Failure::Invalid(error.into()),
+            SceneErrorKind::Io | SceneErrorKind::UnknownType => Failure::Usage(error.into()),
+        }
+    }
+}
+
+/// An error from opening a session: the loader's own kind when it is one, else I/O.
+fn session_failure(error: anyhow::Error) -> Failure {
+    match error.downcast::<SceneError>() {
+        Ok(scene_error) => scene_error.into(),
+        Err(other) => Failure::Usage(other),
     }
 }
 
 /// Maps a result's error to a [`Failure`] of the right kind.
 trait OrFail<T> {
-    fn or_input(self) -> Result<T, Failure>;
-    fn or_runtime(self) -> Result<T, Failure>;
+    fn or_usage(self) -> Result<T, Failure>;
+    fn or_device(self) -> Result<T, Failure>;
 }
 
 impl<T, E: Into<anyhow::Error>> OrFail<T> for Result<T, E> {
-    fn or_input(self) -> Result<T, Failure> {
-        self.map_err(|e| Failure::Input(e.into()))
+    fn or_usage(self) -> Result<T, Failure> {
+        self.map_err(|e| Failure::Usage(e.into()))
     }
-    fn or_runtime(self) -> Result<T, Failure> {
-        self.map_err(|e| Failure::Runtime(e.into()))
+    fn or_device(self) -> Result<T, Failure> {
+        self.map_err(|e| Failure::Device(e.into()))
     }
 }
 

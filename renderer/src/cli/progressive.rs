@@ -25,7 +25,7 @@ const BATCH_TARGET: Duration = Duration::from_millis(250);
 /// Renders `spp` samples per pixel from sample 0; returns the summed stats.
 pub fn render_all(backend: &mut dyn Backend, job: RenderJob, spp: u32) -> anyhow::Result<FrameStats> {
     let first = FIRST_BATCH.min(spp);
-    let mut total = backend.render(&RenderJob { first_sample: 0, samples: first, ..job })?;
+    let mut total = backend.render(&job.with_samples(0..first))?;
     let remaining = spp - first;
     if remaining == 0 {
         return Ok(total);
@@ -41,7 +41,7 @@ pub fn render_all(backend: &mut dyn Backend, job: RenderJob, spp: u32) -> anyhow
     let mut done = first;
     while done < spp {
         let samples = batch.min(spp - done);
-        let stats = backend.render(&RenderJob { first_sample: done, samples, ..job })?;
+        let stats = backend.render(&job.with_samples(done..done + samples))?;
         add(&mut total, stats);
         done += samples;
         if let Some(bar) = &bar {

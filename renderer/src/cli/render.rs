@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, progressive, view_scene};
+use crate::job::RenderJob;
 use crate::output::{self, ImageFormat};
 use crate::timing::{Stages, mega_per_second, ms};
 
@@ -28,26 +29,25 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         None => default_output(&args.scene.scene),
     };
     // Checked before any work: a typo in `-o` should not cost a render.
-    let format = ImageFormat::from_path(&output_path).or_input()?;
+    let format = ImageFormat::from_path(&output_path).or_usage()?;
 
-    let input = load_scene(&args.scene.scene)?;
-    let (view, load_parse) = view_scene(&input)?;
-    let settings = args.scene.settings(view.globals);
+    let scene = load_scene(&args.scene.scene)?;
+    let (view, settings, load_parse) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, backend_times) = open_backend(&args.scene, &view)?;
-    let job = settings.full_frame(view.globals);
-    let stats = progressive::render_all(backend.as_mut(), job, settings.spp).or_runtime()?;
+    let job = RenderJob::full_frame(&settings, &view.camera());
+    let stats = progressive::render_all(backend.as_mut(), job, settings.spp).or_device()?;
 
     let start = Instant::now();
-    let pixels = output::read_back(backend.as_mut(), format).or_runtime()?;
+    let pixels = output::read_back(backend.as_mut(), format).or_device()?;
     let readback = start.elapsed();
     let start = Instant::now();
-    output::write(&output_path, settings.width, settings.height, pixels).or_runtime()?;
+    output::write(&output_path, settings.width, settings.height, pixels).or_usage()?;
     let encode = start.elapsed();
 
     let stages = Stages {
         load_parse,
-        compile: input.times.compile,
-        bvh_build: input.times.bvh_build,
+        compile: scene.times.compile,
+        bvh_build: scene.times.bvh_build,
         backend_init: backend_times.init,
         upload: backend_times.upload,
         kernel_compile: backend.kernel_compile(),

@@ -38,7 +38,7 @@ fn parse_scale(text: &str) -> Result<f32, String> {
 /// Opens the scene (an unreadable file is an input error) and runs the window.
 pub fn run(args: &ViewArgs) -> Result<(), Failure> {
     if !args.scene.is_file() {
-        return Err(Failure::Input(anyhow::anyhow!("cannot read `{}`: no such file", args.scene.display())));
+        return Err(Failure::Usage(anyhow::anyhow!("cannot read `{}`: no such file", args.scene.display())));
     }
     let options = ViewOptions {
         scene: args.scene.clone(),
@@ -47,5 +47,5 @@ pub fn run(args: &ViewArgs) -> Result<(), Failure> {
         spp_per_frame: args.spp_per_frame,
         scale: args.scale,
     };
-    view::run(&options).or_runtime()
+    view::run(&options).or_device()
 }

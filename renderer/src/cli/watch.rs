@@ -10,14 +10,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use scene_compiler::scene::limits;
+use scene_compiler::limits;
 
-use super::{Failure, OrFail};
+use super::{Failure, OrFail, session_failure};
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats, RenderJob};
-use crate::camera::CameraFrame;
+use crate::backend::{Backend, FrameStats};
+use crate::job::{Overrides, RenderJob};
+use crate::load::{CompiledScene, SceneError};
 use crate::output::{self, ImageFormat};
-use crate::session::{Changed, CompiledScene, Reload, SPP_PER_FRAME, SceneError, Session, SessionOptions};
+use crate::session::{Changed, Reload, SPP_PER_FRAME, Session, SessionOptions};
 use crate::timing::{mega_per_second, ms};
 
 /// How long one wait for a change lasts; only bounds how often `--frames` is checked.
@@ -55,6 +56,19 @@ pub struct WatchArgs {
     frames: Option<u32>,
 }
 
+impl WatchArgs {
+    /// The flags that override the scene's settings; every frame has `--spp` samples.
+    fn overrides(&self) -> Overrides {
+        Overrides {
+            width: self.width,
+            height: self.height,
+            spp: Some(self.spp),
+            max_depth: self.max_depth,
+            seed: None,
+        }
+    }
+}
+
 /// Where one frame's time went after the scene was in hand.
 struct FrameTimes {
     upload: Duration,
@@ -74,12 +88,12 @@ struct Loop<'a> {
 /// Watches and renders until `--frames` reloads succeeded (or forever).
 pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let out = args.out.clone().unwrap_or_else(|| default_output(&args.scene));
-    let format = ImageFormat::from_path(&out).or_input()?;
+    let format = ImageFormat::from_path(&out).or_usage()?;
     let start = Instant::now();
-    let mut session =
-        Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default()).or_input()?;
+    let mut session = Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default())
+        .map_err(session_failure)?;
     let open = start.elapsed();
-    let selected = select::open(args.backend, args.kernels.as_deref()).or_runtime()?;
+    let selected = select::open(args.backend, args.kernels.as_deref()).or_device()?;
     if let Some(note) = &selected.fallback_note {
         eprintln!("{note}");
     }
@@ -93,7 +107,7 @@ pub fn run(args: &WatchArgs) -> Result<(), Failure> {
 
     match session.current().cloned() {
         Some(scene) => {
-            let times = live.frame(&scene, true).or_runtime()?;
+            let times = live.frame(&scene, true).or_device()?;
             say(&format!("gen {} scene: open {}, {}", session.generation(), ms(open), times.summary(open)));
         }
         None => {
@@ -106,7 +120,7 @@ pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let mut successes = 0;
     while args.frames.is_none_or(|n| successes < n) {
         for reload in session.wait(WAIT_SLICE) {
-            if live.handle(&session, &reload).or_runtime()? {
+            if live.handle(&session, &reload).or_device()? {
                 successes += 1;
             }
         }
@@ -187,22 +201,13 @@ impl Loop<'_> {
             self.backend.upload(&view)?;
         }
         let upload = if upload { start.elapsed() } else { Duration::ZERO };
-        let [width, height, _, max_depth] = view.globals.settings;
-        let (width, height) = (self.args.width.unwrap_or(width), self.args.height.unwrap_or(height));
-        let job = RenderJob {
-            width,
-            height,
-            max_depth: self.args.max_depth.unwrap_or(max_depth),
-            seed: view.globals.seed_root[0],
-            first_sample: 0,
-            samples: self.args.spp,
-            camera: CameraFrame::new(view.globals, width, height),
-        };
+        let settings = self.args.overrides().apply(view.settings());
+        let job = RenderJob::full_frame(&settings, &view.camera());
         let start = Instant::now();
         let stats = self.backend.render(&job)?;
         let pixels = output::read_back(self.backend.as_mut(), self.format)?;
         let frame = start.elapsed();
-        output::write(&self.out, width, height, pixels)?;
+        output::write(&self.out, settings.width, settings.height, pixels)?;
         Ok(FrameTimes { upload, frame, stats })
     }
 }

@@ -1,18 +1,19 @@
-//! A live editing session (DESIGN.md, "Hot reload"): the watched scene file (and
-//! kernels folder), the last scene that compiled, and the last error. The egui
-//! viewer (`renderer view`) and the headless `renderer watch` both drive it.
+//! A live editing session (docs/architecture.md, "The watch/edit loop"): the watched
+//! scene file (and kernels folder), the last scene that compiled, and the last error.
+//! The egui viewer (`renderer view`) and the headless `renderer watch` both drive it;
+//! loading itself is the one loader's (`crate::load`).
 //!
 //! A broken save never loses anything: the last good scene stays current and the
 //! error, with its location, is kept until the next success. Reloads are decided by
 //! content hashes, so saves with no change, the watcher's echo of [`Session::save`]
 //! and the events that reading the file causes never reload.
 //!
-//! API notes for users of this module (beyond the agreed API):
+//! Behaviour a caller can rely on:
 //! - [`SPP_PER_FRAME`] is the samples per pixel of one interactive frame.
 //! - [`Session::wait`] blocks until something reloads or the timeout passes (not just
 //!   until the first event: events that change nothing are skipped).
-//! - [`Session::apply`] validates the edit exactly like a file (through
-//!   `scene::to_ron` and `scene::parse`), so errors carry line:col in that text.
+//! - [`Session::apply`] validates the edited model by the rules a file obeys
+//!   (`scene::check`), without writing it out; its errors name the value's path.
 //! - [`Session::save`] refuses (Err, nothing written) a scene that does not validate,
 //!   and any session on a `.blob`.
 //! - A `.blob` session's [`CompiledScene::scene`] is decoded from the blob (material
@@ -20,11 +21,8 @@
 //! - The initial load counts as generation 1; a scene that fails at open leaves 0.
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
 
-mod blob_scene;
-mod compiled;
 mod watcher;
 
-use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -34,9 +32,8 @@ use anyhow::Context;
 use scene_compiler::CompileOptions;
 use scene_compiler::scene::{self, Scene};
 
-pub use self::compiled::CompiledScene;
-use self::compiled::content_hash;
 use self::watcher::{Watcher, is_kernel_source};
+use crate::load::{self, CompiledScene, SceneError, SceneKind, content_hash};
 
 /// Samples per pixel of one interactive frame (the viewer's default, `renderer watch`'s `--spp`).
 pub const SPP_PER_FRAME: u32 = 4;
@@ -47,7 +44,7 @@ pub struct SessionOptions {
     /// How long a file must be quiet before its change is handled. 20 ms: the debounce
     /// counts against the save-to-frame budget (50 ms on the GPU), and rename-over
     /// saves are atomic; a burst of in-place writes still coalesces, and the content
-    /// hash drops no-op events (PITFALLS.md measured ~50-63 ms detection at 50 ms).
+    /// hash drops no-op events (a 50 ms debounce measured 50-63 ms from write to event).
     pub debounce: Duration,
     pub compile: CompileOptions,
 }
@@ -82,37 +79,11 @@ pub struct Reload {
     pub content_changed: bool,
 }
 
-/// A scene that did not compile.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SceneError {
-    /// The full rendered diagnostics (`error: …`, `--> file:line:col`, source snippet).
-    pub message: String,
-    /// 1-based line of the first diagnostic; `None` when it is not about the text (IO, blob).
-    pub line: Option<usize>,
-    /// 1-based column (in characters) of the first diagnostic.
-    pub column: Option<usize>,
-}
-
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SceneError {}
-
-/// Which compiler a file goes through, by its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SourceKind {
-    Ron,
-    Blob,
-}
-
 /// A watched scene and the last good compile of it.
 pub struct Session {
     scene_path: PathBuf,
     kernels_dir: Option<PathBuf>,
-    kind: SourceKind,
+    kind: SceneKind,
     options: SessionOptions,
     watcher: Watcher,
     current: Option<Arc<CompiledScene>>,
@@ -134,19 +105,10 @@ impl Session {
         kernels_dir: Option<&Path>,
         options: SessionOptions,
     ) -> anyhow::Result<Session> {
-        let kind =
-            match scene_path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
-                Some("ron") => SourceKind::Ron,
-                Some("blob") => SourceKind::Blob,
-                _ => anyhow::bail!(
-                    "`{}`: unknown scene file type; expected a `.ron` scene or a compiled `.blob`",
-                    scene_path.display()
-                ),
-            };
+        let kind = SceneKind::of(scene_path)?;
         // Watch first, so a save between the read below and the watch is not lost.
         let watcher = Watcher::start(scene_path, kernels_dir, options.debounce)?;
-        let bytes =
-            std::fs::read(scene_path).with_context(|| format!("cannot read `{}`", scene_path.display()))?;
+        let bytes = load::read(scene_path)?;
         let kernels_hash = kernels_dir.map(kernels_hash).transpose()?;
         let mut session = Session {
             scene_path: scene_path.to_owned(),
@@ -210,16 +172,12 @@ impl Session {
     /// Compiles an in-memory edit (the editor's), making it current without writing the file.
     pub fn apply(&mut self, scene: Scene) -> Result<Reload, SceneError> {
         let start = Instant::now();
-        // An edited Scene never went through validation: check it exactly as a saved file would be.
-        let origin = format!("{} (edited)", self.scene_path.display());
-        let checked = scene::parse(&scene::to_ron(&scene), &origin).map_err(|e| SceneError::from_load(&e));
-        let compiled = match checked {
-            Ok(scene) => CompiledScene::from_scene(scene, &self.options.compile),
-            Err(error) => {
-                self.last_error = Some(error.clone());
-                return Err(error);
-            }
-        };
+        // An edited Scene never went through validation: check it by the rules a file obeys.
+        if let Err(error) = self.check(&scene) {
+            self.last_error = Some(error.clone());
+            return Err(error);
+        }
+        let compiled = CompiledScene::from_scene(scene, &self.options.compile);
         Ok(self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed()))
     }
 
@@ -227,21 +185,26 @@ impl Session {
     /// folder + rename), makes it current, and makes sure the watcher's event for this write does NOT cause a
     /// second reload. A scene that does not validate is not written (Err); nor is anything for a `.blob` session.
     pub fn save(&mut self, scene: &Scene) -> anyhow::Result<()> {
-        if self.kind == SourceKind::Blob {
+        if self.kind == SceneKind::Blob {
             anyhow::bail!(
                 "`{}` is a compiled blob: save the scene as a `.ron` and open that to edit it",
                 self.scene_path.display()
             );
         }
+        self.check(scene).map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
         let text = scene::to_ron(scene);
-        let origin = self.scene_path.display().to_string();
-        let compiled = CompiledScene::from_ron(&text, &origin, &self.options.compile)
-            .map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
+        let compiled = CompiledScene::from_scene(scene.clone(), &self.options.compile);
         write_atomically(&self.scene_path, text.as_bytes())?;
         // The watcher will report this write; its content hash now matches, so it is skipped.
         self.file_hash = Some(content_hash(text.as_bytes()));
         self.make_current(compiled, Changed::Scene, Duration::ZERO, Duration::ZERO);
         Ok(())
+    }
+
+    /// Checks an in-memory scene by the rules a file obeys.
+    fn check(&self, scene: &Scene) -> Result<(), SceneError> {
+        let origin = format!("{} (edited)", self.scene_path.display());
+        scene::check(scene, &origin).map_err(|e| SceneError::from_diagnostics(&e))
     }
 
     /// Handles what the watcher reported; the scene first, then the kernels.
@@ -268,11 +231,7 @@ impl Session {
                 return None;
             }
             Err(e) => {
-                let error = SceneError {
-                    message: format!("error: cannot read `{}`: {e}", self.scene_path.display()),
-                    line: None,
-                    column: None,
-                };
+                let error = SceneError::read(&self.scene_path, &e);
                 self.file_hash = None;
                 self.last_error = Some(error.clone());
                 return Some(self.failed(error, detect, start.elapsed()));
@@ -288,22 +247,7 @@ impl Session {
     fn take_content(&mut self, bytes: &[u8], detect: Duration) -> Reload {
         let start = Instant::now();
         self.file_hash = Some(content_hash(bytes));
-        let compiled = match self.kind {
-            SourceKind::Ron => match std::str::from_utf8(bytes) {
-                Ok(text) => CompiledScene::from_ron(
-                    text,
-                    &self.scene_path.display().to_string(),
-                    &self.options.compile,
-                ),
-                Err(e) => Err(SceneError {
-                    message: format!("error: `{}` is not UTF-8 text: {e}", self.scene_path.display()),
-                    line: None,
-                    column: None,
-                }),
-            },
-            SourceKind::Blob => CompiledScene::from_blob(bytes, &self.scene_path),
-        };
-        match compiled {
+        match CompiledScene::from_bytes(self.kind, bytes, &self.scene_path, &self.options.compile) {
             Ok(compiled) => self.make_current(compiled, Changed::Scene, detect, start.elapsed()),
             Err(error) => {
                 self.last_error = Some(error.clone());

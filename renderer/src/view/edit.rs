@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use glam::Vec3;
 use scene_compiler::scene::{Scene, Sphere};
 
-use crate::session::{SceneError, Session};
+use crate::load::SceneError;
+use crate::session::Session;
 
 /// Edits of one field closer together than this are one undo step.
 const COALESCE: Duration = Duration::from_millis(600);

@@ -30,7 +30,9 @@ use self::pick::Picker;
 use self::worker::{Command, Event, Frame, ViewParams, Worker};
 use crate::backend::select::BackendChoice;
 use crate::output::{self, Pixels};
-use crate::session::{Changed, CompiledScene, Reload, Session, SessionOptions};
+use crate::job::Overrides;
+use crate::load::{CompiledScene, SceneError};
+use crate::session::{Changed, Reload, Session, SessionOptions};
 
 /// How often the session is polled for file changes while nothing else repaints.
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -139,7 +141,7 @@ impl ViewApp {
     pub fn finished(&self) -> bool {
         match (&self.frame, self.sent_params) {
             (Some(frame), Some(params)) => {
-                (frame.width, frame.height, frame.samples) == (params.width, params.height, params.max_spp)
+                (frame.width, frame.height, frame.samples) == (params.settings.width, params.settings.height, params.settings.spp)
             }
             _ => false,
         }
@@ -330,14 +332,14 @@ impl ViewApp {
         let (_, picker) = self.picker.as_ref()?;
         let s = (pos.x - rect.min.x) / rect.width();
         let t = (pos.y - rect.min.y) / rect.height();
-        picker.pick(&params.camera, s, t)
+        picker.pick(&params.frame(), s, t)
     }
 
     /// Where sphere `index`'s center appears in the window, and its radius there (points).
     pub fn sphere_on_screen(&self, index: usize) -> Option<(Pos2, f32)> {
         let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
         let sphere = current.scene.spheres.get(index)?;
-        let (s, t, radius) = pick::project(&params.camera, sphere.center, sphere.radius)?;
+        let (s, t, radius) = pick::project(&params.frame(), sphere.center, sphere.radius)?;
         Some((
             Pos2::new(rect.min.x + s * rect.width(), rect.min.y + t * rect.height()),
             radius * rect.width(),
@@ -352,15 +354,17 @@ impl ViewApp {
         };
         let pixels = rect.size() * ctx.pixels_per_point() * self.controls.scale;
         let (width, height) = (pixels.x.round().max(1.0) as u32, pixels.y.round().max(1.0) as u32);
-        let settings = current.scene.settings;
+        let overrides = Overrides {
+            width: Some(width),
+            height: Some(height),
+            spp: Some(self.controls.max_spp),
+            max_depth: self.controls.max_depth,
+            seed: None,
+        };
         let params = ViewParams {
-            camera: orbit.frame(width, height),
-            width,
-            height,
-            max_depth: self.controls.max_depth.unwrap_or(settings.max_depth),
-            seed: settings.seed,
+            settings: overrides.apply(current.scene.settings),
+            camera: orbit.camera(),
             spp_per_frame: self.controls.spp_per_frame,
-            max_spp: self.controls.max_spp,
         };
         if self.sent_params != Some(params) {
             self.worker.send(Command::View(params));
@@ -392,7 +396,7 @@ impl ViewApp {
     }
 
     /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics).
-    fn report_edit(&mut self, result: Result<(), crate::session::SceneError>) {
+    fn report_edit(&mut self, result: Result<(), SceneError>) {
         if result.is_err() {
             self.status =
                 Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });

@@ -5,10 +5,7 @@
 //! view direction, so a reset reproduces the scene camera exactly, whatever its up.
 
 use glam::Vec3;
-use scene_compiler::blob::layout::GlobalsRecord;
 use scene_compiler::scene::Camera;
-
-use crate::camera::CameraFrame;
 
 /// Radians of orbit per point of mouse drag.
 const ORBIT_PER_POINT: f32 = 0.008;
@@ -113,18 +110,6 @@ impl Orbit {
             aperture: self.aperture,
             focus_dist: self.focus_ratio * self.distance,
         }
-    }
-
-    /// The ray-generation frame for a `width × height` image.
-    pub fn frame(&self, width: u32, height: u32) -> CameraFrame {
-        let c = self.camera();
-        let globals = GlobalsRecord {
-            camera_from_vfov: [c.look_from.x, c.look_from.y, c.look_from.z, c.vfov_deg],
-            camera_at_aperture: [c.look_at.x, c.look_at.y, c.look_at.z, c.aperture],
-            camera_up_focus: [c.up.x, c.up.y, c.up.z, c.focus_dist],
-            ..GlobalsRecord::default()
-        };
-        CameraFrame::new(&globals, width, height)
     }
 }
 

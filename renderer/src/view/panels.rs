@@ -4,12 +4,13 @@
 
 use eframe::egui::{self, Color32, DragValue, RichText};
 use glam::Vec3;
-use scene_compiler::scene::{MaterialKind, Scene, limits};
+use scene_compiler::limits;
+use scene_compiler::scene::{MaterialKind, Scene};
 
 use super::ViewApp;
 use super::edit::EditKey;
 use crate::backend::select::BackendChoice;
-use crate::session::SceneError;
+use crate::load::SceneError;
 use crate::timing::{mega_per_second, ms};
 
 impl ViewApp {
@@ -82,7 +83,7 @@ impl ViewApp {
                 }
             }
             if let Some(current) = self.session.current() {
-                let bvh = &current.bvh_stats;
+                let bvh = current.bvh_stats();
                 row("spheres", current.scene.spheres.len().to_string());
                 row("blob", format!("{:.1} KiB", current.blob.len() as f64 / 1024.0));
                 row("BVH", format!("{} nodes, depth {}, SAH {:.2}", bvh.node_count, bvh.depth, bvh.sah_cost));

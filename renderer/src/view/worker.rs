@@ -13,10 +13,13 @@ use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use scene_compiler::scene::{Camera, RenderSettings};
+
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats, RenderJob};
+use crate::backend::{Backend, FrameStats};
 use crate::camera::CameraFrame;
-use crate::session::CompiledScene;
+use crate::job::RenderJob;
+use crate::load::CompiledScene;
 
 /// Longest wanted batch: keeps the image moving and commands answered at interactive rates.
 const BATCH_BUDGET_MS: f64 = 50.0;
@@ -24,15 +27,19 @@ const BATCH_BUDGET_MS: f64 = 50.0;
 /// What to render, apart from the scene.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ViewParams {
-    pub camera: CameraFrame,
-    pub width: u32,
-    pub height: u32,
-    pub max_depth: u32,
-    pub seed: u32,
+    /// The image; the worker stops adding samples at `settings.spp` and sleeps until the
+    /// next command.
+    pub settings: RenderSettings,
+    pub camera: Camera,
     /// Most samples per pixel in one batch (fewer when a batch would exceed the budget).
     pub spp_per_frame: u32,
-    /// The worker stops adding samples here and sleeps until the next command.
-    pub max_spp: u32,
+}
+
+impl ViewParams {
+    /// The ray-generation frame of this view.
+    pub fn frame(&self) -> CameraFrame {
+        CameraFrame::new(&self.camera, self.settings.width, self.settings.height)
+    }
 }
 
 /// A request from the UI thread.
@@ -207,7 +214,7 @@ impl RenderState {
         self.stalled
             || self.backend.is_none()
             || self.scene.is_none()
-            || self.params.is_none_or(|p| self.samples >= p.max_spp)
+            || self.params.is_none_or(|p| self.samples >= p.settings.spp)
     }
 
     fn handle(&mut self, command: Command) {
@@ -221,8 +228,11 @@ impl RenderState {
                 self.first_frame = None;
             }
             Command::View(params) => {
-                let keeps_film =
-                    self.params.is_some_and(|old| ViewParams { max_spp: old.max_spp, ..params } == old);
+                // Only a change of the sample target keeps the film.
+                let keeps_film = self.params.is_some_and(|old| {
+                    let settings = RenderSettings { spp: old.settings.spp, ..params.settings };
+                    ViewParams { settings, ..params } == old
+                });
                 if !keeps_film {
                     self.samples = 0;
                 }
@@ -274,21 +284,16 @@ impl RenderState {
             self.upload = Some(start.elapsed());
             self.samples = 0;
         }
-        let pixels = f64::from(params.width) * f64::from(params.height);
+        let (width, height) = (params.settings.width, params.settings.height);
+        let pixels = f64::from(width) * f64::from(height);
         let affordable = self
             .ms_per_pixel_sample
             .map_or(1, |ms| (BATCH_BUDGET_MS / (ms * pixels).max(1e-9)).floor() as u32);
-        let batch_spp = affordable.clamp(1, params.spp_per_frame.max(1)).min(params.max_spp - self.samples);
+        let batch_spp =
+            affordable.clamp(1, params.spp_per_frame.max(1)).min(params.settings.spp - self.samples);
         let batch_start = Instant::now();
-        let batch = backend.render(&RenderJob {
-            width: params.width,
-            height: params.height,
-            max_depth: params.max_depth,
-            seed: params.seed,
-            first_sample: self.samples,
-            samples: batch_spp,
-            camera: params.camera,
-        })?;
+        let samples = self.samples..self.samples + batch_spp;
+        let batch = backend.render(&RenderJob::new(&params.settings, &params.camera, samples))?;
         self.ms_per_pixel_sample = Some(batch.render_ms / (pixels * f64::from(batch_spp)));
         self.samples += batch_spp;
         let rgba = backend.read_rgba8()?;
@@ -297,8 +302,8 @@ impl RenderState {
         }
         let frame = Frame {
             rgba,
-            width: params.width,
-            height: params.height,
+            width,
+            height,
             samples: self.samples,
             batch,
             batch_spp,

@@ -8,7 +8,6 @@
 use glam::Vec3;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::{Backend, FrameStats, RenderJob};
-use renderer::camera::CameraFrame;
 use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Sky, Sphere};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Scene, compile_scene};
 
@@ -94,15 +93,8 @@ pub fn job(
     seed: u32,
 ) -> RenderJob {
     let view = BlobView::parse(blob).expect("a freshly compiled blob is valid");
-    RenderJob {
-        width,
-        height,
-        max_depth,
-        seed,
-        first_sample: 0,
-        samples,
-        camera: CameraFrame::new(view.globals, width, height),
-    }
+    let settings = RenderSettings { width, height, spp: samples, max_depth, seed };
+    RenderJob::full_frame(&settings, &view.camera())
 }
 
 /// Renders `job` on a fresh CPU backend; returns the linear image and the stats.

@@ -13,7 +13,6 @@ use std::path::PathBuf;
 use glam::Vec3;
 use renderer::backend::cuda::{CudaBackend, probe_driver};
 use renderer::backend::{Backend, RenderJob};
-use renderer::camera::CameraFrame;
 use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene};
 
@@ -57,15 +56,8 @@ pub fn job(
     first_sample: u32,
     samples: u32,
 ) -> RenderJob {
-    RenderJob {
-        width,
-        height,
-        max_depth: 50,
-        seed,
-        first_sample,
-        samples,
-        camera: CameraFrame::new(blob.globals, width, height),
-    }
+    let settings = RenderSettings { width, height, spp: first_sample + samples, max_depth: 50, seed };
+    RenderJob::new(&settings, &blob.camera(), first_sample..first_sample + samples)
 }
 
 /// Renders `chunks` calls of `samples_per_chunk` samples each into a fresh film and

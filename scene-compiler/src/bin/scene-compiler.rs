@@ -5,16 +5,19 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scene_compiler::blob::layout::{MAX_LEAF_SIZE, SectionId};
+use scene_compiler::blob::layout::{PrimKind, SectionId};
+use scene_compiler::limits::MAX_LEAF_SIZE;
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::{CompileOptions, compile_scene, scene};
 
+/// The exit codes, shared with the renderer (3 is its device failure, never used here).
 const AFTER_HELP: &str = "\
-Exit codes:
+Exit codes (the same scheme as the renderer's):
   0  success
-  1  the input is invalid: scene errors (printed with file:line:col) or a blob that fails validation
-  2  usage or I/O error: bad flags, a file that cannot be read or written";
+  1  invalid input: a scene with errors (printed with file:line:col) or a blob that fails validation
+  2  usage or I/O error: bad flags, a file that cannot be read or written
+  3  device failure: the renderer's only; scene-compiler never exits with it";
 
 #[derive(Parser)]
 #[command(version, about = "Compile RON scenes into GPU-ready blobs (SoA sections, binned-SAH BVH)", after_help = AFTER_HELP)]
@@ -39,7 +42,7 @@ enum Command {
         /// SAH bins per split (2..=256).
         #[arg(long, default_value_t = BuildOptions::default().bins, value_parser = clap::value_parser!(u32).range(2..=256))]
         bins: u32,
-        /// Largest leaf, in spheres (1..=32, the most a blob leaf link holds).
+        /// Largest leaf, in primitives (1..=16, the most a blob leaf link holds).
         #[arg(long, default_value_t = BuildOptions::default().max_leaf_size, value_parser = clap::value_parser!(u32).range(1..=MAX_LEAF_SIZE as i64))]
         max_leaf: u32,
     },
@@ -163,16 +166,14 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
             "version": h.version,
             "bytes": h.total_len,
             "layout": layout_name(view.node_layout()),
-            "spheres": h.sphere_count,
+            "spheres": h.prim_count(PrimKind::Sphere),
             "materials": h.material_count,
             "lights": h.light_count,
             "nodes": bvh.node_count,
             "inner_nodes": h.node_count,
             "bvh": { "depth": bvh.depth, "leaves": bvh.leaf_count, "sah_cost": bvh.sah_cost,
                      "leaf_size_histogram": bvh.leaf_size_histogram },
-            "settings": { "width": view.globals.settings[0], "height": view.globals.settings[1],
-                          "spp": view.globals.settings[2], "max_depth": view.globals.settings[3],
-                          "seed": view.globals.seed_root[0] },
+            "settings": view.settings(),
             "crc32": format!("{:08x}", h.payload_crc32),
             "sections": sections,
         });
@@ -186,9 +187,10 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
         h.total_len,
         h.payload_crc32
     );
-    println!("  {} spheres, {} materials, {} lights", h.sphere_count, h.material_count, h.light_count);
-    let [w, ht, spp, depth] = view.globals.settings;
-    println!("  settings: {w}x{ht}, {spp} spp, max depth {depth}, seed {}", view.globals.seed_root[0]);
+    let spheres = h.prim_count(PrimKind::Sphere);
+    println!("  {spheres} spheres, {} materials, {} lights", h.material_count, h.light_count);
+    let s = view.settings();
+    println!("  settings: {}x{}, {} spp, max depth {}, seed {}", s.width, s.height, s.spp, s.max_depth, s.seed);
     print_bvh(&bvh, view.node_layout());
     print_sections(&view);
     Ok(())

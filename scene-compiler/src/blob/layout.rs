@@ -8,44 +8,104 @@
 
 use bytemuck::{Pod, Zeroable};
 
+// The record machinery lives in `super::record`; re-exported for `layout::` users.
+pub use super::record::{CType, CudaName, Field, FieldType, Record};
+use crate::blob_record;
+use crate::limits;
+
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
 pub const FLAG_LAYOUT_VEB: u32 = 1;
-/// A child link with this bit set is a leaf: `LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT
-/// | first`, the spheres `first..first + count`. Without it, the index of an inner node.
+
+/// A primitive kind. Its value is stored in leaf links and primitive references, and
+/// each kind has its own record section (spheres: [`SphereRecord`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum PrimKind {
+    Sphere = 0,
+}
+
+impl PrimKind {
+    /// Every kind, in the order their primitives are numbered in `prim_materials`.
+    pub const ALL: [PrimKind; 1] = [PrimKind::Sphere];
+    /// Kinds a header has count slots for ([`limits::MAX_PRIM_KINDS`]).
+    pub const SLOTS: usize = limits::MAX_PRIM_KINDS as usize;
+
+    /// The kind stored as `value`, if there is one.
+    pub fn from_u32(value: u32) -> Option<PrimKind> {
+        PrimKind::ALL.into_iter().find(|k| *k as u32 == value)
+    }
+
+    /// A lower-case name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrimKind::Sphere => "sphere",
+        }
+    }
+
+    /// The section holding this kind's records.
+    pub fn section(self) -> SectionId {
+        match self {
+            PrimKind::Sphere => SectionId::Spheres,
+        }
+    }
+}
+
+/// A primitive reference: `kind << PRIM_KIND_SHIFT | index`, the index counting within
+/// its kind's record section. Hits carry one; a leaf link holds its first primitive's.
+pub const PRIM_KIND_SHIFT: u32 = 29;
+/// The bits of a primitive reference (and leaf link) that hold the kind.
+pub const PRIM_KIND_MASK: u32 = (limits::MAX_PRIM_KINDS - 1) << PRIM_KIND_SHIFT;
+/// The bits of a primitive reference (and leaf link) that hold the index within its kind.
+pub const PRIM_INDEX_MASK: u32 = limits::MAX_PRIMS_PER_KIND - 1;
+/// A child link with this bit set is a leaf: `LEAF_FLAG | kind << PRIM_KIND_SHIFT |
+/// (count - 1) << LEAF_COUNT_SHIFT | first`, primitives `first..first + count` of one
+/// kind. Without it, the index of an inner node.
 pub const LEAF_FLAG: u32 = 0x8000_0000;
-/// Where a leaf link keeps its sphere count minus one (5 bits).
-pub const LEAF_COUNT_SHIFT: u32 = 26;
-/// The bits of a leaf link that hold its first sphere.
-pub const LEAF_FIRST_MASK: u32 = (1 << LEAF_COUNT_SHIFT) - 1;
-/// Largest leaf a link can encode.
-pub const MAX_LEAF_SIZE: u32 = 32;
-/// Most spheres a blob can hold: a leaf's first sphere must fit `LEAF_FIRST_MASK`.
-pub const MAX_SPHERES: u32 = 1 << LEAF_COUNT_SHIFT;
-/// Deepest BVH the loader accepts: the kernels' traversal stack has this many entries.
-pub const MAX_BVH_DEPTH: u32 = 64;
+/// Where a leaf link keeps its primitive count minus one.
+pub const LEAF_COUNT_SHIFT: u32 = limits::MAX_PRIMS_PER_KIND.trailing_zeros();
+/// The bits of a leaf link that hold its count minus one.
+pub const LEAF_COUNT_MASK: u32 = (limits::MAX_LEAF_SIZE - 1) << LEAF_COUNT_SHIFT;
 /// Light kinds, stored in the `w` lane of [`LightRecord::position_kind`].
 pub const LIGHT_POINT: f32 = 1.0;
 pub const LIGHT_DIRECTIONAL: f32 = 0.0;
 
-/// The link to a leaf holding spheres `first..first + count`.
+// The four fields tile the 32 bits exactly, whatever the limits say.
+const _: () = assert!(LEAF_FLAG ^ PRIM_KIND_MASK ^ LEAF_COUNT_MASK ^ PRIM_INDEX_MASK == u32::MAX);
+const _: () = assert!(LEAF_FLAG & PRIM_KIND_MASK == 0 && PRIM_KIND_MASK & LEAF_COUNT_MASK == 0);
+const _: () = assert!(LEAF_COUNT_MASK & PRIM_INDEX_MASK == 0);
+
+/// The reference to primitive `index` of `kind`.
+#[inline(always)]
+pub const fn prim_ref(kind: PrimKind, index: u32) -> u32 {
+    (kind as u32) << PRIM_KIND_SHIFT | index
+}
+
+/// A primitive reference's kind value (not checked against [`PrimKind::ALL`]) and index.
+#[inline(always)]
+pub const fn prim_parts(prim: u32) -> (u32, u32) {
+    ((prim & PRIM_KIND_MASK) >> PRIM_KIND_SHIFT, prim & PRIM_INDEX_MASK)
+}
+
+/// The link to a leaf holding primitives `first..first + count` of `kind`.
 ///
 /// # Panics
 ///
-/// If the leaf does not fit a link: the builder clamps leaves to [`MAX_LEAF_SIZE`] and
-/// scene validation caps the sphere count at [`MAX_SPHERES`], so only a hand-made tree can.
-pub fn leaf_link(first: u32, count: u32) -> u32 {
+/// If the leaf does not fit a link: the builder clamps leaves to
+/// [`limits::MAX_LEAF_SIZE`] and scene validation caps each kind's count at
+/// [`limits::MAX_PRIMS_PER_KIND`], so only a hand-made tree can.
+pub fn leaf_link(kind: PrimKind, first: u32, count: u32) -> u32 {
     assert!(
-        (1..=MAX_LEAF_SIZE).contains(&count)
-            && first.checked_add(count).is_some_and(|end| end <= MAX_SPHERES),
+        (1..=limits::MAX_LEAF_SIZE).contains(&count)
+            && first.checked_add(count).is_some_and(|end| end <= limits::MAX_PRIMS_PER_KIND),
         "leaf {first}+{count} does not fit a blob link"
     );
-    LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first
+    LEAF_FLAG | prim_ref(kind, first) | (count - 1) << LEAF_COUNT_SHIFT
 }
 
 /// True when `link` is a leaf (else it is an inner node's index).
@@ -54,85 +114,10 @@ pub const fn is_leaf(link: u32) -> bool {
     link & LEAF_FLAG != 0
 }
 
-/// A leaf link's spheres as `(first, count)`.
+/// A leaf link's first primitive (a reference: kind and index) and its count.
 #[inline(always)]
-pub const fn leaf_spheres(link: u32) -> (u32, u32) {
-    (link & LEAF_FIRST_MASK, ((link & !LEAF_FLAG) >> LEAF_COUNT_SHIFT) + 1)
-}
-
-/// A C type as the CUDA header spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CType {
-    Float4,
-    Uint4,
-    Uint,
-}
-
-impl CType {
-    /// The CUDA spelling.
-    pub fn cuda_name(self) -> &'static str {
-        match self {
-            CType::Float4 => "float4",
-            CType::Uint4 => "uint4",
-            CType::Uint => "unsigned int",
-        }
-    }
-}
-
-/// Maps a Rust field type to the CUDA type with the same bytes and alignment.
-pub trait FieldType {
-    const C_TYPE: CType;
-}
-impl FieldType for [f32; 4] {
-    const C_TYPE: CType = CType::Float4;
-}
-impl FieldType for [u32; 4] {
-    const C_TYPE: CType = CType::Uint4;
-}
-impl FieldType for u32 {
-    const C_TYPE: CType = CType::Uint;
-}
-
-/// One field of a record, for the header generator and the format docs.
-#[derive(Clone, Copy, Debug)]
-pub struct Field {
-    pub name: &'static str,
-    pub ty: CType,
-    pub offset: usize,
-    pub doc: &'static str,
-}
-
-/// A record type that lives in a blob section.
-pub trait Record: Pod {
-    const C_NAME: &'static str;
-    const DOC: &'static str;
-    const FIELDS: &'static [Field];
-}
-
-macro_rules! blob_record {
-    (
-        $(#[doc = $doc:literal])*
-        $(#[align($align:literal)])?
-        pub struct $name:ident as $cname:literal {
-            $( $(#[doc = $fdoc:literal])* pub $field:ident : $ty:ty, )*
-        }
-    ) => {
-        $(#[doc = $doc])*
-        #[repr(C $(, align($align))?)]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-        pub struct $name { $( $(#[doc = $fdoc])* pub $field: $ty, )* }
-
-        impl Record for $name {
-            const C_NAME: &'static str = $cname;
-            const DOC: &'static str = concat!($($doc),*);
-            const FIELDS: &'static [Field] = &[$(Field {
-                name: stringify!($field),
-                ty: <$ty as FieldType>::C_TYPE,
-                offset: core::mem::offset_of!($name, $field),
-                doc: concat!($($fdoc),*),
-            }),*];
-        }
-    };
+pub const fn leaf_prims(link: u32) -> (u32, u32) {
+    (link & (PRIM_KIND_MASK | PRIM_INDEX_MASK), ((link & LEAF_COUNT_MASK) >> LEAF_COUNT_SHIFT) + 1)
 }
 
 blob_record! {
@@ -239,8 +224,10 @@ pub enum SectionId {
     Globals = 0,
     Materials,
     Spheres,
-    SphereMaterials,
-    SphereSources,
+    /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
+    PrimMaterials,
+    /// Per primitive, same order: its index in the scene's list of its kind.
+    PrimSources,
     NodeBoxes,
     NodeLinks,
     Lights,
@@ -255,8 +242,8 @@ impl SectionId {
         SectionId::Globals,
         SectionId::Materials,
         SectionId::Spheres,
-        SectionId::SphereMaterials,
-        SectionId::SphereSources,
+        SectionId::PrimMaterials,
+        SectionId::PrimSources,
         SectionId::NodeBoxes,
         SectionId::NodeLinks,
         SectionId::Lights,
@@ -268,8 +255,8 @@ impl SectionId {
             SectionId::Globals => "globals",
             SectionId::Materials => "materials",
             SectionId::Spheres => "spheres",
-            SectionId::SphereMaterials => "sphere_materials",
-            SectionId::SphereSources => "sphere_sources",
+            SectionId::PrimMaterials => "prim_materials",
+            SectionId::PrimSources => "prim_sources",
             SectionId::NodeBoxes => "node_boxes",
             SectionId::NodeLinks => "node_links",
             SectionId::Lights => "lights",
@@ -283,7 +270,7 @@ impl SectionId {
             SectionId::Globals => size_of::<GlobalsRecord>(),
             SectionId::Materials => size_of::<MaterialRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
-            SectionId::SphereMaterials | SectionId::SphereSources => size_of::<u32>(),
+            SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
             SectionId::NodeLinks => size_of::<NodeLinksRecord>(),
             SectionId::Lights => size_of::<LightRecord>(),
@@ -299,7 +286,8 @@ pub struct BlobHeader {
     pub version: u32,
     /// `FLAG_*` bits.
     pub flags: u32,
-    pub sphere_count: u32,
+    /// Primitives of each kind, indexed by `PrimKind as usize`; unused slots are 0.
+    pub prim_counts: [u32; PrimKind::SLOTS],
     pub material_count: u32,
     pub light_count: u32,
     /// Inner nodes (leaves live in their parents' links).
@@ -308,6 +296,8 @@ pub struct BlobHeader {
     pub payload_crc32: u32,
     /// Size of this header in bytes, so a reader can check it read the right thing.
     pub header_len: u32,
+    /// Zero.
+    pub reserved: u32,
     /// Size of the whole blob in bytes.
     pub total_len: u64,
     pub sections: [SectionEntry; SECTION_COUNT],
@@ -315,6 +305,31 @@ pub struct BlobHeader {
 
 /// Size of [`BlobHeader`] in bytes.
 pub const HEADER_LEN: usize = core::mem::size_of::<BlobHeader>();
+
+impl BlobHeader {
+    /// Primitives of `kind`.
+    pub fn prim_count(&self, kind: PrimKind) -> u32 {
+        self.prim_counts[kind as usize]
+    }
+
+    /// Where each kind's primitives start in the per-primitive sections (`prim_materials`,
+    /// `prim_sources`): kinds follow each other in [`PrimKind::ALL`] order. Saturates on
+    /// counts a validated header cannot have.
+    pub fn kind_first(&self) -> [u32; PrimKind::SLOTS] {
+        let mut first = [0; PrimKind::SLOTS];
+        let mut next = 0u32;
+        for kind in PrimKind::ALL {
+            first[kind as usize] = next;
+            next = next.saturating_add(self.prim_count(kind));
+        }
+        first
+    }
+
+    /// Primitives of every kind.
+    pub fn prim_total(&self) -> u64 {
+        self.prim_counts.iter().map(|&n| u64::from(n)).sum()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -331,25 +346,29 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 176);
+        assert_eq!(HEADER_LEN, 192);
     }
 
     #[test]
     fn leaf_links_round_trip_every_leaf_size_and_the_last_sphere() {
-        for count in 1..=MAX_LEAF_SIZE {
-            for first in [0, 1, 12345, MAX_SPHERES - count] {
-                let link = leaf_link(first, count);
-                assert!(is_leaf(link));
-                assert_eq!(leaf_spheres(link), (first, count));
+        use limits::{MAX_LEAF_SIZE, MAX_PRIMS_PER_KIND};
+        for kind in PrimKind::ALL {
+            for count in 1..=MAX_LEAF_SIZE {
+                for first in [0, 1, 12345, MAX_PRIMS_PER_KIND - count] {
+                    let link = leaf_link(kind, first, count);
+                    assert!(is_leaf(link));
+                    assert_eq!(leaf_prims(link), (prim_ref(kind, first), count));
+                    assert_eq!(prim_parts(leaf_prims(link).0), (kind as u32, first));
+                }
             }
         }
-        assert!(!is_leaf(MAX_SPHERES * 2 - 1), "inner indices up to 2^27 are not leaves");
+        assert!(!is_leaf(LEAF_FLAG - 1), "inner indices below 2^31 are not leaves");
     }
 
     #[test]
     #[should_panic(expected = "does not fit")]
     fn a_leaf_past_the_sphere_limit_is_refused() {
-        leaf_link(MAX_SPHERES - 1, 2);
+        leaf_link(PrimKind::Sphere, limits::MAX_PRIMS_PER_KIND - 1, 2);
     }
 
     #[test]
@@ -357,10 +376,7 @@ mod tests {
         fn covered<R: Record>() -> usize {
             R::FIELDS
                 .iter()
-                .map(|f| match f.ty {
-                    CType::Float4 | CType::Uint4 => 16,
-                    CType::Uint => 4,
-                })
+                .map(|f| f.ty.size())
                 .sum()
         }
         assert_eq!(covered::<GlobalsRecord>(), size_of::<GlobalsRecord>());

@@ -2,16 +2,19 @@
 //! sections (docs/blob-format.md). [`write`] encodes, [`BlobView::parse`] validates
 //! and reads in place; [`layout`] is the single source of truth for both and for
 //! the generated `kernels/blob_layout.cuh` ([`cuda_header`]) and format tables.
+//! [`record`] is the machinery behind it ([`blob_record!`](crate::blob_record)), which
+//! other crates use for their own records shared with the kernels ([`cuda_struct`]).
 
 mod aligned;
 mod codegen;
 mod error;
 pub mod layout;
 mod read;
+pub mod record;
 mod write;
 
 pub use aligned::AlignedBytes;
-pub use codegen::{cuda_header, with_field_tables};
+pub use codegen::{cuda_header, cuda_struct, generated_banner, with_field_tables};
 pub use error::BlobError;
 pub use read::{BlobView, NodeLayout};
 pub use write::write;

@@ -8,7 +8,9 @@ use glam::Vec3;
 use super::error::BlobError;
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
-use crate::scene::limits;
+use crate::limits;
+use crate::scene::{Camera, RenderSettings, Sky, Sphere};
+use crate::shapes::Shape;
 
 /// Which node order a blob uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,8 +27,10 @@ pub struct BlobView<'a> {
     pub globals: &'a GlobalsRecord,
     pub materials: &'a [MaterialRecord],
     pub spheres: &'a [SphereRecord],
-    pub sphere_materials: &'a [u32],
-    pub sphere_sources: &'a [u32],
+    /// Per primitive, kinds one after another ([`BlobHeader::kind_first`]): material ids.
+    pub prim_materials: &'a [u32],
+    /// Per primitive, same order: its index in the scene's list of its kind.
+    pub prim_sources: &'a [u32],
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
@@ -47,8 +51,9 @@ impl<'a> BlobView<'a> {
             (match id {
                 SectionId::Globals => 1,
                 SectionId::Materials => header.material_count,
-                SectionId::Spheres | SectionId::SphereMaterials | SectionId::SphereSources => {
-                    header.sphere_count
+                SectionId::Spheres => header.prim_count(PrimKind::Sphere),
+                SectionId::PrimMaterials | SectionId::PrimSources => {
+                    u32::try_from(header.prim_total()).unwrap_or(u32::MAX)
                 }
                 SectionId::NodeBoxes | SectionId::NodeLinks => header.node_count,
                 SectionId::Lights => header.light_count,
@@ -70,8 +75,8 @@ impl<'a> BlobView<'a> {
             globals: &cast::<GlobalsRecord>(section(SectionId::Globals))[0],
             materials: cast(section(SectionId::Materials)),
             spheres: cast(section(SectionId::Spheres)),
-            sphere_materials: cast(section(SectionId::SphereMaterials)),
-            sphere_sources: cast(section(SectionId::SphereSources)),
+            prim_materials: cast(section(SectionId::PrimMaterials)),
+            prim_sources: cast(section(SectionId::PrimSources)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
@@ -100,24 +105,62 @@ impl<'a> BlobView<'a> {
         self.globals.seed_root[1]
     }
 
+    /// The render settings stored with the scene (the one place that unpacks them).
+    pub fn settings(&self) -> RenderSettings {
+        let [width, height, spp, max_depth] = self.globals.settings;
+        RenderSettings { width, height, spp, max_depth, seed: self.globals.seed_root[0] }
+    }
+
+    /// The scene's camera.
+    pub fn camera(&self) -> Camera {
+        let g = self.globals;
+        Camera {
+            look_from: xyz(g.camera_from_vfov),
+            look_at: xyz(g.camera_at_aperture),
+            up: xyz(g.camera_up_focus),
+            vfov_deg: g.camera_from_vfov[3],
+            aperture: g.camera_at_aperture[3],
+            focus_dist: g.camera_up_focus[3],
+        }
+    }
+
+    /// The sky; equal ends read back as a constant sky.
+    pub fn sky(&self) -> Sky {
+        let (bottom, top) = (xyz(self.globals.sky_bottom), xyz(self.globals.sky_top));
+        if bottom == top { Sky::Constant(bottom) } else { Sky::Gradient { bottom, top } }
+    }
+
     /// The BVH as a plain tree in depth-first order (bounds, links, identity
-    /// `prim_order` because the spheres are stored in leaf order), for statistics and
-    /// CPU picking.
+    /// `prim_order` over the primitives numbered kind after kind, because each kind is
+    /// stored in leaf order), for statistics.
     pub fn tree(&self) -> Bvh {
         let root = self.root();
         let root_bounds = if is_leaf(root) {
-            let (first, count) = leaf_spheres(root);
-            self.spheres[first as usize..(first + count) as usize].iter().fold(Aabb::EMPTY, |b, s| {
-                let [x, y, z, r] = s.center_radius;
-                b.union(Aabb::of_sphere(Vec3::new(x, y, z), r))
-            })
+            let (first, count) = leaf_prims(root);
+            (first..first + count).fold(Aabb::EMPTY, |b, prim| b.union(self.prim_bounds(prim)))
         } else {
             let (left, right) = self.child_bounds(root);
             left.union(right)
         };
         let mut nodes = Vec::with_capacity(2 * self.node_links.len() + 1);
         self.push_subtree(root, root_bounds, &mut nodes);
-        Bvh { nodes, prim_order: (0..self.spheres.len() as u32).collect() }
+        let total = u32::try_from(self.header.prim_total()).expect("validated counts fit 32 bits");
+        Bvh { nodes, prim_order: (0..total).collect() }
+    }
+
+    /// The bounds of primitive reference `prim` (a validated one).
+    pub fn prim_bounds(&self, prim: u32) -> Aabb {
+        let (kind, index) = prim_parts(prim);
+        match PrimKind::from_u32(kind) {
+            Some(PrimKind::Sphere) => Sphere::record_bounds(&self.spheres[index as usize]),
+            None => Aabb::EMPTY,
+        }
+    }
+
+    /// The place of primitive reference `prim` in the per-primitive sections.
+    pub fn prim_slot(&self, prim: u32) -> usize {
+        let (kind, index) = prim_parts(prim);
+        self.header.kind_first()[kind as usize] as usize + index as usize
     }
 
     /// Appends the subtree at `link` depth-first (left child right after its parent);
@@ -126,8 +169,8 @@ impl<'a> BlobView<'a> {
         let index = nodes.len();
         nodes.push(Node { bounds, kind: NodeKind::Leaf { first: 0, count: 0 } });
         nodes[index].kind = if is_leaf(link) {
-            let (first, count) = leaf_spheres(link);
-            NodeKind::Leaf { first, count }
+            let (first, count) = leaf_prims(link);
+            NodeKind::Leaf { first: self.prim_slot(first) as u32, count }
         } else {
             let (left_bounds, right_bounds) = self.child_bounds(link);
             let links = self.node_links[link as usize];
@@ -156,17 +199,13 @@ impl<'a> BlobView<'a> {
         if !globals_floats.iter().flatten().all(|x| x.is_finite()) {
             return Err(BlobError::record(S::Globals, 0, "non-finite camera or sky value"));
         }
-        let [width, height, spp, max_depth] = g.settings;
-        if !(1..=limits::MAX_IMAGE_SIDE).contains(&width)
-            || !(1..=limits::MAX_IMAGE_SIDE).contains(&height)
-            || !(1..=limits::MAX_SPP).contains(&spp)
-            || !(1..=limits::MAX_DEPTH).contains(&max_depth)
+        let s = self.settings();
+        if !(1..=limits::MAX_IMAGE_SIDE).contains(&s.width)
+            || !(1..=limits::MAX_IMAGE_SIDE).contains(&s.height)
+            || !(1..=limits::MAX_SPP).contains(&s.spp)
+            || !(1..=limits::MAX_DEPTH).contains(&s.max_depth)
         {
-            return Err(BlobError::record(
-                S::Globals,
-                0,
-                format!("render settings out of range: {:?}", g.settings),
-            ));
+            return Err(BlobError::record(S::Globals, 0, format!("render settings out of range: {s:?}")));
         }
         let vfov = g.camera_from_vfov[3];
         if !(vfov > 0.0 && vfov < 180.0) {
@@ -181,28 +220,28 @@ impl<'a> BlobView<'a> {
                 return Err(BlobError::record(S::Materials, i, "lobe weights or ior out of range"));
             }
         }
-        for (i, s) in self.spheres.iter().enumerate() {
-            let [x, y, z, r] = s.center_radius;
-            if !(x.is_finite() && y.is_finite() && z.is_finite() && r.is_finite() && r > 0.0) {
-                return Err(BlobError::record(S::Spheres, i, "non-finite center or radius <= 0"));
-            }
-        }
+        check_shapes::<Sphere>(self.spheres)?;
         let material_count = self.materials.len();
-        if let Some(i) = self.sphere_materials.iter().position(|&m| m as usize >= material_count) {
-            let m = self.sphere_materials[i];
+        if let Some(i) = self.prim_materials.iter().position(|&m| m as usize >= material_count) {
+            let m = self.prim_materials[i];
             let problem = format!("material id {m} out of range (blob has {material_count} materials)");
-            return Err(BlobError::record(S::SphereMaterials, i, problem));
+            return Err(BlobError::record(S::PrimMaterials, i, problem));
         }
-        let mut seen = vec![false; self.spheres.len()];
-        for (i, &src) in self.sphere_sources.iter().enumerate() {
-            match seen.get_mut(src as usize) {
-                Some(slot @ false) => *slot = true,
-                _ => {
-                    return Err(BlobError::record(
-                        S::SphereSources,
-                        i,
-                        format!("source index {src} repeated or out of range"),
-                    ));
+        let kind_first = self.header.kind_first();
+        for kind in PrimKind::ALL {
+            let first = kind_first[kind as usize] as usize;
+            let count = self.header.prim_count(kind) as usize;
+            let mut seen = vec![false; count];
+            for (i, &src) in self.prim_sources[first..first + count].iter().enumerate() {
+                match seen.get_mut(src as usize) {
+                    Some(slot @ false) => *slot = true,
+                    _ => {
+                        return Err(BlobError::record(
+                            S::PrimSources,
+                            first + i,
+                            format!("{} source index {src} repeated or out of range", kind.name()),
+                        ));
+                    }
                 }
             }
         }
@@ -235,7 +274,7 @@ impl<'a> BlobView<'a> {
 
     /// The links must form one tree from the root link (every inner node reached
     /// exactly once, so no cycle), no deeper than `MAX_BVH_DEPTH` levels counting the
-    /// leaves, whose leaves cover every sphere exactly once.
+    /// leaves, whose leaves name a known kind and cover every primitive exactly once.
     fn check_tree(&self) -> Result<(), BlobError> {
         let tree_err = |m: String| BlobError::Tree(m);
         let n = self.node_links.len();
@@ -244,25 +283,36 @@ impl<'a> BlobView<'a> {
             return Err(tree_err(format!("root link {root:#x} is neither inner node 0 nor a leaf")));
         }
         let mut visited = vec![false; n];
-        let mut covered = vec![false; self.spheres.len()];
+        let total = self.prim_materials.len();
+        let mut covered = vec![false; total];
         let mut stack: Vec<(u32, u32)> = vec![(root, 1)];
         while let Some((link, depth)) = stack.pop() {
-            if depth > MAX_BVH_DEPTH {
+            if depth > limits::MAX_BVH_DEPTH {
                 return Err(tree_err(format!(
-                    "deeper than {MAX_BVH_DEPTH} levels, the traversal stack size"
+                    "deeper than {} levels, the traversal stack size",
+                    limits::MAX_BVH_DEPTH
                 )));
             }
             if is_leaf(link) {
-                let (first, count) = leaf_spheres(link);
+                let (prim, count) = leaf_prims(link);
+                let (kind, first) = prim_parts(prim);
+                let Some(kind) = PrimKind::from_u32(kind) else {
+                    return Err(tree_err(format!("leaf link {link:#x} names unknown primitive kind {kind}")));
+                };
+                let kind_count = self.header.prim_count(kind) as usize;
                 let (first, end) = (first as usize, (first + count) as usize);
-                if end > covered.len() {
+                if end > kind_count {
                     return Err(tree_err(format!(
-                        "leaf link {link:#x} has sphere range {first}..{end} outside 0..{}",
-                        covered.len()
+                        "leaf link {link:#x} has {} range {first}..{end} outside 0..{kind_count}",
+                        kind.name()
                     )));
                 }
-                if covered[first..end].iter_mut().any(|s| std::mem::replace(s, true)) {
-                    return Err(tree_err(format!("leaf {first}..{end} repeats a sphere of another leaf")));
+                let base = self.header.kind_first()[kind as usize] as usize;
+                if covered[base + first..base + end].iter_mut().any(|s| std::mem::replace(s, true)) {
+                    return Err(tree_err(format!(
+                        "{} leaf {first}..{end} repeats a primitive of another leaf",
+                        kind.name()
+                    )));
                 }
                 continue;
             }
@@ -279,8 +329,8 @@ impl<'a> BlobView<'a> {
         if let Some(node) = visited.iter().position(|v| !v) {
             return Err(tree_err(format!("node {node} is not reachable from the root")));
         }
-        if let Some(sphere) = covered.iter().position(|c| !c) {
-            return Err(tree_err(format!("sphere {sphere} is in no leaf")));
+        if let Some(prim) = covered.iter().position(|c| !c) {
+            return Err(tree_err(format!("primitive {prim} is in no leaf")));
         }
         Ok(())
     }
@@ -307,12 +357,22 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
     if crc != h.payload_crc32 {
         return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
     }
+    if h.reserved != 0 {
+        return Err(mismatch("reserved", h.reserved.into(), 0));
+    }
+    let unused_slots = (0..PrimKind::SLOTS).filter(|&k| PrimKind::from_u32(k as u32).is_none());
+    if let Some(n) = unused_slots.map(|k| h.prim_counts[k]).find(|&n| n != 0) {
+        return Err(mismatch("prim_counts of an unknown kind", n.into(), 0));
+    }
+    let per_kind = limits::MAX_PRIMS_PER_KIND as usize;
+    let total = h.prim_total() as usize;
     let counts = [
-        ("sphere_count", h.sphere_count as usize, 1, limits::MAX_SPHERES),
+        ("prim_counts (sphere)", h.prim_count(PrimKind::Sphere) as usize, 0, per_kind),
+        ("prim_counts (all kinds)", total, 1, per_kind * PrimKind::ALL.len()),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
         ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS),
-        // Inner nodes of a binary tree with at most sphere_count leaves.
-        ("node_count", h.node_count as usize, 0, (h.sphere_count as usize).saturating_sub(1)),
+        // Inner nodes of a binary tree with at most `total` leaves.
+        ("node_count", h.node_count as usize, 0, total.saturating_sub(1)),
     ];
     for (field, value, min, max) in counts {
         if value < min || value > max {
@@ -349,6 +409,18 @@ fn check_section(
         ));
     }
     Ok(())
+}
+
+/// Every record of one shape passes the shape's own check.
+fn check_shapes<S: Shape>(records: &[S::Record]) -> Result<(), BlobError> {
+    for (i, record) in records.iter().enumerate() {
+        S::check_record(record).map_err(|problem| BlobError::record(S::KIND.section(), i, problem))?;
+    }
+    Ok(())
+}
+
+fn xyz(v: [f32; 4]) -> Vec3 {
+    Vec3::new(v[0], v[1], v[2])
 }
 
 /// Sections are aligned and sized exactly (checked above), so the cast cannot fail.

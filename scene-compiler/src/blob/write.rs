@@ -1,8 +1,10 @@
 //! Scene + BVH -> blob bytes: the one place that encodes records.
 //!
-//! Spheres are stored in BVH leaf order, so a leaf's `[first, first + count)` indexes
-//! the sphere arrays directly (no indirection on the GPU); `sphere_sources` keeps
-//! each stored sphere's index in the scene file for picking and inspection.
+//! Each kind's records are stored in BVH leaf order, so a leaf's `[first, first +
+//! count)` indexes its kind's section directly (no indirection on the GPU);
+//! `prim_sources` keeps each stored primitive's index in the scene's list of its kind,
+//! for picking and inspection. The BVH is built over every kind's primitives (numbered
+//! kind after kind, `shapes::bounds`); a leaf holds one kind.
 //!
 //! Only inner nodes get records, numbered in the tree's node order (so depth-first
 //! and vEB orders carry over); a leaf lives in its parent's link.
@@ -14,20 +16,22 @@ use super::aligned::AlignedBytes;
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, NodeKind};
 use crate::scene::{Light, MaterialKind, Scene, Sky};
+use crate::shapes::{self, Shape};
 
-/// Encodes `scene` with its BVH (built over `scene.spheres`) into one blob.
+/// Encodes `scene` with its BVH (built over [`shapes::bounds`]) into one blob.
 /// Deterministic: the same inputs give the same bytes.
 ///
 /// Records are written in place into the output buffer (no per-section vectors to
 /// copy from), and the spheres with their material ids are gathered in one pass:
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
 pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
-    let sphere_count = bvh.prim_order.len();
+    let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
     let records = |id: SectionId| match id {
         SectionId::Globals => 1,
         SectionId::Materials => scene.materials.len(),
-        SectionId::Spheres | SectionId::SphereMaterials | SectionId::SphereSources => sphere_count,
+        SectionId::Spheres => prims.count(PrimKind::Sphere),
+        SectionId::PrimMaterials | SectionId::PrimSources => bvh.prim_order.len(),
         SectionId::NodeBoxes | SectionId::NodeLinks => links.inner_count,
         SectionId::Lights => scene.lights.len(),
     };
@@ -45,21 +49,15 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     // Zeroed, so the padding between sections is zero.
     let mut out = AlignedBytes::zeroed(total_len);
     let buf = out.as_mut_slice();
-    let [globals, materials, spheres, sphere_materials, sphere_sources, node_boxes, node_links, lights] =
+    let [globals, materials, spheres, prim_materials, prim_sources, node_boxes, node_links, lights] =
         split_sections(&mut buf[HEADER_LEN..], &table);
 
-    records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, 0));
+    records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, &prims, 0));
     for (record, m) in records_mut::<MaterialRecord>(materials).iter_mut().zip(&scene.materials) {
         *record = material_record(m.kind);
     }
-    let sphere_slots =
-        records_mut::<SphereRecord>(spheres).iter_mut().zip(records_mut::<u32>(sphere_materials));
-    for ((record, material), &i) in sphere_slots.zip(&bvh.prim_order) {
-        let s = &scene.spheres[i as usize];
-        *record = SphereRecord { center_radius: lane(s.center, s.radius) };
-        *material = s.material;
-    }
-    sphere_sources.copy_from_slice(bytes_of(&bvh.prim_order));
+    let (prim_materials, prim_sources) = (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
+    prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
     let inner_nodes = bvh.nodes.iter().filter_map(|n| match n.kind {
         NodeKind::Inner { left, right } => Some((left, right)),
         NodeKind::Leaf { .. } => None,
@@ -67,7 +65,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let node_slots = records_mut::<NodeBoxesRecord>(node_boxes).iter_mut().zip(records_mut(node_links));
     for ((boxes, record), (left, right)) in node_slots.zip(inner_nodes) {
         *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
-        *record = NodeLinksRecord { left: links.link(bvh, left), right: links.link(bvh, right) };
+        *record = NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     }
     for (record, light) in records_mut::<LightRecord>(lights).iter_mut().zip(&scene.lights) {
         *record = light_record(light);
@@ -77,12 +75,13 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         magic: MAGIC,
         version: FORMAT_VERSION,
         flags,
-        sphere_count: count(sphere_count),
+        prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
         material_count: count(scene.materials.len()),
         light_count: count(scene.lights.len()),
         node_count: count(links.inner_count),
         payload_crc32: crc32fast::hash(&buf[HEADER_LEN..]),
         header_len: HEADER_LEN as u32,
+        reserved: 0,
         total_len: total_len as u64,
         sections: table,
     };
@@ -114,12 +113,83 @@ impl InnerLinks {
         InnerLinks { index, inner_count }
     }
 
-    /// The link to tree node `node`: its inner index, or its leaf's sphere range.
-    fn link(&self, bvh: &Bvh, node: u32) -> u32 {
+    /// The link to tree node `node`: its inner index, or its leaf's primitives.
+    fn link(&self, bvh: &Bvh, prims: &Prims, node: u32) -> u32 {
         match bvh.nodes[node as usize].kind {
             NodeKind::Inner { .. } => self.index[node as usize],
-            NodeKind::Leaf { first, count } => leaf_link(first, count),
+            NodeKind::Leaf { first, count } => prims.leaf_link(first, count),
         }
+    }
+}
+
+/// Where each primitive of the tree's leaf order goes: its kind, and its index within
+/// its kind's section (the kind's primitives keep leaf order).
+struct Prims {
+    /// Per leaf slot (index into `Bvh::prim_order`): kind, index within the kind, and
+    /// index in the scene's list of that kind.
+    slots: Vec<(PrimKind, u32, u32)>,
+    counts: [usize; PrimKind::SLOTS],
+}
+
+impl Prims {
+    fn new(scene: &Scene, bvh: &Bvh) -> Prims {
+        let mut kind_first = [0usize; PrimKind::SLOTS];
+        let mut next = 0;
+        for kind in PrimKind::ALL {
+            kind_first[kind as usize] = next;
+            next += shapes::count(scene, kind);
+        }
+        let mut counts = [0usize; PrimKind::SLOTS];
+        let slots = bvh
+            .prim_order
+            .iter()
+            .map(|&prim| {
+                // The last kind whose numbering starts at or before `prim`.
+                let kind = PrimKind::ALL
+                    .into_iter()
+                    .rev()
+                    .find(|&k| kind_first[k as usize] <= prim as usize)
+                    .expect("the first kind starts at 0");
+                let within = count(counts[kind as usize]);
+                counts[kind as usize] += 1;
+                (kind, within, prim - count(kind_first[kind as usize]))
+            })
+            .collect();
+        Prims { slots, counts }
+    }
+
+    fn count(&self, kind: PrimKind) -> usize {
+        self.counts[kind as usize]
+    }
+
+    /// The link to the leaf holding slots `first..first + count`, which hold one kind.
+    fn leaf_link(&self, first: u32, count: u32) -> u32 {
+        let slots = &self.slots[first as usize..(first + count) as usize];
+        let (kind, within, _) = slots[0];
+        assert!(slots.iter().all(|s| s.0 == kind), "a BVH leaf mixes primitive kinds");
+        leaf_link(kind, within, count)
+    }
+
+    /// Fills one kind's record section and that kind's part of the per-primitive
+    /// sections, from the scene's list of that kind.
+    fn write<S: Shape>(&self, list: &[S], records: &mut [u8], materials: &mut [u32], sources: &mut [u32]) {
+        let records = records_mut::<S::Record>(records);
+        let mut slot_in_sections = self.kind_first_slot(S::KIND);
+        for &(kind, within, source) in &self.slots {
+            if kind != S::KIND {
+                continue;
+            }
+            let shape = &list[source as usize];
+            records[within as usize] = shape.record();
+            materials[slot_in_sections] = shape.material();
+            sources[slot_in_sections] = source;
+            slot_in_sections += 1;
+        }
+    }
+
+    /// Where `kind`'s primitives start in the per-primitive sections.
+    fn kind_first_slot(&self, kind: PrimKind) -> usize {
+        PrimKind::ALL.into_iter().take_while(|&k| k != kind).map(|k| self.count(k)).sum()
     }
 }
 
@@ -165,9 +235,6 @@ fn count(n: usize) -> u32 {
     u32::try_from(n).expect("scene limits keep every count below 2^32")
 }
 
-fn bytes_of<T: Pod>(records: &[T]) -> &[u8] {
-    bytemuck::cast_slice(records)
-}
 
 fn lane(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]

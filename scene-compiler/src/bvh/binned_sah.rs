@@ -28,7 +28,7 @@ use self::assemble::Subtree;
 use self::prim_ref::{Extent, PrimRef};
 use self::split::{Scratch, Settings, Split, split, split_median};
 use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
-use crate::blob::layout::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
+use crate::limits::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
 
 /// Subtrees with at least this many primitives build their two children in parallel;
 /// smaller ones are one sequential task (a join costs about a microsecond, a subtree

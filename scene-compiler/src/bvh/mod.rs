@@ -1,5 +1,6 @@
 //! Bounding volume hierarchy: one builder producing one plain tree, and layout
-//! conversions of that tree (tinybvh style; see STYLE.md).
+//! conversions of that tree (as tinybvh does it: every layout is a permutation of
+//! the same tree, so layouts change memory order, never the hits or the SAH cost).
 //!
 //! - [`build`] (binned SAH, `binned_sah.rs`) returns a [`Bvh`] in depth-first order:
 //!   node 0 is the root and an inner node's left child directly follows it.

@@ -42,6 +42,27 @@ pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
     validate::validate(&file).map_err(|issues| LoadError::new(origin, source, locate(source, &issues)))
 }
 
+/// Checks a scene built in memory (an editor's edit) by the rules a file obeys, without
+/// writing it out: the diagnostics name the offending value's path (`spheres[3].radius`)
+/// since there is no text to point into; `origin` names the scene in messages.
+pub fn check(scene: &Scene, origin: &str) -> Result<(), LoadError> {
+    let issues = validate::check_model(scene);
+    if issues.is_empty() {
+        return Ok(());
+    }
+    let diagnostics = issues
+        .iter()
+        .map(|issue| {
+            let d = Diagnostic::error(format!("{}: {}", issue.path, issue.message));
+            match &issue.hint {
+                Some(hint) => d.with_hint(hint),
+                None => d,
+            }
+        })
+        .collect();
+    Err(LoadError::new(origin, "", diagnostics))
+}
+
 /// Reads and parses a scene file; the path is the origin in messages.
 pub fn load_file(path: &Path) -> Result<Scene, LoadError> {
     let source = std::fs::read_to_string(path).map_err(|err| LoadError::io(path, &err))?;

@@ -29,7 +29,7 @@ pub struct Camera {
 }
 
 /// Render defaults stored with the scene; the renderer's flags override them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RenderSettings {
     pub width: u32,
     pub height: u32,
@@ -78,16 +78,4 @@ pub struct Sphere {
 pub enum Light {
     Point { position: Vec3, color: Vec3, intensity: f32 },
     Directional { direction: Vec3, color: Vec3, intensity: f32, angular_radius_deg: f32 },
-}
-
-/// Limits that validation enforces; past them a value is a typo, not a request.
-pub mod limits {
-    /// Largest image side: 16K.
-    pub const MAX_IMAGE_SIDE: u32 = 16_384;
-    pub const MAX_SPP: u32 = 1 << 20;
-    pub const MAX_DEPTH: u32 = 1024;
-    /// 67M: a BVH leaf link in the blob holds its first sphere in 26 bits.
-    pub const MAX_SPHERES: usize = crate::blob::layout::MAX_SPHERES as usize;
-    pub const MAX_MATERIALS: usize = 1 << 20;
-    pub const MAX_LIGHTS: usize = 1 << 16;
 }

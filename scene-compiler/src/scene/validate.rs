@@ -10,8 +10,10 @@ use std::collections::HashMap;
 
 use glam::Vec3;
 
+use crate::limits;
+
 use super::{
-    model::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, limits},
+    model::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere},
     schema::{CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3},
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
@@ -56,6 +58,45 @@ pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
         spheres,
         lights: file.lights.iter().map(lower_light).collect(),
     })
+}
+
+/// Checks an in-memory [`Scene`] (an editor's edit) with the same rules as a file,
+/// without writing it out and parsing it back. Spheres, the bulk of a scene, are
+/// checked in place; the few other values go through the file checks.
+pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
+    let root = ValuePath::root();
+    let mut c = Checker { issues: Vec::new() };
+    let cam = &scene.camera;
+    let camera = CameraFile {
+        look_from: cam.look_from.to_array(),
+        look_at: cam.look_at.to_array(),
+        up: cam.up.to_array(),
+        vfov_deg: cam.vfov_deg,
+        aperture: cam.aperture,
+        focus_dist: Some(cam.focus_dist),
+    };
+    c.camera(&root.field("camera"), &camera);
+    let s = scene.settings;
+    let settings = SettingsFile {
+        width: s.width,
+        height: s.height,
+        spp: s.spp,
+        max_depth: s.max_depth,
+        seed: s.seed,
+    };
+    c.settings(&root.field("settings"), &settings);
+    let sky = match scene.sky {
+        Sky::Gradient { bottom, top } => SkyFile::Gradient { bottom: bottom.to_array(), top: top.to_array() },
+        Sky::Constant(color) => SkyFile::Constant(color.to_array()),
+    };
+    c.sky(&root.field("sky"), &sky);
+    let materials: Vec<(String, MaterialFile)> =
+        scene.materials.iter().map(|m| (m.name.clone(), material_file(m.kind))).collect();
+    c.materials(&root.field("materials"), &materials);
+    c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
+    let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
+    c.lights(&root.field("lights"), &lights);
+    c.issues
 }
 
 impl Issue {
@@ -292,6 +333,23 @@ impl Checker {
         out
     }
 
+    /// [`Checker::spheres`] for spheres whose materials are already indices.
+    fn model_spheres(&mut self, path: &ValuePath, spheres: &[Sphere], material_count: usize) {
+        if spheres.is_empty() {
+            self.report(&|| path.clone(), "the scene has no spheres", "empty");
+        }
+        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
+        for (i, s) in spheres.iter().enumerate() {
+            let field = |name: &'static str| move || path.index(i).field(name);
+            self.finite3(s.center.to_array(), "sphere `center`", &field("center"));
+            self.check(s.radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+            if s.material as usize >= material_count {
+                let message = format!("material index {} out of range ({material_count} materials)", s.material);
+                self.report(&field("material"), message, "no such material");
+            }
+        }
+    }
+
     fn lights(&mut self, path: &ValuePath, lights: &[LightFile]) {
         self.count(path, "lights", lights.len(), limits::MAX_LIGHTS);
         for (i, light) in lights.iter().enumerate() {
@@ -330,6 +388,31 @@ fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
             "the scene defines no materials: add them under `materials: { ... }`".to_owned()
         }
         None => format!("the materials are {}", one_of(names.iter().copied(), MAX_LISTED)),
+    }
+}
+
+fn material_file(kind: MaterialKind) -> MaterialFile {
+    match kind {
+        MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array() },
+        MaterialKind::Metal { albedo, fuzz } => MaterialFile::Metal { albedo: albedo.to_array(), fuzz },
+        MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
+        MaterialKind::Emissive { color, strength } => {
+            MaterialFile::Emissive { color: color.to_array(), strength }
+        }
+    }
+}
+
+fn light_file(light: &Light) -> LightFile {
+    match *light {
+        Light::Point { position, color, intensity } => {
+            LightFile::Point { position: position.to_array(), color: color.to_array(), intensity }
+        }
+        Light::Directional { direction, color, intensity, angular_radius_deg } => LightFile::Directional {
+            direction: direction.to_array(),
+            color: color.to_array(),
+            intensity,
+            angular_radius_deg,
+        },
     }
 }
 

@@ -3,29 +3,26 @@
 
 use glam::Vec3A;
 
+use crate::backend::FilmShape;
+
 /// Accumulated radiance sums, top row first.
 #[derive(Clone, Debug, Default)]
 pub struct Film {
-    pub width: u32,
-    pub height: u32,
-    /// Samples per pixel in the sums.
-    pub samples: u32,
+    pub shape: FilmShape,
     pub sums: Vec<Vec3A>,
 }
 
 impl Film {
     /// Clears the film to `width × height` black pixels with no samples.
     pub fn reset(&mut self, width: u32, height: u32) {
-        self.width = width;
-        self.height = height;
-        self.samples = 0;
+        self.shape = FilmShape { width, height, samples: 0 };
         self.sums.clear();
         self.sums.resize(width as usize * height as usize, Vec3A::ZERO);
     }
 
     /// The linear average per pixel, alpha 1.
     pub fn linear(&self) -> Vec<[f32; 4]> {
-        let n = self.divisor();
+        let n = self.shape.divisor();
         self.sums
             .iter()
             .map(|s| {
@@ -37,18 +34,13 @@ impl Film {
 
     /// 8-bit RGBA, gamma 2: `u8(255.99 * clamp(sqrt(c), 0, 1))`, alpha 255.
     pub fn rgba8(&self) -> Vec<u8> {
-        let n = self.divisor();
+        let n = self.shape.divisor();
         let mut out = Vec::with_capacity(self.sums.len() * 4);
         for s in &self.sums {
             let c = *s / n;
             out.extend([tonemap(c.x), tonemap(c.y), tonemap(c.z), u8::MAX]);
         }
         out
-    }
-
-    /// The sample count; 1 for an empty film, whose zero sums then read as black, not NaN.
-    fn divisor(&self) -> f32 {
-        self.samples.max(1) as f32
     }
 }
 

@@ -8,6 +8,7 @@ use glam::Vec3A;
 use super::rng::Rng;
 use super::scatter::{ScatterRandoms, scatter};
 use super::scene::CpuScene;
+use super::shapes;
 use super::traverse::traverse;
 use crate::camera::CameraFrame;
 
@@ -89,12 +90,11 @@ pub fn trace_sample(
             radiance += throughput * sky(scene, dir);
             break;
         };
-        let center_radius = scene.spheres[hit.sphere as usize];
         let p = origin + hit.t * dir;
-        let n_out = (p - Vec3A::from_vec4(center_radius)) / center_radius.w;
+        let n_out = shapes::outward_normal(scene, hit.prim, p);
         let front_face = dir.dot(n_out) < 0.0;
         let n = if front_face { n_out } else { -n_out };
-        let m = &scene.materials[scene.sphere_materials[hit.sphere as usize] as usize];
+        let m = shapes::material(scene, hit.prim);
         radiance += throughput * m.emission;
         let randoms = ScatterRandoms {
             lobe: rng.next_f32(),

@@ -12,11 +12,12 @@ pub mod integrator;
 pub mod rng;
 pub mod scatter;
 pub mod scene;
+pub mod shapes;
 pub mod traverse;
 
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use glam::Vec3A;
 use rayon::prelude::*;
 use scene_compiler::BlobView;
@@ -25,7 +26,7 @@ use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
-use super::{Backend, FrameStats, RenderJob};
+use super::{Backend, FilmShape, FilmStart, FrameStats, RenderJob};
 
 /// Renders on the CPU with rayon's current thread pool.
 #[derive(Debug, Default)]
@@ -54,29 +55,10 @@ impl Backend for CpuBackend {
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let scene =
             self.scene.as_ref().context("no scene on the CPU backend: upload one before rendering")?;
-        // Pixel indices are 32-bit in the random streams, as in the kernels.
-        let pixels = u64::from(job.width) * u64::from(job.height);
-        if pixels == 0 || pixels > u64::from(u32::MAX) {
-            bail!("cannot render a {}x{} image", job.width, job.height);
-        }
-        if job.first_sample.checked_add(job.samples).is_none() {
-            bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
-        }
-        if job.first_sample == 0 {
+        if FilmShape::start(Some(self.film.shape), job)? == FilmStart::Fresh {
             self.film.reset(job.width, job.height);
-        } else if (self.film.width, self.film.height, self.film.samples)
-            != (job.width, job.height, job.first_sample)
-        {
-            bail!(
-                "render job continues a {}x{} film at sample {}, but the film is {}x{} with {} samples",
-                job.width,
-                job.height,
-                job.first_sample,
-                self.film.width,
-                self.film.height,
-                self.film.samples
-            );
         }
+        let pixels = u64::from(job.width) * u64::from(job.height);
         let start = Instant::now();
         let camera = Camera::from(&job.camera);
         let seed_hash = pcg_hash(job.seed);
@@ -87,7 +69,7 @@ impl Backend for CpuBackend {
             .enumerate()
             .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row))
             .sum();
-        self.film.samples += job.samples;
+        self.film.shape.samples += job.samples;
         Ok(FrameStats {
             render_ms: start.elapsed().as_secs_f64() * 1e3,
             samples: pixels * u64::from(job.samples),

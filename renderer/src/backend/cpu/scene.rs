@@ -10,7 +10,7 @@
 
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord};
+use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord, PrimKind};
 
 /// An inner node's two child boxes, one axis per vector:
 /// `(left.min, right.min, left.max, right.max)` of x, y and z.
@@ -68,7 +68,12 @@ impl Material {
 pub struct CpuScene {
     /// center.xyz, radius; in BVH leaf order.
     pub spheres: Vec<Vec4>,
-    pub sphere_materials: Vec<u32>,
+    /// Per primitive, kinds one after another: its material id.
+    pub prim_materials: Vec<u32>,
+    /// Per primitive, same order: its index in the scene's list of its kind.
+    pub prim_sources: Vec<u32>,
+    /// Where each kind starts in `prim_materials` and `prim_sources`.
+    pub kind_first: [u32; PrimKind::SLOTS],
     pub materials: Vec<Material>,
     /// Per inner node: its children's boxes.
     pub child_boxes: Vec<ChildBoxes>,
@@ -88,7 +93,9 @@ impl CpuScene {
         let g: &GlobalsRecord = blob.globals;
         CpuScene {
             spheres: blob.spheres.iter().map(|s| Vec4::from_array(s.center_radius)).collect(),
-            sphere_materials: blob.sphere_materials.to_vec(),
+            prim_materials: blob.prim_materials.to_vec(),
+            prim_sources: blob.prim_sources.to_vec(),
+            kind_first: blob.header.kind_first(),
             materials: blob.materials.iter().map(Material::from_record).collect(),
             child_boxes: blob.node_boxes.iter().map(ChildBoxes::new).collect(),
             node_links: blob.node_links.iter().map(|l| (l.left, l.right)).collect(),

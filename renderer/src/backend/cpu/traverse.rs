@@ -1,23 +1,22 @@
-//! Closest-hit queries: the iterative BVH traversal and the sphere test
-//! (docs/path-tracing.md, "Intersection"), in the kernels' order.
+//! Closest-hit queries: the iterative BVH traversal (docs/path-tracing.md,
+//! "Intersection"), in the kernels' order; the primitives themselves are `shapes/`.
 
 use glam::{Vec3A, Vec4, Vec4Swizzles};
-use scene_compiler::blob::layout::{MAX_BVH_DEPTH, is_leaf, leaf_spheres};
+use scene_compiler::blob::layout::is_leaf;
+use scene_compiler::limits::MAX_BVH_DEPTH;
 
 use super::scene::{ChildBoxes, CpuScene};
-
-/// Rays start this far from their origin, so a bounce does not hit its own sphere.
-pub const T_MIN: f32 = 0.001;
+use super::shapes::{T_MIN, intersect_leaf};
 
 /// The closest hit of a ray.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     pub t: f32,
-    /// Index into the scene's sphere arrays (BVH leaf order).
-    pub sphere: u32,
+    /// The primitive reference (kind and index within its kind, `shapes/`).
+    pub prim: u32,
 }
 
-/// The closest sphere hit in `(T_MIN, t_max)`: one "ray" in the Mrays/s count.
+/// The closest primitive hit in `(T_MIN, t_max)`: one "ray" in the Mrays/s count.
 ///
 /// Near child first with an explicit stack of `MAX_BVH_DEPTH` child links; the blob
 /// loader refused deeper trees, so the stack cannot overflow. Unlike the kernels, the
@@ -34,13 +33,7 @@ pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Opti
     let mut node = scene.root;
     loop {
         if is_leaf(node) {
-            let (first, count) = leaf_spheres(node);
-            for i in first..first + count {
-                if let Some(t) = intersect_sphere(scene.spheres[i as usize], origin, dir, t_closest) {
-                    t_closest = t;
-                    closest = Some(i);
-                }
-            }
+            intersect_leaf(scene, node, origin, dir, &mut t_closest, &mut closest);
         } else {
             let (left, right) = scene.node_links[node as usize];
             let (t_left, t_right) = slab(&scene.child_boxes[node as usize], &slab_ray, t_closest);
@@ -69,27 +62,7 @@ pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Opti
         stack_len -= 1;
         node = stack[stack_len];
     }
-    closest.map(|sphere| Hit { t: t_closest, sphere })
-}
-
-/// Ray/sphere distance in `(T_MIN, t_max)` with the precise discriminant (Ray Tracing
-/// Gems, ch. 7): the textbook `b² - c` loses all precision on the radius-1000 ground.
-#[inline(always)]
-pub fn intersect_sphere(center_radius: Vec4, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
-    let radius = center_radius.w;
-    let oc = Vec3A::from_vec4(center_radius) - origin;
-    let b = oc.dot(dir);
-    let l = oc - b * dir;
-    let disc = radius * radius - l.dot(l);
-    if disc < 0.0 {
-        return None;
-    }
-    let h = disc.sqrt();
-    let mut t = b - h;
-    if t <= T_MIN {
-        t = b + h;
-    }
-    (T_MIN < t && t < t_max).then_some(t)
+    closest.map(|prim| Hit { t: t_closest, prim })
 }
 
 /// A ray prepared for slab tests: per axis, the inverse direction and `-origin * inv_dir`

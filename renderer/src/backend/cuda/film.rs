@@ -6,12 +6,11 @@ use std::sync::Arc;
 use anyhow::Context;
 use cudarc::driver::{CudaSlice, CudaStream};
 
+use crate::backend::FilmShape;
+
 /// A `width × height` film in device memory.
 pub struct DeviceFilm {
-    pub width: u32,
-    pub height: u32,
-    /// Samples per pixel in `accum`.
-    pub samples: u32,
+    pub shape: FilmShape,
     pub accum: CudaSlice<[f32; 4]>,
     pub rgba: CudaSlice<u8>,
 }
@@ -24,16 +23,6 @@ impl DeviceFilm {
             .alloc_zeros::<[f32; 4]>(pixels)
             .with_context(|| format!("allocating a {width}x{height} film on the GPU"))?;
         let rgba = stream.alloc_zeros::<u8>(pixels * 4).context("allocating the RGBA8 output on the GPU")?;
-        Ok(DeviceFilm { width, height, samples: 0, accum, rgba })
-    }
-
-    /// Pixels in the film.
-    pub fn pixels(&self) -> u32 {
-        self.width * self.height
-    }
-
-    /// What divides the sums: the sample count, 1 for an empty film (black, not NaN).
-    pub fn divisor(&self) -> f32 {
-        self.samples.max(1) as f32
+        Ok(DeviceFilm { shape: FilmShape { width, height, samples: 0 }, accum, rgba })
     }
 }

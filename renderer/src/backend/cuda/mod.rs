@@ -38,7 +38,7 @@ pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources};
-use super::{Backend, FrameStats, KernelCompile, KernelResources, RenderJob};
+use super::{Backend, FilmShape, FilmStart, FrameStats, KernelCompile, KernelResources, RenderJob};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
 const FILM_THREADS: u32 = 256;
@@ -136,13 +136,7 @@ impl CudaBackend {
 
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
-        let pixels = u64::from(job.width) * u64::from(job.height);
-        if pixels == 0 || pixels > u64::from(u32::MAX) {
-            bail!("cannot render a {}x{} image", job.width, job.height);
-        }
-        if job.first_sample.checked_add(job.samples).is_none() {
-            bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
-        }
+        let start = FilmShape::start(self.film.as_ref().map(|f| f.shape), job)?;
         // Each thread counts its rays in 32 bits.
         if u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
             bail!(
@@ -151,24 +145,11 @@ impl CudaBackend {
                 job.max_depth
             );
         }
-        if job.first_sample == 0 {
-            if self.film.as_ref().is_none_or(|f| (f.width, f.height) != (job.width, job.height)) {
-                // Free the old film first: both may not fit at once.
-                self.film = None;
-                self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height)?);
-            }
-        } else if self
-            .film
-            .as_ref()
-            .is_none_or(|f| (f.width, f.height, f.samples) != (job.width, job.height, job.first_sample))
-        {
-            let (w, h, s) = self.film.as_ref().map_or((0, 0, 0), |f| (f.width, f.height, f.samples));
-            bail!(
-                "render job continues a {}x{} film at sample {}, but the film is {w}x{h} with {s} samples",
-                job.width,
-                job.height,
-                job.first_sample
-            );
+        let fits = |f: &DeviceFilm| (f.shape.width, f.shape.height) == (job.width, job.height);
+        if start == FilmStart::Fresh && !self.film.as_ref().is_some_and(fits) {
+            // Free the old film first: both may not fit at once.
+            self.film = None;
+            self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height)?);
         }
         let film = self.film.as_mut().context("no film on the GPU")?;
 
@@ -184,6 +165,7 @@ impl CudaBackend {
             first_sample: job.first_sample,
             samples: job.samples,
             bvh_root: scene.bvh_root,
+            kind_first: scene.kind_first,
             ..LaunchParams::default()
         };
         params.set_camera(&job.camera);
@@ -210,8 +192,9 @@ impl CudaBackend {
         let rays =
             self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];
         let render_ms = self.start.elapsed_ms(&self.end).context("timing render")?;
-        film.samples = job.first_sample + job.samples;
-        Ok(FrameStats { render_ms: f64::from(render_ms), samples: pixels * u64::from(job.samples), rays })
+        film.shape.samples = job.first_sample + job.samples;
+        let samples = u64::from(film.shape.pixels()) * u64::from(job.samples);
+        Ok(FrameStats { render_ms: f64::from(render_ms), samples, rays })
     }
 
     fn film(&self) -> anyhow::Result<&DeviceFilm> {
@@ -290,8 +273,8 @@ impl Backend for CudaBackend {
     fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
         guard("reading the image", || {
             let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
-            let pixels = film.pixels();
-            let inv_samples = 1.0 / film.divisor();
+            let pixels = film.shape.pixels();
+            let inv_samples = 1.0 / film.shape.divisor();
             let mut launch = self.stream.launch_builder(&self.kernels.tonemap);
             launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
             // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements
@@ -304,7 +287,7 @@ impl Backend for CudaBackend {
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
         guard("reading the linear image", || {
             let film = self.film()?;
-            let n = film.divisor();
+            let n = film.shape.divisor();
             let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
             Ok(sums.into_iter().map(|[r, g, b, _]| [r / n, g / n, b / n, 1.0]).collect())
         })

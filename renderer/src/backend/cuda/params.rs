@@ -1,54 +1,93 @@
-//! The render kernel's per-launch parameters: the host side of `LaunchParams` in
-//! kernels/params.cuh, copied into the kernel's `__constant__ params` before each
-//! launch. Both sides assert the same size and offsets.
+//! The render kernel's per-launch parameters, copied into the kernel's `__constant__
+//! params` (kernels/params.cuh) before each launch. [`LaunchParams`] is the single
+//! source of truth: `cargo run -p tools --bin layout-header` generates its CUDA struct
+//! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
+//! offset, and renderer/tests/launch_params_header.rs fails when that file is stale.
 
-use bytemuck::{Pod, Zeroable};
+use scene_compiler::blob::layout::{MaterialRecord, SphereRecord};
+use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
+use scene_compiler::blob::{cuda_struct, generated_banner};
+use scene_compiler::blob_record;
 
 use crate::camera::CameraFrame;
 
-/// Mirror of `struct LaunchParams` (kernels/params.cuh); device pointers are `u64`.
-#[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct LaunchParams {
-    pub cam_origin_lens: [f32; 4],
-    pub cam_lower_left: [f32; 4],
-    pub cam_horizontal: [f32; 4],
-    pub cam_vertical: [f32; 4],
-    pub cam_u: [f32; 4],
-    pub cam_v: [f32; 4],
-    pub sky_bottom: [f32; 4],
-    pub sky_top: [f32; 4],
-    pub spheres: u64,
-    pub sphere_materials: u64,
-    pub materials: u64,
-    pub nodes: u64,
-    pub accum: u64,
-    pub ray_count: u64,
-    pub width: u32,
-    pub height: u32,
-    pub max_depth: u32,
-    pub seed: u32,
-    pub first_sample: u32,
-    pub samples: u32,
-    pub bvh_root: u32,
-    pub padding: [u32; 1],
+/// `struct DeviceNode` of kernels/device_nodes.cuh: the BVH inner nodes as the kernels
+/// repack them on the device (the host only allocates them), so Rust has just the name.
+pub enum DeviceNode {}
+
+impl CudaName for DeviceNode {
+    const CUDA_NAME: &'static str = "DeviceNode";
 }
 
-const _: () = {
-    use core::mem::{offset_of, size_of};
-    assert!(size_of::<LaunchParams>() == 208);
-    assert!(offset_of!(LaunchParams, spheres) == 128);
-    assert!(offset_of!(LaunchParams, accum) == 160);
-    assert!(offset_of!(LaunchParams, width) == 176);
-    assert!(offset_of!(LaunchParams, samples) == 196);
-    assert!(offset_of!(LaunchParams, bvh_root) == 200);
-};
+blob_record! {
+    /// Per-launch parameters of the render kernel, in __constant__ memory.
+    #[align(16)]
+    pub struct LaunchParams as "LaunchParams" {
+        /// Camera frame (renderer/src/camera.rs), xyz each: origin, w = lens radius.
+        pub cam_origin_lens: [f32; 4],
+        /// The focus plane's lower-left corner (w unused).
+        pub cam_lower_left: [f32; 4],
+        /// The focus plane's full width, left to right.
+        pub cam_horizontal: [f32; 4],
+        /// The focus plane's full height, bottom to top.
+        pub cam_vertical: [f32; 4],
+        /// Unit camera right vector (lens offsets).
+        pub cam_u: [f32; 4],
+        /// Unit camera up vector (lens offsets).
+        pub cam_v: [f32; 4],
+        /// Sky radiance at dir.y = -1 (rgb), from the blob's globals.
+        pub sky_bottom: [f32; 4],
+        /// Sky radiance at dir.y = +1 (rgb).
+        pub sky_top: [f32; 4],
+        /// Blob section on the device (one allocation, every section 16-byte aligned).
+        pub spheres: DevicePtr<SphereRecord>,
+        /// Blob section: each sphere's material index.
+        pub prim_materials: DevicePtr<u32>,
+        /// Blob section.
+        pub materials: DevicePtr<MaterialRecord>,
+        /// The inner nodes, repacked from the blob's node sections.
+        pub nodes: DevicePtr<DeviceNode>,
+        /// The film: per-pixel sums of samples (rgb, w unused).
+        pub accum: u64 as DevicePtrMut<[f32; 4]>,
+        /// The ray counter.
+        pub ray_count: u64 as DevicePtrMut<u64>,
+        /// Image width in pixels.
+        pub width: u32,
+        /// Image height in pixels.
+        pub height: u32,
+        /// Bounces per path (docs/path-tracing.md).
+        pub max_depth: u32,
+        /// The render's random seed.
+        pub seed: u32,
+        /// Samples already in `accum` (0: overwrite it).
+        pub first_sample: u32,
+        /// Samples to add in this launch.
+        pub samples: u32,
+        /// The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+        pub bvh_root: u32,
+        /// To a multiple of 16 bytes.
+        pub padding: [u32; 1],
+        /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+        pub kind_first: [u32; 4],
+    }
+}
+
+// The constant block the kernels declare has this size (checked again at start-up).
+const _: () = assert!(size_of::<LaunchParams>() == 224);
+
+/// The full text of `kernels/launch_params.cuh`.
+pub fn cuda_header() -> String {
+    let mut out = generated_banner("renderer/src/backend/cuda/params.rs");
+    out.push_str("#include \"blob_layout.cuh\"\n#include \"device_nodes.cuh\"\n\n");
+    out.push_str(&cuda_struct::<LaunchParams>());
+    out
+}
 
 /// Device addresses of the blob sections the kernel reads, and of the repacked nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SectionPointers {
     pub spheres: u64,
-    pub sphere_materials: u64,
+    pub prim_materials: u64,
     pub materials: u64,
     pub nodes: u64,
 }
@@ -71,9 +110,9 @@ impl LaunchParams {
 
     /// The scene part of the parameters.
     pub fn set_sections(&mut self, sections: &SectionPointers) {
-        self.spheres = sections.spheres;
-        self.sphere_materials = sections.sphere_materials;
-        self.materials = sections.materials;
-        self.nodes = sections.nodes;
+        self.spheres = DevicePtr::new(sections.spheres);
+        self.prim_materials = DevicePtr::new(sections.prim_materials);
+        self.materials = DevicePtr::new(sections.materials);
+        self.nodes = DevicePtr::new(sections.nodes);
     }
 }

@@ -27,6 +27,8 @@ pub struct DeviceScene {
     pub sky_top: [f32; 4],
     /// The BVH's root link (`BlobView::root`).
     pub bvh_root: u32,
+    /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
+    pub kind_first: [u32; 4],
 }
 
 impl DeviceScene {
@@ -48,7 +50,7 @@ impl DeviceScene {
         let nodes = repack_nodes(stream, kernels, node_sections, node_count)?;
         let sections = SectionPointers {
             spheres: at(SectionId::Spheres),
-            sphere_materials: at(SectionId::SphereMaterials),
+            prim_materials: at(SectionId::PrimMaterials),
             materials: at(SectionId::Materials),
             nodes: device_address(stream, &nodes),
         };
@@ -63,6 +65,7 @@ impl DeviceScene {
             sky_bottom: blob.globals.sky_bottom,
             sky_top: blob.globals.sky_top,
             bvh_root: blob.root(),
+            kind_first: blob.header.kind_first(),
         })
     }
 

@@ -4,6 +4,7 @@
 //! NVRTC gets every file by name: the entry `render.cu` as the program and each
 //! `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
 //! name the file. This module does not compile anything (that is `nvrtc.rs`).
+//! Two headers are generated from Rust records ([`KernelSources::generated_headers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -20,11 +21,13 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("camera.cuh", include_str!("../../../../kernels/camera.cuh")),
     ("device_nodes.cuh", include_str!("../../../../kernels/device_nodes.cuh")),
     ("film.cuh", include_str!("../../../../kernels/film.cuh")),
+    ("launch_params.cuh", include_str!("../../../../kernels/launch_params.cuh")),
     ("params.cuh", include_str!("../../../../kernels/params.cuh")),
     ("path.cuh", include_str!("../../../../kernels/path.cuh")),
     ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),
     ("scatter.cuh", include_str!("../../../../kernels/scatter.cuh")),
-    ("sphere.cuh", include_str!("../../../../kernels/sphere.cuh")),
+    ("shape_sphere.cuh", include_str!("../../../../kernels/shape_sphere.cuh")),
+    ("shapes.cuh", include_str!("../../../../kernels/shapes.cuh")),
     ("traverse.cuh", include_str!("../../../../kernels/traverse.cuh")),
     ("vec3.cuh", include_str!("../../../../kernels/vec3.cuh")),
 ];
@@ -53,6 +56,19 @@ impl KernelSources {
             .map(|(name, text)| KernelSource { name: (*name).to_owned(), text: (*text).to_owned() })
             .collect();
         KernelSources { origin: PathBuf::from("kernels"), files }
+    }
+
+    /// The headers generated from Rust records, as their sources make them now: what
+    /// `cargo run -p tools --bin layout-header` writes into `kernels/` (tests check that
+    /// the checked-in files equal these).
+    pub fn generated_headers() -> Vec<KernelSource> {
+        [
+            ("blob_layout.cuh", scene_compiler::blob::cuda_header()),
+            ("launch_params.cuh", super::params::cuda_header()),
+        ]
+        .into_iter()
+        .map(|(name, text)| KernelSource { name: name.to_owned(), text })
+        .collect()
     }
 
     /// `dir/render.cu` and every `dir/*.cuh`.

@@ -1,10 +1,9 @@
-// Ray/sphere intersection, docs/path-tracing.md "Intersection" (CPU: traverse.rs).
+// The sphere shape, docs/path-tracing.md "Intersection" (CPU twin:
+// renderer/src/backend/cpu/shapes/sphere.rs). Everything the kernels know about
+// spheres is here; shapes.cuh dispatches to it by primitive kind.
 #pragma once
 
 #include "vec3.cuh"
-
-// Rays start this far from their origin, so a bounce does not hit its own sphere.
-#define T_MIN 0.001f
 
 // The distance to the sphere in (T_MIN, t_max), written to `t_hit`; false on a miss.
 // The precise discriminant (Ray Tracing Gems, ch. 7): the textbook `b² - c` loses all
@@ -21,4 +20,9 @@ __device__ __forceinline__ bool intersect_sphere(float4 center_radius, float3 or
     if (t <= T_MIN) t = b + h;
     t_hit = t;
     return T_MIN < t && t < t_max;
+}
+
+// The unit normal pointing out of the sphere at `point` on its surface.
+__device__ __forceinline__ float3 sphere_normal(float4 center_radius, float3 point) {
+    return (point - xyz(center_radius)) / center_radius.w;
 }

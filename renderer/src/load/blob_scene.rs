@@ -8,38 +8,19 @@
 use glam::Vec3;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{LIGHT_POINT, MaterialRecord};
-use scene_compiler::scene::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Sphere};
+use scene_compiler::shapes::Shape;
 
 /// The scene `view` holds, spheres in their source order.
 pub fn decode(view: &BlobView<'_>) -> Scene {
-    let g = view.globals;
     let xyz = |v: &[f32; 4]| Vec3::new(v[0], v[1], v[2]);
-    let camera = Camera {
-        look_from: xyz(&g.camera_from_vfov),
-        look_at: xyz(&g.camera_at_aperture),
-        up: xyz(&g.camera_up_focus),
-        vfov_deg: g.camera_from_vfov[3],
-        aperture: g.camera_at_aperture[3],
-        focus_dist: g.camera_up_focus[3],
-    };
-    let [width, height, spp, max_depth] = g.settings;
-    let settings = RenderSettings { width, height, spp, max_depth, seed: g.seed_root[0] };
-    let (bottom, top) = (xyz(&g.sky_bottom), xyz(&g.sky_top));
-    let sky = if bottom == top { Sky::Constant(bottom) } else { Sky::Gradient { bottom, top } };
     let materials = view
         .materials
         .iter()
         .enumerate()
         .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
         .collect();
-    // Spheres are stored in BVH leaf order; `sphere_sources` gives each one's place in the file.
-    let mut spheres = vec![Sphere { center: Vec3::ZERO, radius: 0.0, material: 0 }; view.spheres.len()];
-    for ((record, &material), &source) in
-        view.spheres.iter().zip(view.sphere_materials).zip(view.sphere_sources)
-    {
-        spheres[source as usize] =
-            Sphere { center: xyz(&record.center_radius), radius: record.center_radius[3], material };
-    }
+    let spheres = decode_kind::<Sphere>(view, view.spheres);
     let lights = view
         .lights
         .iter()
@@ -58,7 +39,22 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
             }
         })
         .collect();
-    Scene { camera, settings, sky, materials, spheres, lights }
+    Scene { camera: view.camera(), settings: view.settings(), sky: view.sky(), materials, spheres, lights }
+}
+
+/// One kind's shapes in their source order: the blob stores them in BVH leaf order, and
+/// `prim_sources` gives each one's place in the scene's list.
+fn decode_kind<S: Shape + Clone>(view: &BlobView<'_>, records: &[S::Record]) -> Vec<S> {
+    let first = view.header.kind_first()[S::KIND as usize] as usize;
+    let slots = first..first + records.len();
+    let mut shapes: Vec<Option<S>> = vec![None; records.len()];
+    for ((record, &material), &source) in
+        records.iter().zip(&view.prim_materials[slots.clone()]).zip(&view.prim_sources[slots])
+    {
+        shapes[source as usize] = Some(S::from_record(record, material));
+    }
+    // The loader checked that the sources of a kind are a permutation.
+    shapes.into_iter().map(|s| s.expect("prim_sources is a permutation")).collect()
 }
 
 /// The kind a record's one-hot lobe weights name; no lobe at all is an emitter.

@@ -1,0 +1,109 @@
+//! What to render: the scene's [`RenderSettings`] with the user's [`Overrides`] applied
+//! (the one place flags meet scene settings), and the [`RenderJob`] a backend runs
+//! (the one place a job is made).
+
+use std::ops::Range;
+
+use scene_compiler::scene::{Camera, RenderSettings};
+
+use crate::camera::CameraFrame;
+
+/// Settings the user gave on the command line or in the editor; `None` keeps the scene's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Overrides {
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub spp: Option<u32>,
+    pub max_depth: Option<u32>,
+    pub seed: Option<u32>,
+}
+
+impl Overrides {
+    /// The scene's settings with every given value replacing the scene's.
+    pub fn apply(&self, scene: RenderSettings) -> RenderSettings {
+        RenderSettings {
+            width: self.width.unwrap_or(scene.width),
+            height: self.height.unwrap_or(scene.height),
+            spp: self.spp.unwrap_or(scene.spp),
+            max_depth: self.max_depth.unwrap_or(scene.max_depth),
+            seed: self.seed.unwrap_or(scene.seed),
+        }
+    }
+}
+
+/// What one call of [`crate::backend::Backend::render`] computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RenderJob {
+    pub width: u32,
+    pub height: u32,
+    pub max_depth: u32,
+    pub seed: u32,
+    /// Samples per pixel already in the film; 0 clears it first.
+    pub first_sample: u32,
+    /// Samples per pixel to add in this call.
+    pub samples: u32,
+    pub camera: CameraFrame,
+}
+
+impl RenderJob {
+    /// Samples `samples` (per pixel) of the image `settings` describe, seen through `camera`.
+    /// `settings.spp` is not read: the range says which samples this call adds.
+    pub fn new(settings: &RenderSettings, camera: &Camera, samples: Range<u32>) -> RenderJob {
+        RenderJob {
+            width: settings.width,
+            height: settings.height,
+            max_depth: settings.max_depth,
+            seed: settings.seed,
+            first_sample: samples.start,
+            samples: samples.end.saturating_sub(samples.start),
+            camera: CameraFrame::new(camera, settings.width, settings.height),
+        }
+    }
+
+    /// Every sample of a fresh frame: `0..settings.spp`.
+    pub fn full_frame(settings: &RenderSettings, camera: &Camera) -> RenderJob {
+        RenderJob::new(settings, camera, 0..settings.spp)
+    }
+
+    /// The same image, samples `samples` instead (a batch of a longer render).
+    pub fn with_samples(self, samples: Range<u32>) -> RenderJob {
+        RenderJob {
+            first_sample: samples.start,
+            samples: samples.end.saturating_sub(samples.start),
+            ..self
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::*;
+
+    const SCENE: RenderSettings = RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
+
+    #[test]
+    fn overrides_replace_only_what_is_given() {
+        assert_eq!(Overrides::default().apply(SCENE), SCENE);
+        let given = Overrides { spp: Some(4), seed: Some(1), ..Overrides::default() };
+        assert_eq!(given.apply(SCENE), RenderSettings { spp: 4, seed: 1, ..SCENE });
+    }
+
+    #[test]
+    fn a_job_covers_the_sample_range_it_is_given() {
+        let camera = Camera {
+            look_from: Vec3::new(0.0, 0.0, 5.0),
+            look_at: Vec3::ZERO,
+            up: Vec3::Y,
+            vfov_deg: 40.0,
+            aperture: 0.0,
+            focus_dist: 5.0,
+        };
+        let job = RenderJob::full_frame(&SCENE, &camera);
+        assert_eq!((job.first_sample, job.samples, job.width, job.seed), (0, 30, 1280, 7));
+        let batch = job.with_samples(10..14);
+        assert_eq!((batch.first_sample, batch.samples), (10, 4));
+        assert_eq!(batch.camera, job.camera);
+    }
+}

@@ -1,0 +1,235 @@
+//! The one scene loader: a `.ron` scene (parsed, validated and compiled in memory) or a
+//! precompiled `.blob` (validated), chosen by the file's extension, ends as a
+//! [`CompiledScene`]; anything wrong is one [`SceneError`]. `renderer render`, `bench`,
+//! `watch` and `view` (through the session) all load through here.
+//!
+//! Not here: RON syntax and the blob layout (scene-compiler owns both), and when to
+//! reload (`session/`).
+
+mod blob_scene;
+
+use std::fmt;
+use std::hash::Hasher;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use scene_compiler::bvh::{self, BvhStats};
+use scene_compiler::scene::{self, LoadError, Scene};
+use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene};
+
+/// Which compiler a file goes through, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneKind {
+    /// A `.ron` scene: parsed, validated and compiled in memory.
+    Ron,
+    /// A `.blob` from `scene-compiler build`: validated as it is.
+    Blob,
+}
+
+impl SceneKind {
+    /// The kind of `path` by its extension (any case).
+    pub fn of(path: &Path) -> Result<SceneKind, SceneError> {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("ron") => Ok(SceneKind::Ron),
+            Some("blob") => Ok(SceneKind::Blob),
+            _ => Err(SceneError::plain(
+                SceneErrorKind::UnknownType,
+                format!(
+                    "`{}`: unknown scene file type; expected a `.ron` scene or a compiled `.blob`",
+                    path.display()
+                ),
+            )),
+        }
+    }
+}
+
+/// What kind of problem a [`SceneError`] is; the command line maps it to an exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SceneErrorKind {
+    /// The scene text has errors: the message is the compiler's rendered diagnostics.
+    Diagnostics,
+    /// A blob that fails validation, or a scene file that is not UTF-8 text.
+    Invalid,
+    /// The file cannot be read.
+    Io,
+    /// Neither `.ron` nor `.blob`.
+    UnknownType,
+}
+
+/// Why a scene could not be loaded; every message names the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneError {
+    pub kind: SceneErrorKind,
+    /// For [`SceneErrorKind::Diagnostics`] the full rendered diagnostics (`error: …`,
+    /// `--> file:line:col`, source snippet); otherwise one sentence without a prefix.
+    pub message: String,
+    /// 1-based line of the first diagnostic; `None` when it is not about the text.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the first diagnostic.
+    pub column: Option<usize>,
+}
+
+impl SceneError {
+    fn plain(kind: SceneErrorKind, message: String) -> SceneError {
+        SceneError { kind, message, line: None, column: None }
+    }
+
+    /// The compiler's diagnostics, located at the first one.
+    pub fn from_diagnostics(error: &LoadError) -> SceneError {
+        let first = error.diagnostics().first();
+        SceneError {
+            kind: SceneErrorKind::Diagnostics,
+            message: error.to_string(),
+            line: first.and_then(|d| d.line()),
+            column: first.and_then(|d| d.column()),
+        }
+    }
+
+    /// `path` could not be read.
+    pub fn read(path: &Path, error: &std::io::Error) -> SceneError {
+        SceneError::plain(SceneErrorKind::Io, format!("cannot read `{}`: {error}", path.display()))
+    }
+}
+
+impl fmt::Display for SceneError {
+    /// Diagnostics as rendered; any other error as `error: …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            SceneErrorKind::Diagnostics => f.write_str(&self.message),
+            _ => write!(f, "error: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// How long each stage of a load took.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LoadTimes {
+    /// Reading and parsing the file: RON with its validation, a blob with its validation.
+    pub load_parse: Duration,
+    /// For a `.ron`: the in-memory compile (BVH build and blob encode).
+    pub compile: Option<Duration>,
+    /// For a `.ron`: the BVH build alone (part of `compile`).
+    pub bvh_build: Option<Duration>,
+}
+
+/// A scene that loaded: the scene, its validated blob, and what it took.
+#[derive(Debug)]
+pub struct CompiledScene {
+    /// The scene (decoded from the blob for a `.blob`: see `blob_scene.rs`).
+    pub scene: Scene,
+    /// The blob, validated when it was made or read.
+    pub blob: AlignedBytes,
+    /// A hash of `blob`: equal hashes mean nothing to re-upload.
+    pub content_hash: u64,
+    pub times: LoadTimes,
+    /// Known from the build for a `.ron`; measured on first use for a `.blob`.
+    bvh_stats: OnceLock<BvhStats>,
+}
+
+impl CompiledScene {
+    /// The blob's sections. Validates again (linear in the blob's size), so call it
+    /// once per upload, not per frame.
+    pub fn view(&self) -> BlobView<'_> {
+        // Every CompiledScene holds a blob that `BlobView::parse` accepted (a fresh
+        // compile, or a file checked in `from_blob`), never mutated since.
+        BlobView::parse(&self.blob).expect("a CompiledScene holds a blob that parsed when it was built")
+    }
+
+    /// Node count, depth, leaf sizes and SAH cost of the scene's BVH.
+    pub fn bvh_stats(&self) -> &BvhStats {
+        self.bvh_stats.get_or_init(|| bvh::stats(&self.view().tree()))
+    }
+
+    /// Compiles a validated scene.
+    pub fn from_scene(scene: Scene, options: &CompileOptions) -> CompiledScene {
+        let start = Instant::now();
+        let compiled = compile_scene(&scene, options);
+        let times = LoadTimes {
+            load_parse: Duration::ZERO,
+            compile: Some(start.elapsed()),
+            bvh_build: Some(compiled.bvh_time),
+        };
+        CompiledScene {
+            scene,
+            content_hash: content_hash(&compiled.blob),
+            blob: compiled.blob,
+            times,
+            bvh_stats: OnceLock::from(compiled.bvh_stats),
+        }
+    }
+
+    /// Compiles file content of `kind`; `path` names it in messages.
+    pub fn from_bytes(
+        kind: SceneKind,
+        bytes: &[u8],
+        path: &Path,
+        options: &CompileOptions,
+    ) -> Result<CompiledScene, SceneError> {
+        match kind {
+            SceneKind::Ron => {
+                let text = std::str::from_utf8(bytes).map_err(|e| {
+                    SceneError::plain(
+                        SceneErrorKind::Invalid,
+                        format!("`{}` is not UTF-8 text: {e}", path.display()),
+                    )
+                })?;
+                CompiledScene::from_ron(text, &path.display().to_string(), options)
+            }
+            SceneKind::Blob => CompiledScene::from_blob(bytes, path),
+        }
+    }
+
+    /// Parses, validates and compiles RON scene text; `origin` names it in diagnostics.
+    pub fn from_ron(text: &str, origin: &str, options: &CompileOptions) -> Result<CompiledScene, SceneError> {
+        let start = Instant::now();
+        let scene = scene::parse(text, origin).map_err(|e| SceneError::from_diagnostics(&e))?;
+        let load_parse = start.elapsed();
+        let mut compiled = CompiledScene::from_scene(scene, options);
+        compiled.times.load_parse = load_parse;
+        Ok(compiled)
+    }
+
+    /// Validates blob bytes read from `path` and decodes the scene they hold.
+    fn from_blob(bytes: &[u8], path: &Path) -> Result<CompiledScene, SceneError> {
+        let start = Instant::now();
+        let blob = AlignedBytes::copy_from(bytes);
+        let scene = {
+            let view = BlobView::parse(&blob).map_err(|error| {
+                SceneError::plain(
+                    SceneErrorKind::Invalid,
+                    format!("`{}` is not a valid scene blob: {error}", path.display()),
+                )
+            })?;
+            blob_scene::decode(&view)
+        };
+        let times = LoadTimes { load_parse: start.elapsed(), ..LoadTimes::default() };
+        Ok(CompiledScene { scene, content_hash: content_hash(&blob), blob, times, bvh_stats: OnceLock::new() })
+    }
+}
+
+/// Reads and compiles the scene at `path` (its kind by extension).
+pub fn load(path: &Path, options: &CompileOptions) -> Result<CompiledScene, SceneError> {
+    let kind = SceneKind::of(path)?;
+    let start = Instant::now();
+    let bytes = read(path)?;
+    let read_time = start.elapsed();
+    let mut compiled = CompiledScene::from_bytes(kind, &bytes, path, options)?;
+    compiled.times.load_parse += read_time;
+    Ok(compiled)
+}
+
+/// Reads a file for [`CompiledScene::from_bytes`], with the loader's error for a failure.
+pub fn read(path: &Path) -> Result<Vec<u8>, SceneError> {
+    std::fs::read(path).map_err(|e| SceneError::read(path, &e))
+}
+
+/// A 64-bit hash of `bytes` (std's SipHash): enough to tell a changed file or blob from
+/// an unchanged one within one process; never stored.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
+}

@@ -1,0 +1,22 @@
+//! Limits of the format and of a sensible scene, at the bottom of the crate: the BVH
+//! builder, scene validation and the blob layout all obey these, and none of them
+//! needs another's module to know them. The blob's link encoding
+//! (`blob::layout`) is sized from [`MAX_LEAF_SIZE`] and [`MAX_PRIMS_PER_KIND`].
+
+/// Largest BVH leaf, in primitives: a leaf link holds `count - 1` in 4 bits.
+pub const MAX_LEAF_SIZE: u32 = 16;
+/// Most primitives of one kind (spheres, ...) a blob holds: a link holds the index of
+/// a leaf's first one in 25 bits.
+pub const MAX_PRIMS_PER_KIND: u32 = 1 << 25;
+/// Primitive kinds a link can name (2 bits); `blob::layout::PrimKind` lists those in use.
+pub const MAX_PRIM_KINDS: u32 = 4;
+/// Deepest BVH the loader accepts: the kernels' traversal stack has this many entries.
+pub const MAX_BVH_DEPTH: u32 = 64;
+/// Largest image side: 16K.
+pub const MAX_IMAGE_SIDE: u32 = 16_384;
+pub const MAX_SPP: u32 = 1 << 20;
+pub const MAX_DEPTH: u32 = 1024;
+/// 33.5M spheres: the most of one primitive kind a blob holds.
+pub const MAX_SPHERES: usize = MAX_PRIMS_PER_KIND as usize;
+pub const MAX_MATERIALS: usize = 1 << 20;
+pub const MAX_LIGHTS: usize = 1 << 16;

@@ -1,0 +1,43 @@
+//! The sphere: its bounds and its blob record, [`SphereRecord`].
+//! CUDA twin of its intersection: kernels/shape_sphere.cuh; CPU: the renderer's
+//! `backend/cpu/shapes/sphere.rs`.
+
+use glam::Vec3;
+
+use super::Shape;
+use crate::blob::layout::{PrimKind, SphereRecord};
+use crate::bvh::Aabb;
+use crate::scene::Sphere;
+
+impl Shape for Sphere {
+    const KIND: PrimKind = PrimKind::Sphere;
+    type Record = SphereRecord;
+
+    fn record(&self) -> SphereRecord {
+        let c = self.center;
+        SphereRecord { center_radius: [c.x, c.y, c.z, self.radius] }
+    }
+
+    fn material(&self) -> u32 {
+        self.material
+    }
+
+    fn from_record(record: &SphereRecord, material: u32) -> Sphere {
+        let [x, y, z, radius] = record.center_radius;
+        Sphere { center: Vec3::new(x, y, z), radius, material }
+    }
+
+    fn record_bounds(record: &SphereRecord) -> Aabb {
+        let [x, y, z, r] = record.center_radius;
+        Aabb::of_sphere(Vec3::new(x, y, z), r)
+    }
+
+    fn check_record(record: &SphereRecord) -> Result<(), &'static str> {
+        let [x, y, z, r] = record.center_radius;
+        if x.is_finite() && y.is_finite() && z.is_finite() && r.is_finite() && r > 0.0 {
+            Ok(())
+        } else {
+            Err("non-finite center or radius <= 0")
+        }
+    }
+}
