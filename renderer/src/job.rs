@@ -67,11 +67,7 @@ impl RenderJob {
 
     /// The same image, samples `samples` instead (a batch of a longer render).
     pub fn with_samples(self, samples: Range<u32>) -> RenderJob {
-        RenderJob {
-            first_sample: samples.start,
-            samples: samples.end.saturating_sub(samples.start),
-            ..self
-        }
+        RenderJob { first_sample: samples.start, samples: samples.end.saturating_sub(samples.start), ..self }
     }
 }
 
@@ -81,7 +77,8 @@ mod tests {
 
     use super::*;
 
-    const SCENE: RenderSettings = RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
+    const SCENE: RenderSettings =
+        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
 
     #[test]
     fn overrides_replace_only_what_is_given() {

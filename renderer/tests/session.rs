@@ -211,7 +211,11 @@ fn apply_makes_an_edit_current_without_writing_the_file() {
     edited.spheres[1].radius = -1.0;
     let error = session.apply(edited).expect_err("a negative radius");
     // An edit has no text to point into: the error names the value instead.
-    assert!(error.message.contains("spheres[1].radius") && error.message.contains("positive"), "{}", error.message);
+    assert!(
+        error.message.contains("spheres[1].radius") && error.message.contains("positive"),
+        "{}",
+        error.message
+    );
     assert_eq!(session.last_error(), Some(&error));
     assert_eq!(radius(&session), Some(0.125), "the last good scene stays");
 }

@@ -6,9 +6,9 @@
 
 use glam::Vec3;
 use proptest::prelude::*;
-use scene_compiler::limits::MAX_BVH_DEPTH;
 use scene_compiler::blob::{BlobView, NodeLayout};
 use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, NodeKind};
+use scene_compiler::limits::MAX_BVH_DEPTH;
 use scene_compiler::{CompileOptions, compile_scene};
 
 mod common;

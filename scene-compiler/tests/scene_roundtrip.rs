@@ -1,9 +1,9 @@
 //! `to_ron` and `parse` against each other: exact round trips, a stable layout, and
 //! a loader that never panics and always locates its errors, whatever the input.
 
-use scene_compiler::limits;
 use glam::Vec3;
 use proptest::{num::f32 as f32s, prelude::*};
+use scene_compiler::limits;
 use scene_compiler::scene::{
     self, Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron,
 };

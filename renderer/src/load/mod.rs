@@ -206,7 +206,13 @@ impl CompiledScene {
             blob_scene::decode(&view)
         };
         let times = LoadTimes { load_parse: start.elapsed(), ..LoadTimes::default() };
-        Ok(CompiledScene { scene, content_hash: content_hash(&blob), blob, times, bvh_stats: OnceLock::new() })
+        Ok(CompiledScene {
+            scene,
+            content_hash: content_hash(&blob),
+            blob,
+            times,
+            bvh_stats: OnceLock::new(),
+        })
     }
 }
 

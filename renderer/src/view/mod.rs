@@ -29,9 +29,9 @@ use self::orbit::Orbit;
 use self::pick::Picker;
 use self::worker::{Command, Event, Frame, ViewParams, Worker};
 use crate::backend::select::BackendChoice;
-use crate::output::{self, Pixels};
 use crate::job::Overrides;
 use crate::load::{CompiledScene, SceneError};
+use crate::output::{self, Pixels};
 use crate::session::{Changed, Reload, Session, SessionOptions};
 
 /// How often the session is polled for file changes while nothing else repaints.
@@ -141,7 +141,8 @@ impl ViewApp {
     pub fn finished(&self) -> bool {
         match (&self.frame, self.sent_params) {
             (Some(frame), Some(params)) => {
-                (frame.width, frame.height, frame.samples) == (params.settings.width, params.settings.height, params.settings.spp)
+                (frame.width, frame.height, frame.samples)
+                    == (params.settings.width, params.settings.height, params.settings.spp)
             }
             _ => false,
         }

@@ -37,7 +37,8 @@ impl Picker {
         let hit = traverse(&self.scene, Vec3A::from(origin), Vec3A::from(dir), f32::INFINITY)?;
         let (kind, index) = prim_parts(hit.prim);
         let slot = self.scene.kind_first[kind as usize] + index;
-        (PrimKind::from_u32(kind) == Some(PrimKind::Sphere)).then(|| self.scene.prim_sources[slot as usize] as usize)
+        (PrimKind::from_u32(kind) == Some(PrimKind::Sphere))
+            .then(|| self.scene.prim_sources[slot as usize] as usize)
     }
 }
 

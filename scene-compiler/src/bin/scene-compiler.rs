@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use scene_compiler::blob::layout::{PrimKind, SectionId};
-use scene_compiler::limits::MAX_LEAF_SIZE;
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
+use scene_compiler::limits::MAX_LEAF_SIZE;
 use scene_compiler::{CompileOptions, compile_scene, scene};
 
 /// The exit codes, shared with the renderer (3 is its device failure, never used here).
@@ -190,7 +190,10 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
     let spheres = h.prim_count(PrimKind::Sphere);
     println!("  {spheres} spheres, {} materials, {} lights", h.material_count, h.light_count);
     let s = view.settings();
-    println!("  settings: {}x{}, {} spp, max depth {}, seed {}", s.width, s.height, s.spp, s.max_depth, s.seed);
+    println!(
+        "  settings: {}x{}, {} spp, max depth {}, seed {}",
+        s.width, s.height, s.spp, s.max_depth, s.seed
+    );
     print_bvh(&bvh, view.node_layout());
     print_sections(&view);
     Ok(())

@@ -23,7 +23,14 @@ pub fn generated_banner(source: &str) -> String {
 /// compiler has `__builtin_offsetof`) every field's offset.
 pub fn cuda_struct<R: Record>() -> String {
     let mut out = String::new();
-    record_struct(&mut out, R::C_NAME, core::mem::size_of::<R>(), core::mem::align_of::<R>(), R::DOC, R::FIELDS);
+    record_struct(
+        &mut out,
+        R::C_NAME,
+        core::mem::size_of::<R>(),
+        core::mem::align_of::<R>(),
+        R::DOC,
+        R::FIELDS,
+    );
     out
 }
 

@@ -186,7 +186,7 @@ blob_record! {
 }
 
 blob_record! {
-    /// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first sphere.
+    /// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | kind << PRIM_KIND_SHIFT | (count - 1) << LEAF_COUNT_SHIFT | first primitive of that kind.
     #[align(8)]
     pub struct NodeLinksRecord as "NodeLinksRecord" {
         /// The left child's link.
@@ -374,10 +374,7 @@ mod tests {
     #[test]
     fn field_tables_cover_every_byte() {
         fn covered<R: Record>() -> usize {
-            R::FIELDS
-                .iter()
-                .map(|f| f.ty.size())
-                .sum()
+            R::FIELDS.iter().map(|f| f.ty.size()).sum()
         }
         assert_eq!(covered::<GlobalsRecord>(), size_of::<GlobalsRecord>());
         assert_eq!(covered::<MaterialRecord>(), size_of::<MaterialRecord>());

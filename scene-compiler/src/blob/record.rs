@@ -32,9 +32,15 @@ pub enum CType {
     /// `unsigned long long`: 64-bit counters and sizes.
     ULongLong,
     /// A device pointer, `const pointee*` (or `pointee*` when `mutable`).
-    Ptr { pointee: &'static str, mutable: bool },
+    Ptr {
+        pointee: &'static str,
+        mutable: bool,
+    },
     /// `elem name[len]`: a fixed array (padding).
-    Array { elem: &'static CType, len: usize },
+    Array {
+        elem: &'static CType,
+        len: usize,
+    },
 }
 
 impl CType {
@@ -293,8 +299,12 @@ macro_rules! blob_record {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __record_field_type {
-    ($ty:ty as $cty:ty) => { $cty };
-    ($ty:ty) => { $ty };
+    ($ty:ty as $cty:ty) => {
+        $cty
+    };
+    ($ty:ty) => {
+        $ty
+    };
 }
 
 pub use crate::blob_record;
@@ -327,7 +337,8 @@ mod tests {
 
     #[test]
     fn fields_get_their_cuda_types_and_offsets() {
-        let spelled: Vec<_> = Mixed::FIELDS.iter().map(|f| (f.name, f.ty.declare(f.name), f.offset)).collect();
+        let spelled: Vec<_> =
+            Mixed::FIELDS.iter().map(|f| (f.name, f.ty.declare(f.name), f.offset)).collect();
         let expected = [
             ("lane", "float4 lane", 0),
             ("nodes", "const Opaque* nodes", 16),

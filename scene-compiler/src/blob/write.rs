@@ -56,7 +56,8 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     for (record, m) in records_mut::<MaterialRecord>(materials).iter_mut().zip(&scene.materials) {
         *record = material_record(m.kind);
     }
-    let (prim_materials, prim_sources) = (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
+    let (prim_materials, prim_sources) =
+        (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
     prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
     let inner_nodes = bvh.nodes.iter().filter_map(|n| match n.kind {
         NodeKind::Inner { left, right } => Some((left, right)),
@@ -65,7 +66,8 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let node_slots = records_mut::<NodeBoxesRecord>(node_boxes).iter_mut().zip(records_mut(node_links));
     for ((boxes, record), (left, right)) in node_slots.zip(inner_nodes) {
         *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
-        *record = NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
+        *record =
+            NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     }
     for (record, light) in records_mut::<LightRecord>(lights).iter_mut().zip(&scene.lights) {
         *record = light_record(light);
@@ -234,7 +236,6 @@ fn records_mut<T: Pod>(section: &mut [u8]) -> &mut [T] {
 fn count(n: usize) -> u32 {
     u32::try_from(n).expect("scene limits keep every count below 2^32")
 }
-
 
 fn lane(v: Vec3, w: f32) -> [f32; 4] {
     [v.x, v.y, v.z, w]

@@ -77,13 +77,8 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     };
     c.camera(&root.field("camera"), &camera);
     let s = scene.settings;
-    let settings = SettingsFile {
-        width: s.width,
-        height: s.height,
-        spp: s.spp,
-        max_depth: s.max_depth,
-        seed: s.seed,
-    };
+    let settings =
+        SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed };
     c.settings(&root.field("settings"), &settings);
     let sky = match scene.sky {
         Sky::Gradient { bottom, top } => SkyFile::Gradient { bottom: bottom.to_array(), top: top.to_array() },
@@ -344,7 +339,8 @@ impl Checker {
             self.finite3(s.center.to_array(), "sphere `center`", &field("center"));
             self.check(s.radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
             if s.material as usize >= material_count {
-                let message = format!("material index {} out of range ({material_count} materials)", s.material);
+                let message =
+                    format!("material index {} out of range ({material_count} materials)", s.material);
                 self.report(&field("material"), message, "no such material");
             }
         }
