@@ -86,7 +86,7 @@ static_assert(__builtin_offsetof(NodeBoxesRecord, z_pos) == 64, "layout drift");
 static_assert(__builtin_offsetof(NodeBoxesRecord, z_neg) == 80, "layout drift");
 #endif
 
-// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | (count - 1) << LEAF_COUNT_SHIFT | first sphere.
+// An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | kind << PRIM_KIND_SHIFT | (count - 1) << LEAF_COUNT_SHIFT | first primitive of that kind.
 struct __align__(8) NodeLinksRecord {
     unsigned int left; // offset   0: The left child's link.
     unsigned int right; // offset   4: The right child's link.
