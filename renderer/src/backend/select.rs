@@ -1,4 +1,4 @@
-//! Choosing a backend from `--backend auto|cuda|cpu` (DESIGN.md, "Backends").
+//! Choosing a backend from `--backend auto|cuda|cpu` (docs/architecture.md).
 //!
 //! `auto` takes the GPU when a CUDA driver loads and the backend starts, and
 //! otherwise falls back to the CPU with a one-line note for the user; `cuda` is the

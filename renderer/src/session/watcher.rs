@@ -1,6 +1,6 @@
 //! The file watcher: a debounced `notify` watcher on the scene's folder (and the
 //! kernels folder), reduced to "the scene may have changed" and "a kernel may have
-//! changed" (PITFALLS.md, "notify / hot reload").
+//! changed".
 //!
 //! Folders, not files, are watched, non-recursively: a watch on the file itself dies
 //! after the first save that renames a new file over it. Events are filtered by path.

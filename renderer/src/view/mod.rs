@@ -4,7 +4,7 @@
 //!
 //! One [`ViewApp`] holds the UI state. Its [`ViewApp::show`] only lays out widgets and
 //! sends commands: compiles happen in the session (milliseconds), renders on the
-//! render thread ([`worker`]), so the UI never waits on either (STYLE.md, "egui demo app").
+//! render thread ([`worker`]), so the UI never waits on either.
 //!
 //! - [`orbit`]: the camera (orbit, pan, zoom, fly).
 //! - [`pick`]: which sphere is under a pixel.
