@@ -285,6 +285,7 @@ impl<'a> BlobView<'a> {
         let mut visited = vec![false; n];
         let total = self.prim_materials.len();
         let mut covered = vec![false; total];
+        let kind_first = self.header.kind_first();
         let mut stack: Vec<(u32, u32)> = vec![(root, 1)];
         while let Some((link, depth)) = stack.pop() {
             if depth > limits::MAX_BVH_DEPTH {
@@ -307,7 +308,7 @@ impl<'a> BlobView<'a> {
                         kind.name()
                     )));
                 }
-                let base = self.header.kind_first()[kind as usize] as usize;
+                let base = kind_first[kind as usize] as usize;
                 if covered[base + first..base + end].iter_mut().any(|s| std::mem::replace(s, true)) {
                     return Err(tree_err(format!(
                         "{} leaf {first}..{end} repeats a primitive of another leaf",

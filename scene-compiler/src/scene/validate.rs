@@ -303,16 +303,11 @@ impl Checker {
         spheres: &[SphereFile],
         materials: &HashMap<&str, u32>,
     ) -> Vec<Sphere> {
-        if spheres.is_empty() {
-            self.report(&|| path.clone(), "the scene has no spheres", "empty")
-                .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
-        }
-        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
+        self.sphere_count(path, spheres.len());
         let mut out = Vec::with_capacity(spheres.len());
         for (i, s) in spheres.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
-            let center_ok = self.finite3(s.center, "sphere `center`", &field("center"));
-            self.check(s.radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+            let center_ok = self.sphere_geometry(path, i, s.center, s.radius);
             match materials.get(s.material.as_str()) {
                 Some(&material) if center_ok => {
                     out.push(Sphere { center: Vec3::from_array(s.center), radius: s.radius, material });
@@ -328,20 +323,32 @@ impl Checker {
         out
     }
 
+    /// At least one sphere, and no more than the format holds.
+    fn sphere_count(&mut self, path: &ValuePath, n: usize) {
+        if n == 0 {
+            self.report(&|| path.clone(), "the scene has no spheres", "empty")
+                .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
+        }
+        self.count(path, "spheres", n, limits::MAX_SPHERES);
+    }
+
+    /// Sphere `i`'s center and radius; true when the center is usable.
+    fn sphere_geometry(&mut self, path: &ValuePath, i: usize, center: V3, radius: f32) -> bool {
+        let field = |name: &'static str| move || path.index(i).field(name);
+        let center_ok = self.finite3(center, "sphere `center`", &field("center"));
+        self.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+        center_ok
+    }
+
     /// [`Checker::spheres`] for spheres whose materials are already indices.
     fn model_spheres(&mut self, path: &ValuePath, spheres: &[Sphere], material_count: usize) {
-        if spheres.is_empty() {
-            self.report(&|| path.clone(), "the scene has no spheres", "empty");
-        }
-        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
+        self.sphere_count(path, spheres.len());
         for (i, s) in spheres.iter().enumerate() {
-            let field = |name: &'static str| move || path.index(i).field(name);
-            self.finite3(s.center.to_array(), "sphere `center`", &field("center"));
-            self.check(s.radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+            self.sphere_geometry(path, i, s.center.to_array(), s.radius);
             if s.material as usize >= material_count {
                 let message =
                     format!("material index {} out of range ({material_count} materials)", s.material);
-                self.report(&field("material"), message, "no such material");
+                self.report(&|| path.index(i).field("material"), message, "no such material");
             }
         }
     }
