@@ -12,7 +12,8 @@ use super::cpu::CpuBackend;
 use super::cuda::{CudaBackend, driver_available};
 
 /// The backend the user asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// CUDA when a driver and GPU are usable, else the CPU.
     #[default]

@@ -7,7 +7,9 @@
 mod bench;
 mod progressive;
 mod render;
+#[cfg(feature = "viewer")]
 mod view;
+#[cfg(feature = "watch")]
 mod watch;
 
 use std::path::{Path, PathBuf};
@@ -48,9 +50,11 @@ enum Command {
     #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
     /// Open a live editor window: progressive render, hot reload, pick and edit spheres, save.
+    #[cfg(feature = "viewer")]
     #[command(after_help = EXIT_CODES)]
     View(view::ViewArgs),
     /// Re-render a scene whenever it (or a kernel) changes; one timing line per reload.
+    #[cfg(feature = "watch")]
     #[command(after_help = EXIT_CODES)]
     Watch(watch::WatchArgs),
 }
@@ -173,6 +177,7 @@ impl From<SceneError> for Failure {
     }
 }
 
+#[cfg(feature = "watch")]
 /// An error from opening a session: the loader's own kind when it is one, else I/O.
 fn session_failure(error: anyhow::Error) -> Failure {
     match error.downcast::<SceneError>() {
@@ -203,7 +208,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Render(args) => render::run(&args),
         Command::Bench(args) => bench::run(&args),
+        #[cfg(feature = "viewer")]
         Command::View(args) => view::run(&args),
+        #[cfg(feature = "watch")]
         Command::Watch(args) => watch::run(&args),
     };
     match result {
