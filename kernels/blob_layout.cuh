@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 3u
+#define BLOB_FORMAT_VERSION 4u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
 #define BLOB_LEAF_COUNT_MASK 0x1e000000u
@@ -12,17 +12,19 @@
 #define BLOB_PRIM_KINDS 4
 #define BLOB_PRIM_SPHERE 0u
 #define BLOB_MAX_BVH_DEPTH 64
-#define BLOB_LIGHT_POINT 1.0f
-#define BLOB_LIGHT_DIRECTIONAL 0.0f
+#define BLOB_LIGHT_POINT 0u
+#define BLOB_LIGHT_DIRECTIONAL 1u
+#define BLOB_LIGHT_SPHERE 2u
 
 #define BLOB_SECTION_GLOBALS 0
 #define BLOB_SECTION_MATERIALS 1
 #define BLOB_SECTION_SPHERES 2
 #define BLOB_SECTION_PRIM_MATERIALS 3
 #define BLOB_SECTION_PRIM_SOURCES 4
-#define BLOB_SECTION_NODE_BOXES 5
-#define BLOB_SECTION_NODE_LINKS 6
-#define BLOB_SECTION_LIGHTS 7
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 5
+#define BLOB_SECTION_NODE_BOXES 6
+#define BLOB_SECTION_NODE_LINKS 7
+#define BLOB_SECTION_LIGHTS 8
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -97,16 +99,22 @@ static_assert(__builtin_offsetof(NodeLinksRecord, left) == 0, "layout drift");
 static_assert(__builtin_offsetof(NodeLinksRecord, right) == 4, "layout drift");
 #endif
 
-// A light for next-event estimation.
+// A light for next-event estimation: the scene's lights in scene order, then one per emissive sphere in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
 struct __align__(16) LightRecord {
-    float4 position_kind; // offset   0: Point: position.xyz, w = LIGHT_POINT. Directional: unit direction towards the light, w = LIGHT_DIRECTIONAL.
-    float4 radiance; // offset  16: Radiance rgb (color * intensity), w unused.
-    float4 cone; // offset  32: cos(angular radius) of a directional light's disc (1 for point lights), yzw unused.
+    float4 vector_cos; // offset   0: Point: position.xyz; directional: unit direction towards the light; sphere: unused. w: directional: cos(angular radius); else 1.
+    float4 radiance_pdf; // offset  16: rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (sphere). w: the probability of picking this light.
+    unsigned int kind; // offset  32: LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_SPHERE.
+    unsigned int prim; // offset  36: Sphere lights: the primitive reference of the sphere; else 0.
+    float alias_threshold; // offset  40: Alias method: keep this light when the pick's fraction is below this.
+    unsigned int alias; // offset  44: Alias method: the light taken otherwise.
 };
 static_assert(sizeof(LightRecord) == 48, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(LightRecord, position_kind) == 0, "layout drift");
-static_assert(__builtin_offsetof(LightRecord, radiance) == 16, "layout drift");
-static_assert(__builtin_offsetof(LightRecord, cone) == 32, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, vector_cos) == 0, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, radiance_pdf) == 16, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, kind) == 32, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, prim) == 36, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, alias_threshold) == 40, "layout drift");
+static_assert(__builtin_offsetof(LightRecord, alias) == 44, "layout drift");
 #endif
 

@@ -5,8 +5,6 @@
 #include "rng.cuh"
 #include "vec3.cuh"
 
-#define PT_TWO_PI 6.28318530717958647692f
-
 struct Ray {
     float3 origin;
     // Unit length: the sphere test relies on it.

@@ -16,22 +16,24 @@ struct __align__(16) LaunchParams {
     float4 sky_bottom; // offset  96: Sky radiance at dir.y = -1 (rgb), from the blob's globals.
     float4 sky_top; // offset 112: Sky radiance at dir.y = +1 (rgb).
     const SphereRecord* spheres; // offset 128: Blob section on the device (one allocation, every section 16-byte aligned).
-    const unsigned int* prim_materials; // offset 136: Blob section: each sphere's material index.
+    const unsigned int* prim_materials; // offset 136: Blob section: each primitive's material index.
     const MaterialRecord* materials; // offset 144: Blob section.
     const DeviceNode* nodes; // offset 152: The inner nodes, repacked from the blob's node sections.
-    float4* accum; // offset 160: The film: per-pixel sums of samples (rgb, w unused).
-    unsigned long long* ray_count; // offset 168: The ray counter.
-    unsigned int width; // offset 176: Image width in pixels.
-    unsigned int height; // offset 180: Image height in pixels.
-    unsigned int max_depth; // offset 184: Bounces per path (docs/path-tracing.md).
-    unsigned int seed; // offset 188: The render's random seed.
-    unsigned int first_sample; // offset 192: Samples already in `accum` (0: overwrite it).
-    unsigned int samples; // offset 196: Samples to add in this launch.
-    unsigned int bvh_root; // offset 200: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
-    unsigned int padding[1]; // offset 204: To a multiple of 16 bytes.
-    uint4 kind_first; // offset 208: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    const LightRecord* lights; // offset 160: Blob section: the lights with their alias table.
+    const float* prim_light_pdfs; // offset 168: Blob section: each primitive's light pick probability (0: not a light).
+    float4* accum; // offset 176: The film: per-pixel sums of samples (rgb, w unused).
+    unsigned long long* ray_count; // offset 184: The ray counter.
+    unsigned int width; // offset 192: Image width in pixels.
+    unsigned int height; // offset 196: Image height in pixels.
+    unsigned int max_depth; // offset 200: Bounces per path (docs/path-tracing.md).
+    unsigned int seed; // offset 204: The render's random seed.
+    unsigned int first_sample; // offset 208: Samples already in `accum` (0: overwrite it).
+    unsigned int samples; // offset 212: Samples to add in this launch.
+    unsigned int bvh_root; // offset 216: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int light_count; // offset 220: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
+    uint4 kind_first; // offset 224: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
 };
-static_assert(sizeof(LaunchParams) == 224, "layout drift");
+static_assert(sizeof(LaunchParams) == 240, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -45,16 +47,18 @@ static_assert(__builtin_offsetof(LaunchParams, spheres) == 128, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, prim_materials) == 136, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, materials) == 144, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, nodes) == 152, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, accum) == 160, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, ray_count) == 168, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, width) == 176, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, height) == 180, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, max_depth) == 184, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, seed) == 188, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, first_sample) == 192, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 196, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 200, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, padding) == 204, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, kind_first) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, lights) == 160, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 168, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, accum) == 176, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, ray_count) == 184, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, width) == 192, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, height) == 196, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, max_depth) == 200, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, seed) == 204, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, first_sample) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 212, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 216, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, light_count) == 220, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, kind_first) == 224, "layout drift");
 #endif
 

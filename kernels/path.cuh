@@ -5,6 +5,7 @@
 #pragma once
 
 #include "camera.cuh"
+#include "lights.cuh"
 #include "params.cuh"
 #include "rng.cuh"
 #include "scatter.cuh"
@@ -27,6 +28,11 @@ struct Path {
     Rng rng;
     // Segments traced so far; the spec's loop variable.
     unsigned int depth;
+    // The solid-angle pdf of the last bounce's direction; 0 after the camera or a
+    // specular bounce, where an emitter counts fully (MIS, docs/path-tracing.md).
+    float bsdf_pdf;
+    // The surface point the last bounce left from: light pdfs are taken there.
+    float3 bounce_point;
 };
 
 // The camera ray of sample `sample_index` of pixel (x, y), with its own random stream.
@@ -40,12 +46,15 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     p.throughput = make_float3(1.0f, 1.0f, 1.0f);
     p.radiance = make_float3(0.0f, 0.0f, 0.0f);
     p.depth = 0;
+    p.bsdf_pdf = 0.0f;
+    p.bounce_point = make_float3(0.0f, 0.0f, 0.0f);
     return p;
 }
 
 // One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
-// max_depth and increments it): traverse, shade, scatter, Russian roulette. False when
-// the path ended here. `rays` counts closest-hit queries.
+// max_depth and increments it): traverse, shade, scatter, next-event estimation,
+// Russian roulette. False when the path ended here. `rays` counts closest-hit and
+// shadow queries.
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
     const Hit hit = traverse(p.origin, p.dir);
@@ -53,19 +62,38 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         p.radiance += p.throughput * sky(p.dir);
         return false;
     }
-    const float3 point = p.origin + hit.t * p.dir;
-    const float3 n_out = outward_normal(hit.prim, point);
-    const bool front_face = dot(p.dir, n_out) < 0.0f;
-    const float3 n = front_face ? n_out : -n_out;
+    const Surface s = surface(hit.prim, p.origin, p.dir, hit.t);
+    const bool front_face = dot(p.dir, s.normal) < 0.0f;
+    const float3 n = front_face ? s.normal : -s.normal;
     const MaterialRecord* __restrict__ m = prim_material(hit.prim);
-    p.radiance += p.throughput * xyz(__ldg(&m->emission));
+    float weight = 1.0f;
+    // light_count is 0 without lights or with --no-nee, and then bsdf_pdf stays 0.
+    if (p.bsdf_pdf > 0.0f) {
+        const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
+        if (pick_pdf > 0.0f) {
+            const float light_pdf = pick_pdf * solid_angle_pdf(hit.prim, p.bounce_point);
+            weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
+        }
+    }
+    p.radiance += p.throughput * xyz(__ldg(&m->emission)) * weight;
     ScatterRandoms r;
     r.lobe = next_f32(p.rng);
     r.r1 = next_f32(p.rng);
     r.r2 = next_f32(p.rng);
     r.fresnel = next_f32(p.rng);
-    const Bounce bounce = scatter(__ldg(&m->albedo_fuzz), __ldg(&m->weights_ior), p.dir, n, front_face, r);
+    const float4 albedo_fuzz = __ldg(&m->albedo_fuzz);
+    const Bounce bounce = scatter(albedo_fuzz, __ldg(&m->weights_ior), p.dir, n, front_face, r);
     if (bounce.absorbed) return false;
+    const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
+    p.bsdf_pdf = 0.0f;
+    if (params.light_count > 0 && bounce.diffuse) {
+        const float u_pick = next_f32(p.rng);
+        const float u1 = next_f32(p.rng);
+        const float u2 = next_f32(p.rng);
+        p.radiance +=
+            p.throughput * direct_light(s.point, next_origin, n, xyz(albedo_fuzz), u_pick, u1, u2, rays);
+        p.bsdf_pdf = fmaxf(dot(bounce.dir, n), 0.0f) * PT_INV_PI;
+    }
     p.throughput *= bounce.attenuation;
     const float max_throughput = max_component(p.throughput);
     // Nothing more can be added to this path: stopping is unbiased.
@@ -75,8 +103,9 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         if (next_f32(p.rng) >= q) return false;
         p.throughput = p.throughput / q;
     }
-    p.origin = point;
+    p.origin = next_origin;
     p.dir = bounce.dir;
+    p.bounce_point = s.point;
     return true;
 }
 

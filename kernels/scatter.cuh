@@ -35,6 +35,8 @@ struct Bounce {
     float3 dir;
     float3 attenuation;
     bool absorbed;
+    // The Lambert lobe: the one next-event estimation applies to.
+    bool diffuse;
 };
 
 // The four random numbers drawn at every bounce, whichever lobe uses them.
@@ -78,6 +80,7 @@ __device__ __forceinline__ Bounce scatter(float4 albedo_fuzz, float4 weights_ior
     // A lambert sample exactly opposite the normal would give a zero direction.
     b.dir = (lambert && len2 < 1e-12f) ? n : d * rsqrtf(len2);
     b.attenuation = dielectric ? make_float3(1.0f, 1.0f, 1.0f) : xyz(albedo_fuzz);
+    b.diffuse = lambert;
     return b;
 }
 

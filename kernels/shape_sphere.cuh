@@ -1,11 +1,23 @@
-// The sphere shape, docs/path-tracing.md "Intersection" (CPU twin:
+// The sphere shape, docs/path-tracing.md "Intersection" and "Robust hits" (CPU twin:
 // renderer/src/backend/cpu/shapes/sphere.rs). Everything the kernels know about
 // spheres is here; shapes.cuh dispatches to it by primitive kind.
 #pragma once
 
 #include "vec3.cuh"
 
-// The distance to the sphere in (T_MIN, t_max), written to `t_hit`; false on a miss.
+// The relative error bound of a re-projected sphere point, per component of
+// |center| + |local| (8 * FLT_EPSILON; docs/path-tracing.md "Robust hits").
+#define SPHERE_ERR (8.0f * 1.1920929e-7f)
+
+// A hit point on a surface: on it as exactly as f32 allows, a per-component bound of
+// its error, and the unit normal pointing out of the primitive.
+struct Surface {
+    float3 point;
+    float3 error;
+    float3 normal;
+};
+
+// The distance to the sphere in (0, t_max), written to `t_hit`; false on a miss.
 // The precise discriminant (Ray Tracing Gems, ch. 7): the textbook `b² - c` loses all
 // precision on the radius-1000 ground sphere. `dir` must be unit length.
 __device__ __forceinline__ bool intersect_sphere(float4 center_radius, float3 origin, float3 dir, float t_max,
@@ -17,12 +29,50 @@ __device__ __forceinline__ bool intersect_sphere(float4 center_radius, float3 or
     if (disc < 0.0f) return false;
     const float h = sqrtf(disc);
     float t = b - h;
-    if (t <= T_MIN) t = b + h;
+    if (t <= 0.0f) t = b + h;
     t_hit = t;
-    return T_MIN < t && t < t_max;
+    return 0.0f < t && t < t_max;
 }
 
-// The unit normal pointing out of the sphere at `point` on its surface.
-__device__ __forceinline__ float3 sphere_normal(float4 center_radius, float3 point) {
-    return (point - xyz(center_radius)) / center_radius.w;
+// The hit at distance `t` re-projected onto the sphere, with its error bound and normal.
+__device__ __forceinline__ Surface sphere_surface(float4 center_radius, float3 origin, float3 dir, float t) {
+    const float3 center = xyz(center_radius);
+    const float3 raw = origin + t * dir - center;
+    const float3 local = raw * (center_radius.w / sqrtf(dot(raw, raw)));
+    Surface s;
+    s.point = center + local;
+    s.error = SPHERE_ERR * (fabs3(center) + fabs3(local));
+    s.normal = local / center_radius.w;
+    return s;
+}
+
+// The cone the sphere subtends from `o`: unit axis towards its centre and
+// 1 - cos(theta_max) (as sin² / (1 + cos): a small, far sphere keeps its digits).
+// False when `o` is inside.
+__device__ __forceinline__ bool sphere_cone(float4 center_radius, float3 o, float3& axis, float& one_minus_cos) {
+    const float3 to = xyz(center_radius) - o;
+    const float dist2 = dot(to, to);
+    const float radius2 = center_radius.w * center_radius.w;
+    if (dist2 <= radius2) return false;
+    const float sin2_max = radius2 / dist2;
+    one_minus_cos = sin2_max / (1.0f + sqrtf(1.0f - sin2_max));
+    axis = to * rsqrtf(dist2);
+    return true;
+}
+
+// The solid-angle density of uniform cone sampling of the sphere from `o`; 0 inside.
+__device__ __forceinline__ float sphere_solid_angle_pdf(float4 center_radius, float3 o) {
+    float3 axis;
+    float one_minus_cos;
+    return sphere_cone(center_radius, o, axis, one_minus_cos) ? 1.0f / (PT_TWO_PI * one_minus_cos) : 0.0f;
+}
+
+// The distance from `o` along unit `wi` to the sphere's near side; a direction that
+// grazes past the edge (by rounding) gets its closest approach.
+__device__ __forceinline__ float sphere_near_distance(float4 center_radius, float3 o, float3 wi) {
+    const float3 oc = xyz(center_radius) - o;
+    const float b = dot(oc, wi);
+    const float3 l = oc - b * wi;
+    const float disc = center_radius.w * center_radius.w - dot(l, l);
+    return b - sqrtf(fmaxf(disc, 0.0f));
 }

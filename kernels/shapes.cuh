@@ -1,15 +1,14 @@
 // Primitive shapes: the one place the kernels dispatch on a primitive's kind
 // (CPU twin: renderer/src/backend/cpu/shapes/mod.rs). A leaf link and a hit carry a
 // primitive reference, `kind << BLOB_PRIM_KIND_SHIFT | index` (docs/blob-format.md),
-// where `index` counts within that kind's record section. Each shape's intersection
-// and normal live in its own header (shape_sphere.cuh); adding a shape adds a case here.
+// where `index` counts within that kind's record section. Each shape's intersection,
+// surface and light cone live in its own header (shape_sphere.cuh); adding a shape
+// adds a case here.
 #pragma once
 
 #include "blob_layout.cuh"
 #include "params.cuh"
 
-// Rays start this far from their origin, so a bounce does not hit its own surface.
-#define T_MIN 0.001f
 #define NO_HIT 0xffffffffu
 
 #include "shape_sphere.cuh"
@@ -18,6 +17,15 @@ __device__ __forceinline__ unsigned int prim_kind(unsigned int prim) {
     return (prim & BLOB_PRIM_KIND_MASK) >> BLOB_PRIM_KIND_SHIFT;
 }
 __device__ __forceinline__ unsigned int prim_index(unsigned int prim) { return prim & BLOB_PRIM_INDEX_MASK; }
+
+// Where a ray leaving `s` towards the side of `w` starts: off the surface along the
+// normal by the error bound, so it cannot start on the wrong side (docs/path-tracing.md
+// "Robust hits").
+__device__ __forceinline__ float3 offset_ray_origin(const Surface& s, float3 w) {
+    const float d = dot(fabs3(s.normal), s.error);
+    const float3 offset = d * s.normal;
+    return s.point + (dot(w, s.normal) < 0.0f ? -offset : offset);
+}
 
 // Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
 // `t_closest` and sets `closest` to its primitive reference.
@@ -41,20 +49,56 @@ __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin,
     }
 }
 
-// The unit normal pointing out of primitive `prim` at `point` on its surface.
-__device__ __forceinline__ float3 outward_normal(unsigned int prim, float3 point) {
+// True when a primitive of leaf link `leaf` other than `skip` is hit in (0, t_max).
+__device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, float3 dir, float t_max,
+                                              unsigned int skip) {
+    const unsigned int kind_bits = leaf & BLOB_PRIM_KIND_MASK;
+    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+    const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+    switch (kind_bits >> BLOB_PRIM_KIND_SHIFT) {
+        case BLOB_PRIM_SPHERE: {
+            const SphereRecord* __restrict__ spheres = params.spheres;
+            for (unsigned int i = first; i < end; ++i) {
+                float t;
+                if ((kind_bits | i) != skip &&
+                    intersect_sphere(__ldg(&spheres[i].center_radius), origin, dir, t_max, t)) {
+                    return true;
+                }
+            }
+            break;
+        }
+    }
+    return false;
+}
+
+// The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
+__device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     switch (prim_kind(prim)) {
         case BLOB_PRIM_SPHERE:
         default:
-            return sphere_normal(__ldg(&params.spheres[prim_index(prim)].center_radius), point);
+            return sphere_surface(__ldg(&params.spheres[prim_index(prim)].center_radius), origin, dir, t);
     }
 }
 
-// The material of primitive `prim`: prim_materials holds every kind's primitives,
+// The solid-angle density with which light sampling from `o` picks a direction that
+// reaches primitive `prim`, given that its light was picked.
+__device__ __forceinline__ float solid_angle_pdf(unsigned int prim, float3 o) {
+    switch (prim_kind(prim)) {
+        case BLOB_PRIM_SPHERE:
+        default:
+            return sphere_solid_angle_pdf(__ldg(&params.spheres[prim_index(prim)].center_radius), o);
+    }
+}
+
+// The slot of primitive `prim` in the per-primitive sections: every kind's primitives,
 // kind after kind, so a kind's first one is at kind_first[kind].
-__device__ __forceinline__ const MaterialRecord* prim_material(unsigned int prim) {
+__device__ __forceinline__ unsigned int prim_slot(unsigned int prim) {
     // kind_first is a uint4 (the generated LaunchParams has no plain arrays of four).
     const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
-    const unsigned int slot = kind_first[prim_kind(prim)] + prim_index(prim);
-    return params.materials + __ldg(&params.prim_materials[slot]);
+    return kind_first[prim_kind(prim)] + prim_index(prim);
+}
+
+// The material of primitive `prim`.
+__device__ __forceinline__ const MaterialRecord* prim_material(unsigned int prim) {
+    return params.materials + __ldg(&params.prim_materials[prim_slot(prim)]);
 }

@@ -23,10 +23,10 @@ __device__ __forceinline__ float3 planes(float px, float py, float pz, float3 in
 // Where the ray enters a box, from its near planes, and leaves it, from its far planes.
 // fmaxf/fminf drop a NaN plane (0 * inf from an axis-parallel ray), which only makes
 // the test conservative; the results themselves are never NaN.
-__device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(near.x, near.y), fmaxf(near.z, T_MIN)); }
+__device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(near.x, near.y), fmaxf(near.z, 0.0f)); }
 __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
 
-// The closest primitive hit in (T_MIN, +inf): one "ray" in the Mrays/s count.
+// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
 // loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
@@ -91,4 +91,41 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
         if (!popped) break;
     }
     return Hit{t_closest, closest};
+}
+
+// True when a primitive other than `skip` lies on the ray in (0, t_max): the shadow-ray
+// query, which stops at the first blocker (one "ray"). Same walk as traverse, without
+// the entry distances: any blocker will do, so there is no closer hit to prune by.
+__device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
+    const DeviceNode* __restrict__ nodes = params.nodes;
+    const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    const float3 neg_origin_inv_dir = -origin * inv_dir;
+    const unsigned int row_x = __float_as_uint(inv_dir.x) >> 31;
+    const unsigned int row_y = 2u + (__float_as_uint(inv_dir.y) >> 31);
+    const unsigned int row_z = 4u + (__float_as_uint(inv_dir.z) >> 31);
+    unsigned int stack[BLOB_MAX_BVH_DEPTH];
+    unsigned int stack_len = 0;
+    unsigned int node = params.bvh_root;
+    for (;;) {
+        if (node & BLOB_LEAF_FLAG) {
+            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
+        } else {
+            const float4* __restrict__ rows = nodes[node].rows;
+            const float4 x = __ldg(rows + row_x);
+            const float4 y = __ldg(rows + row_y);
+            const float4 z = __ldg(rows + row_z);
+            const uint2 child = __ldg(reinterpret_cast<const uint2*>(&nodes[node].links));
+            const bool hit_left = slab_enter(planes(x.x, y.x, z.x, inv_dir, neg_origin_inv_dir)) <=
+                                  slab_exit(planes(x.z, y.z, z.z, inv_dir, neg_origin_inv_dir), t_max);
+            const bool hit_right = slab_enter(planes(x.y, y.y, z.y, inv_dir, neg_origin_inv_dir)) <=
+                                   slab_exit(planes(x.w, y.w, z.w, inv_dir, neg_origin_inv_dir), t_max);
+            if (hit_left && hit_right) stack[stack_len++] = child.y;
+            if (hit_left || hit_right) {
+                node = hit_left ? child.x : child.y;
+                continue;
+            }
+        }
+        if (stack_len == 0) return false;
+        node = stack[--stack_len];
+    }
 }

@@ -4,6 +4,8 @@
 
 // +inf (NVRTC has no math.h and so no INFINITY).
 #define PT_INFINITY __int_as_float(0x7f800000)
+#define PT_TWO_PI 6.28318530717958647692f
+#define PT_INV_PI 0.31830988618379067154f
 
 __device__ __forceinline__ float3 operator+(float3 a, float3 b) { return make_float3(a.x + b.x, a.y + b.y, a.z + b.z); }
 __device__ __forceinline__ float3 operator-(float3 a, float3 b) { return make_float3(a.x - b.x, a.y - b.y, a.z - b.z); }
@@ -19,6 +21,8 @@ __device__ __forceinline__ float dot(float3 a, float3 b) { return fmaf(a.x, b.x,
 
 // `v / |v|` with one reciprocal square root instead of a sqrt and three divisions.
 __device__ __forceinline__ float3 normalize(float3 v) { return v * rsqrtf(dot(v, v)); }
+
+__device__ __forceinline__ float3 fabs3(float3 v) { return make_float3(fabsf(v.x), fabsf(v.y), fabsf(v.z)); }
 
 __device__ __forceinline__ float max_component(float3 v) { return fmaxf(v.x, fmaxf(v.y, v.z)); }
 

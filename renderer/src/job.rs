@@ -43,6 +43,9 @@ pub struct RenderJob {
     /// Samples per pixel to add in this call.
     pub samples: u32,
     pub camera: CameraFrame,
+    /// Next-event estimation: sample the lights at diffuse hits, combined with BSDF
+    /// sampling by MIS (docs/path-tracing.md). Off: BSDF sampling only, for comparison.
+    pub nee: bool,
 }
 
 impl RenderJob {
@@ -57,6 +60,7 @@ impl RenderJob {
             first_sample: samples.start,
             samples: samples.end.saturating_sub(samples.start),
             camera: CameraFrame::new(camera, settings.width, settings.height),
+            nee: true,
         }
     }
 
@@ -68,6 +72,11 @@ impl RenderJob {
     /// The same image, samples `samples` instead (a batch of a longer render).
     pub fn with_samples(self, samples: Range<u32>) -> RenderJob {
         RenderJob { first_sample: samples.start, samples: samples.end.saturating_sub(samples.start), ..self }
+    }
+
+    /// The same job with next-event estimation on or off.
+    pub fn with_nee(self, nee: bool) -> RenderJob {
+        RenderJob { nee, ..self }
     }
 }
 

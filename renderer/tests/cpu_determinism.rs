@@ -84,8 +84,11 @@ fn stats_count_samples_and_at_least_one_ray_per_sample() {
     let blob = compile(&mixed_scene());
     let (_, stats) = render(&blob, &job(&blob, WIDTH, HEIGHT, 3, 16, 1));
     assert_eq!(stats.samples, u64::from(WIDTH * HEIGHT * 3));
-    assert!(stats.rays >= stats.samples && stats.rays <= stats.samples * 16);
-    // max_depth 1: exactly one closest-hit query per sample.
-    let (_, one_bounce) = render(&blob, &job(&blob, WIDTH, HEIGHT, 3, 1, 1));
+    // A closest-hit query per segment, and a shadow ray per diffuse hit (the lamp is a light).
+    assert!(stats.rays >= stats.samples && stats.rays <= stats.samples * 2 * 16);
+    // max_depth 1 without next-event estimation: exactly one closest-hit query per sample.
+    let (_, one_bounce) = render(&blob, &job(&blob, WIDTH, HEIGHT, 3, 1, 1).with_nee(false));
     assert_eq!(one_bounce.rays, one_bounce.samples);
+    let (_, with_shadows) = render(&blob, &job(&blob, WIDTH, HEIGHT, 3, 1, 1));
+    assert!(with_shadows.rays > one_bounce.rays, "NEE traces shadow rays");
 }

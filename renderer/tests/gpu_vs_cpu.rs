@@ -65,7 +65,10 @@ fn lens_and_emitter_gpu_matches_cpu() {
         sky: Sky::Constant(Vec3::splat(0.05)),
         materials: vec![
             material("floor", MaterialKind::Lambert { albedo: Vec3::new(0.6, 0.5, 0.4) }),
-            material("lamp", MaterialKind::Emissive { color: Vec3::new(1.0, 0.8, 0.6), strength: 4.0 }),
+            material(
+                "lamp",
+                MaterialKind::Emissive { color: Vec3::new(1.0, 0.8, 0.6), strength: 4.0, albedo: Vec3::ZERO },
+            ),
             material("glass", MaterialKind::Dielectric { ior: 1.5 }),
             material("brushed", MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.3 }),
         ],

@@ -32,7 +32,10 @@ fn random_scene(n: usize) -> Scene {
         Material { name: "diffuse".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) } },
         Material { name: "metal".into(), kind: MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.1 } },
         Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
-        Material { name: "lamp".into(), kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0 } },
+        Material {
+            name: "lamp".into(),
+            kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
+        },
     ];
     let spheres = (0..n)
         .map(|i| Sphere {

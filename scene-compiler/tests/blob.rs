@@ -5,10 +5,12 @@ mod common;
 use std::path::Path;
 
 use scene_compiler::blob::layout::{
-    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, PRIM_INDEX_MASK, PRIM_KIND_MASK,
+    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_DIRECTIONAL, LIGHT_SPHERE,
+    LightRecord, PRIM_INDEX_MASK, PRIM_KIND_MASK, SectionId,
 };
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
 use scene_compiler::bvh::stats;
+use scene_compiler::scene::MaterialKind;
 use scene_compiler::{CompileOptions, compile_scene};
 
 fn repo_file(rel: &str) -> String {
@@ -23,7 +25,16 @@ fn round_trip_keeps_every_sphere_material_and_light() {
     let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
     assert_eq!(view.spheres.len(), 200);
     assert_eq!(view.materials.len(), 4);
-    assert_eq!(view.lights.len(), 2);
+    // The scene's two lights, then one per emissive sphere, all with their pick pdfs.
+    let emissive = |m: u32| matches!(scene.materials[m as usize].kind, MaterialKind::Emissive { .. });
+    let emitters = scene.spheres.iter().filter(|s| emissive(s.material)).count();
+    assert!(emitters > 0);
+    assert_eq!(view.lights.len(), 2 + emitters);
+    let pdf_sum: f32 = view.lights.iter().map(|l| l.radiance_pdf[3]).sum();
+    assert!((pdf_sum - 1.0).abs() < 1e-5, "pick pdfs sum to {pdf_sum}");
+    for (slot, &pdf) in view.prim_light_pdfs.iter().enumerate() {
+        assert_eq!(pdf > 0.0, emissive(view.prim_materials[slot]), "slot {slot}: pdf {pdf}");
+    }
     assert_eq!(view.node_layout(), NodeLayout::DepthFirst);
     assert_eq!(view.globals.settings, [64, 36, 4, 8]);
     assert_eq!(view.settings(), scene.settings);
@@ -36,8 +47,8 @@ fn round_trip_keeps_every_sphere_material_and_light() {
         assert_eq!(m, scene.spheres[source as usize].material);
     }
     // Directional lights store the unit direction towards the light.
-    let d = view.lights[1].position_kind;
-    assert!((d[1] - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && d[3] == 0.0);
+    let d = view.lights[1];
+    assert!((d.vector_cos[1] - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6 && d.kind == LIGHT_DIRECTIONAL);
 }
 
 #[test]
@@ -198,8 +209,8 @@ fn every_truncation_is_refused() {
 fn out_of_range_indices_are_named() {
     let compiled = compile_scene(&common::test_scene(24), &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).unwrap();
-    let links_at = view.header.sections[6].offset as usize;
-    let mats_at = view.header.sections[3].offset as usize;
+    let links_at = view.header.sections[SectionId::NodeLinks as usize].offset as usize;
+    let mats_at = view.header.sections[SectionId::PrimMaterials as usize].offset as usize;
 
     let mut bad_material = compiled.blob.clone();
     bad_material.as_mut_slice()[mats_at..mats_at + 4].copy_from_slice(&99u32.to_le_bytes());
@@ -227,4 +238,33 @@ fn out_of_range_indices_are_named() {
     fix_crc(cycle.as_mut_slice());
     let err = BlobView::parse(&cycle).unwrap_err();
     assert!(matches!(err, BlobError::Tree(_)), "{err}");
+}
+
+#[test]
+fn corrupt_light_tables_are_refused() {
+    let compiled = compile_scene(&common::test_scene(24), &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).unwrap();
+    let lights_at = view.header.sections[SectionId::Lights as usize].offset as usize;
+    let sphere_light =
+        view.lights.iter().position(|l| l.kind == LIGHT_SPHERE).expect("the test scene has emissive spheres");
+    let count = view.lights.len() as u32;
+    let corrupt = |i: usize, change: &dyn Fn(&mut LightRecord)| -> String {
+        let mut bytes = compiled.blob.clone();
+        let at = lights_at + i * size_of::<LightRecord>();
+        let record: &mut LightRecord =
+            bytemuck::from_bytes_mut(&mut bytes.as_mut_slice()[at..at + size_of::<LightRecord>()]);
+        change(record);
+        fix_crc(bytes.as_mut_slice());
+        BlobView::parse(&bytes).map(|_| ()).unwrap_err().to_string()
+    };
+    let err = corrupt(0, &|l| l.alias = count);
+    assert!(err.contains("lights[0]") && err.contains("alias"), "{err}");
+    let err = corrupt(sphere_light, &|l| l.prim = view.spheres.len() as u32);
+    assert!(err.contains("not a sphere"), "{err}");
+    let err = corrupt(sphere_light, &|l| l.prim = (l.prim + 1) % view.spheres.len() as u32);
+    assert!(err.contains("prim_light_pdfs"), "{err}");
+    let err = corrupt(0, &|l| l.kind = 7);
+    assert!(err.contains("unknown light kind 7"), "{err}");
+    let err = corrupt(0, &|l| l.radiance_pdf[3] = 0.9);
+    assert!(err.contains("sum to"), "{err}");
 }

@@ -99,7 +99,10 @@ fn valid_scene_parses_to_the_expected_model() {
             material("ground", MaterialKind::Lambert { albedo: Vec3::splat(0.5) }),
             material("glass", MaterialKind::Dielectric { ior: 1.5 }),
             material("gold", MaterialKind::Metal { albedo: v(0.8, 0.6, 0.2), fuzz: 0.1 }),
-            material("lamp", MaterialKind::Emissive { color: v(1.0, 0.9, 0.8), strength: 4.0 }),
+            material(
+                "lamp",
+                MaterialKind::Emissive { color: v(1.0, 0.9, 0.8), strength: 4.0, albedo: Vec3::ZERO },
+            ),
         ],
         spheres: vec![
             Sphere { center: v(0.0, -1000.0, 0.0), radius: 1000.0, material: 0 },
@@ -133,7 +136,10 @@ fn defaults_fill_what_a_minimal_scene_leaves_out() {
     assert_eq!(scene.camera.aperture, 0.0);
     assert_eq!(scene.camera.focus_dist, 4.0, "defaults to |look_from - look_at|");
     assert_eq!(scene.materials[0].kind, MaterialKind::Metal { albedo: Vec3::ONE, fuzz: 0.0 });
-    assert_eq!(scene.materials[1].kind, MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0 });
+    assert_eq!(
+        scene.materials[1].kind,
+        MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0, albedo: Vec3::ZERO }
+    );
     assert!(scene.lights.is_empty());
 }
 

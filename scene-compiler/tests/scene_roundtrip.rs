@@ -29,7 +29,7 @@ fn small_scene() -> Scene {
             },
             Material {
                 name: "lamp".into(),
-                kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0 },
+                kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
             },
         ],
         spheres: vec![
@@ -196,8 +196,8 @@ fn material_kind() -> impl Strategy<Value = MaterialKind> {
         vec3(non_negative()).prop_map(|albedo| MaterialKind::Lambert { albedo }),
         (vec3(non_negative()), 0.0f32..=1.0).prop_map(|(albedo, fuzz)| MaterialKind::Metal { albedo, fuzz }),
         (1.0f32..4.0).prop_map(|ior| MaterialKind::Dielectric { ior }),
-        (vec3(non_negative()), non_negative())
-            .prop_map(|(color, strength)| MaterialKind::Emissive { color, strength }),
+        (vec3(non_negative()), non_negative(), prop_oneof![Just(Vec3::ZERO), vec3(non_negative())])
+            .prop_map(|(color, strength, albedo)| MaterialKind::Emissive { color, strength, albedo }),
     ]
 }
 

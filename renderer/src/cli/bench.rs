@@ -59,7 +59,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, _) = open_backend(&args.scene, &view)?;
-    let job = RenderJob::full_frame(&settings, &view.camera());
+    let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
     for _ in 0..args.warmup {
         backend.render(&job).or_device()?;
     }

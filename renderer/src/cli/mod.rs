@@ -87,6 +87,11 @@ struct SceneArgs {
     /// (for kernel development; ignored by the CPU backend).
     #[arg(long, value_name = "DIR")]
     kernels: Option<PathBuf>,
+    /// Turn next-event estimation off: light only from paths that hit emitters by
+    /// chance (BSDF sampling), for comparison. Point and directional lights, which
+    /// no path can hit, then add nothing.
+    #[arg(long)]
+    no_nee: bool,
 }
 
 impl SceneArgs {

@@ -34,7 +34,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, load_parse) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, backend_times) = open_backend(&args.scene, &view)?;
-    let job = RenderJob::full_frame(&settings, &view.camera());
+    let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
     let stats = progressive::render_all(backend.as_mut(), job, settings.spp).or_device()?;
 
     let start = Instant::now();

@@ -54,6 +54,9 @@ pub struct WatchArgs {
     /// Exit after this many successful reloads [default: run until Ctrl-C].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     frames: Option<u32>,
+    /// Turn next-event estimation off (BSDF sampling only; see `renderer render --help`).
+    #[arg(long)]
+    no_nee: bool,
 }
 
 impl WatchArgs {
@@ -202,7 +205,7 @@ impl Loop<'_> {
         }
         let upload = if upload { start.elapsed() } else { Duration::ZERO };
         let settings = self.args.overrides().apply(view.settings());
-        let job = RenderJob::full_frame(&settings, &view.camera());
+        let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!self.args.no_nee);
         let start = Instant::now();
         let stats = self.backend.render(&job)?;
         let pixels = output::read_back(self.backend.as_mut(), self.format)?;

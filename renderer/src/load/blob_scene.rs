@@ -7,7 +7,7 @@
 
 use glam::Vec3;
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{LIGHT_POINT, MaterialRecord};
+use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, MaterialRecord};
 use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Sphere};
 use scene_compiler::shapes::Shape;
 
@@ -21,21 +21,23 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
         .collect();
     let spheres = decode_kind::<Sphere>(view, view.spheres);
+    // Sphere lights are derived from emissive materials; only the scene's own lights
+    // come back.
     let lights = view
         .lights
         .iter()
-        .map(|l| {
-            let color = xyz(&l.radiance);
-            if l.position_kind[3] == LIGHT_POINT {
-                Light::Point { position: xyz(&l.position_kind), color, intensity: 1.0 }
-            } else {
+        .filter_map(|l| {
+            let color = xyz(&l.radiance_pdf);
+            match l.kind {
+                LIGHT_POINT => Some(Light::Point { position: xyz(&l.vector_cos), color, intensity: 1.0 }),
                 // The blob stores the way to the light; the scene the way light travels.
-                Light::Directional {
-                    direction: -xyz(&l.position_kind),
+                LIGHT_DIRECTIONAL => Some(Light::Directional {
+                    direction: -xyz(&l.vector_cos),
                     color,
                     intensity: 1.0,
-                    angular_radius_deg: l.cone[0].clamp(-1.0, 1.0).acos().to_degrees(),
-                }
+                    angular_radius_deg: l.vector_cos[3].clamp(-1.0, 1.0).acos().to_degrees(),
+                }),
+                _ => None,
             }
         })
         .collect();
@@ -57,20 +59,19 @@ fn decode_kind<S: Shape + Clone>(view: &BlobView<'_>, records: &[S::Record]) -> 
     shapes.into_iter().map(|s| s.expect("prim_sources is a permutation")).collect()
 }
 
-/// The kind a record's one-hot lobe weights name; no lobe at all is an emitter.
+/// The kind a record's one-hot lobe weights name; emission (or no lobe at all) is an emitter.
 fn material_kind(m: &MaterialRecord) -> MaterialKind {
     let albedo = Vec3::new(m.albedo_fuzz[0], m.albedo_fuzz[1], m.albedo_fuzz[2]);
     let [lambert, metal, dielectric, ior] = m.weights_ior;
-    if lambert > 0.0 {
+    let emission = Vec3::new(m.emission[0], m.emission[1], m.emission[2]);
+    if emission != Vec3::ZERO || lambert + metal + dielectric == 0.0 {
+        let albedo = if lambert > 0.0 { albedo } else { Vec3::ZERO };
+        MaterialKind::Emissive { color: emission, strength: 1.0, albedo }
+    } else if lambert > 0.0 {
         MaterialKind::Lambert { albedo }
     } else if metal > 0.0 {
         MaterialKind::Metal { albedo, fuzz: m.albedo_fuzz[3] }
-    } else if dielectric > 0.0 {
-        MaterialKind::Dielectric { ior }
     } else {
-        MaterialKind::Emissive {
-            color: Vec3::new(m.emission[0], m.emission[1], m.emission[2]),
-            strength: 1.0,
-        }
+        MaterialKind::Dielectric { ior }
     }
 }

@@ -232,9 +232,10 @@ fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
         MaterialKind::Dielectric { ior } => {
             labelled_drag(ui, "ior", DragValue::new(ior).speed(0.01).range(1.0..=4.0))
         }
-        MaterialKind::Emissive { color: emitted, strength } => {
+        MaterialKind::Emissive { color: emitted, strength, albedo } => {
             let a = color(ui, "color", emitted);
-            a | labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4))
+            let b = labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4));
+            a | b | color(ui, "albedo", albedo)
         }
     }
 }

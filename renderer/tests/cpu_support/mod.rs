@@ -50,7 +50,7 @@ pub fn mixed_scene() -> Scene {
         MaterialKind::Lambert { albedo: Vec3::new(0.8, 0.3, 0.2) },
         MaterialKind::Metal { albedo: Vec3::new(0.7, 0.6, 0.5), fuzz: 0.2 },
         MaterialKind::Dielectric { ior: 1.5 },
-        MaterialKind::Emissive { color: Vec3::new(1.0, 0.9, 0.7), strength: 4.0 },
+        MaterialKind::Emissive { color: Vec3::new(1.0, 0.9, 0.7), strength: 4.0, albedo: Vec3::ZERO },
     ];
     let mut spheres = vec![
         (Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0),

@@ -49,8 +49,9 @@ pub fn cuda_header() -> String {
         let _ = writeln!(out, "#define BLOB_PRIM_{} {}u", kind.name().to_uppercase(), kind as u32);
     }
     let _ = writeln!(out, "#define BLOB_MAX_BVH_DEPTH {}", crate::limits::MAX_BVH_DEPTH);
-    let _ = writeln!(out, "#define BLOB_LIGHT_POINT {LIGHT_POINT:.1}f");
-    let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL:.1}f\n");
+    let _ = writeln!(out, "#define BLOB_LIGHT_POINT {LIGHT_POINT}u");
+    let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL}u");
+    let _ = writeln!(out, "#define BLOB_LIGHT_SPHERE {LIGHT_SPHERE}u\n");
     for id in SectionId::ALL {
         let _ = writeln!(out, "#define BLOB_SECTION_{} {}", id.name().to_uppercase(), id as u32);
     }

@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -71,9 +71,11 @@ pub const LEAF_FLAG: u32 = 0x8000_0000;
 pub const LEAF_COUNT_SHIFT: u32 = limits::MAX_PRIMS_PER_KIND.trailing_zeros();
 /// The bits of a leaf link that hold its count minus one.
 pub const LEAF_COUNT_MASK: u32 = (limits::MAX_LEAF_SIZE - 1) << LEAF_COUNT_SHIFT;
-/// Light kinds, stored in the `w` lane of [`LightRecord::position_kind`].
-pub const LIGHT_POINT: f32 = 1.0;
-pub const LIGHT_DIRECTIONAL: f32 = 0.0;
+/// Light kinds, [`LightRecord::kind`].
+pub const LIGHT_POINT: u32 = 0;
+pub const LIGHT_DIRECTIONAL: u32 = 1;
+/// An emissive sphere, an area light; [`LightRecord::prim`] says which.
+pub const LIGHT_SPHERE: u32 = 2;
 
 // The four fields tile the 32 bits exactly, whatever the limits say.
 const _: () = assert!(LEAF_FLAG ^ PRIM_KIND_MASK ^ LEAF_COUNT_MASK ^ PRIM_INDEX_MASK == u32::MAX);
@@ -197,15 +199,21 @@ blob_record! {
 }
 
 blob_record! {
-    /// A light for next-event estimation.
+    /// A light for next-event estimation: the scene's lights in scene order, then one per emissive sphere in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
     #[align(16)]
     pub struct LightRecord as "LightRecord" {
-        /// Point: position.xyz, w = LIGHT_POINT. Directional: unit direction towards the light, w = LIGHT_DIRECTIONAL.
-        pub position_kind: [f32; 4],
-        /// Radiance rgb (color * intensity), w unused.
-        pub radiance: [f32; 4],
-        /// cos(angular radius) of a directional light's disc (1 for point lights), yzw unused.
-        pub cone: [f32; 4],
+        /// Point: position.xyz; directional: unit direction towards the light; sphere: unused. w: directional: cos(angular radius); else 1.
+        pub vector_cos: [f32; 4],
+        /// rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (sphere). w: the probability of picking this light.
+        pub radiance_pdf: [f32; 4],
+        /// LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_SPHERE.
+        pub kind: u32,
+        /// Sphere lights: the primitive reference of the sphere; else 0.
+        pub prim: u32,
+        /// Alias method: keep this light when the pick's fraction is below this.
+        pub alias_threshold: f32,
+        /// Alias method: the light taken otherwise.
+        pub alias: u32,
     }
 }
 
@@ -228,13 +236,15 @@ pub enum SectionId {
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
     PrimSources,
+    /// Per primitive, same order: the probability of picking its light (0: not a light).
+    PrimLightPdfs,
     NodeBoxes,
     NodeLinks,
     Lights,
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 8;
+pub const SECTION_COUNT: usize = 9;
 
 impl SectionId {
     /// All sections, in file order.
@@ -244,6 +254,7 @@ impl SectionId {
         SectionId::Spheres,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
+        SectionId::PrimLightPdfs,
         SectionId::NodeBoxes,
         SectionId::NodeLinks,
         SectionId::Lights,
@@ -257,6 +268,7 @@ impl SectionId {
             SectionId::Spheres => "spheres",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
+            SectionId::PrimLightPdfs => "prim_light_pdfs",
             SectionId::NodeBoxes => "node_boxes",
             SectionId::NodeLinks => "node_links",
             SectionId::Lights => "lights",
@@ -271,6 +283,7 @@ impl SectionId {
             SectionId::Materials => size_of::<MaterialRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
+            SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
             SectionId::NodeLinks => size_of::<NodeLinksRecord>(),
             SectionId::Lights => size_of::<LightRecord>(),
@@ -346,7 +359,7 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 192);
+        assert_eq!(HEADER_LEN, 208);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod aligned;
 mod codegen;
 mod error;
 pub mod layout;
+mod lights;
 mod read;
 pub mod record;
 mod write;

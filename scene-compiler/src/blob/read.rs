@@ -31,6 +31,8 @@ pub struct BlobView<'a> {
     pub prim_materials: &'a [u32],
     /// Per primitive, same order: its index in the scene's list of its kind.
     pub prim_sources: &'a [u32],
+    /// Per primitive, same order: the probability of picking its light (0: not a light).
+    pub prim_light_pdfs: &'a [f32],
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
@@ -52,7 +54,7 @@ impl<'a> BlobView<'a> {
                 SectionId::Globals => 1,
                 SectionId::Materials => header.material_count,
                 SectionId::Spheres => header.prim_count(PrimKind::Sphere),
-                SectionId::PrimMaterials | SectionId::PrimSources => {
+                SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => {
                     u32::try_from(header.prim_total()).unwrap_or(u32::MAX)
                 }
                 SectionId::NodeBoxes | SectionId::NodeLinks => header.node_count,
@@ -77,6 +79,7 @@ impl<'a> BlobView<'a> {
             spheres: cast(section(SectionId::Spheres)),
             prim_materials: cast(section(SectionId::PrimMaterials)),
             prim_sources: cast(section(SectionId::PrimSources)),
+            prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
@@ -260,14 +263,54 @@ impl<'a> BlobView<'a> {
                 ));
             }
         }
+        self.check_lights()?;
+        Ok(())
+    }
+
+    /// Lights: known kinds, finite values, an alias table that stays in range, sphere
+    /// lights that name a sphere whose `prim_light_pdfs` entry is their pdf, and pdfs
+    /// that sum to 1 (or are all 0: no light has power).
+    fn check_lights(&self) -> Result<(), BlobError> {
+        use SectionId as S;
+        if let Some(i) = self.prim_light_pdfs.iter().position(|p| !(0.0..=1.0).contains(p)) {
+            return Err(BlobError::record(S::PrimLightPdfs, i, "pick probability not in [0, 1]"));
+        }
+        let count = self.lights.len();
+        let mut sum = 0.0f64;
         for (i, l) in self.lights.iter().enumerate() {
-            if ![l.position_kind, l.radiance, l.cone].iter().flatten().all(|x| x.is_finite()) {
-                return Err(BlobError::record(S::Lights, i, "non-finite parameter"));
+            let err = |problem: String| Err(BlobError::record(S::Lights, i, problem));
+            if ![l.vector_cos, l.radiance_pdf]
+                .iter()
+                .flatten()
+                .chain([&l.alias_threshold])
+                .all(|x| x.is_finite())
+            {
+                return err("non-finite parameter".into());
             }
-            let kind = l.position_kind[3];
-            if kind != LIGHT_POINT && kind != LIGHT_DIRECTIONAL {
-                return Err(BlobError::record(S::Lights, i, format!("unknown light kind {kind}")));
+            let pdf = l.radiance_pdf[3];
+            if !(0.0..=1.0).contains(&pdf) || !(0.0..=1.0).contains(&l.alias_threshold) {
+                return err(format!("pdf {pdf} or alias threshold {} not in [0, 1]", l.alias_threshold));
             }
+            if l.alias as usize >= count {
+                return err(format!("alias {} out of range ({count} lights)", l.alias));
+            }
+            match l.kind {
+                LIGHT_POINT | LIGHT_DIRECTIONAL => {}
+                LIGHT_SPHERE => {
+                    let (kind, index) = prim_parts(l.prim);
+                    if kind != PrimKind::Sphere as u32 || index >= self.header.prim_count(PrimKind::Sphere) {
+                        return err(format!("sphere light names primitive {:#x}, not a sphere", l.prim));
+                    }
+                    if self.prim_light_pdfs[self.prim_slot(l.prim)] != pdf {
+                        return err(format!("pdf {pdf} differs from its sphere's prim_light_pdfs entry"));
+                    }
+                }
+                kind => return err(format!("unknown light kind {kind}")),
+            }
+            sum += f64::from(pdf);
+        }
+        if sum != 0.0 && (sum - 1.0).abs() > 1e-3 {
+            return Err(BlobError::record(S::Lights, 0, format!("pick probabilities sum to {sum}, not 1")));
         }
         Ok(())
     }
@@ -371,7 +414,8 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
         ("prim_counts (sphere)", h.prim_count(PrimKind::Sphere) as usize, 0, per_kind),
         ("prim_counts (all kinds)", total, 1, per_kind * PrimKind::ALL.len()),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
-        ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS),
+        // The scene's lights, then one per emissive primitive.
+        ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS + total),
         // Inner nodes of a binary tree with at most `total` leaves.
         ("node_count", h.node_count as usize, 0, total.saturating_sub(1)),
     ];

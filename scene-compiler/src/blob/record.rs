@@ -29,6 +29,7 @@ pub enum CType {
     Float4,
     Uint4,
     Uint,
+    Float,
     /// `unsigned long long`: 64-bit counters and sizes.
     ULongLong,
     /// A device pointer, `const pointee*` (or `pointee*` when `mutable`).
@@ -50,6 +51,7 @@ impl CType {
             CType::Float4 => "float4".to_owned(),
             CType::Uint4 => "uint4".to_owned(),
             CType::Uint => "unsigned int".to_owned(),
+            CType::Float => "float".to_owned(),
             CType::ULongLong => "unsigned long long".to_owned(),
             CType::Ptr { pointee, mutable: false } => format!("const {pointee}*"),
             CType::Ptr { pointee, mutable: true } => format!("{pointee}*"),
@@ -69,7 +71,7 @@ impl CType {
     pub const fn size(self) -> usize {
         match self {
             CType::Float4 | CType::Uint4 => 16,
-            CType::Uint => 4,
+            CType::Uint | CType::Float => 4,
             CType::ULongLong | CType::Ptr { .. } => 8,
             CType::Array { elem, len } => elem.size() * len,
         }
@@ -79,7 +81,7 @@ impl CType {
     pub const fn align(self) -> usize {
         match self {
             CType::Float4 | CType::Uint4 => 16,
-            CType::Uint => 4,
+            CType::Uint | CType::Float => 4,
             CType::ULongLong | CType::Ptr { .. } => 8,
             CType::Array { elem, .. } => elem.align(),
         }
@@ -125,6 +127,9 @@ impl FieldType for [u32; 4] {
 }
 impl FieldType for u32 {
     const C_TYPE: CType = CType::Uint;
+}
+impl FieldType for f32 {
+    const C_TYPE: CType = CType::Float;
 }
 impl FieldType for u64 {
     const C_TYPE: CType = CType::ULongLong;

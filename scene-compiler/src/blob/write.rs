@@ -14,8 +14,9 @@ use glam::Vec3;
 
 use super::aligned::AlignedBytes;
 use super::layout::*;
+use super::lights::{self, Emitter};
 use crate::bvh::{Aabb, Bvh, NodeKind};
-use crate::scene::{Light, MaterialKind, Scene, Sky};
+use crate::scene::{MaterialKind, Scene, Sky};
 use crate::shapes::{self, Shape};
 
 /// Encodes `scene` with its BVH (built over [`shapes::bounds`]) into one blob.
@@ -27,13 +28,19 @@ use crate::shapes::{self, Shape};
 pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
+    // In f64: the bounds of a pathological scene span more than f32 can hold.
+    let scene_radius = bvh
+        .nodes
+        .first()
+        .map_or(0.0, |root| 0.5 * (root.bounds.max.as_dvec3() - root.bounds.min.as_dvec3()).length());
+    let light_table = lights::build(&scene.lights, &prims.emitters(scene), scene_radius);
     let records = |id: SectionId| match id {
         SectionId::Globals => 1,
         SectionId::Materials => scene.materials.len(),
         SectionId::Spheres => prims.count(PrimKind::Sphere),
-        SectionId::PrimMaterials | SectionId::PrimSources => bvh.prim_order.len(),
+        SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => bvh.prim_order.len(),
         SectionId::NodeBoxes | SectionId::NodeLinks => links.inner_count,
-        SectionId::Lights => scene.lights.len(),
+        SectionId::Lights => light_table.records.len(),
     };
 
     let mut table = [SectionEntry::default(); SECTION_COUNT];
@@ -49,8 +56,17 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     // Zeroed, so the padding between sections is zero.
     let mut out = AlignedBytes::zeroed(total_len);
     let buf = out.as_mut_slice();
-    let [globals, materials, spheres, prim_materials, prim_sources, node_boxes, node_links, lights] =
-        split_sections(&mut buf[HEADER_LEN..], &table);
+    let [
+        globals,
+        materials,
+        spheres,
+        prim_materials,
+        prim_sources,
+        prim_light_pdfs,
+        node_boxes,
+        node_links,
+        lights,
+    ] = split_sections(&mut buf[HEADER_LEN..], &table);
 
     records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, &prims, 0));
     for (record, m) in records_mut::<MaterialRecord>(materials).iter_mut().zip(&scene.materials) {
@@ -69,8 +85,10 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     }
-    for (record, light) in records_mut::<LightRecord>(lights).iter_mut().zip(&scene.lights) {
-        *record = light_record(light);
+    records_mut::<LightRecord>(lights).copy_from_slice(&light_table.records);
+    let prim_light_pdfs = records_mut::<f32>(prim_light_pdfs);
+    for &(slot, pdf) in &light_table.prim_pdfs {
+        prim_light_pdfs[slot] = pdf;
     }
 
     let header = BlobHeader {
@@ -79,7 +97,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         flags,
         prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
         material_count: count(scene.materials.len()),
-        light_count: count(scene.lights.len()),
+        light_count: count(light_table.records.len()),
         node_count: count(links.inner_count),
         payload_crc32: crc32fast::hash(&buf[HEADER_LEN..]),
         header_len: HEADER_LEN as u32,
@@ -189,6 +207,26 @@ impl Prims {
         }
     }
 
+    /// The emissive primitives, in leaf order: the area lights.
+    fn emitters(&self, scene: &Scene) -> Vec<Emitter> {
+        let first_sphere = self.kind_first_slot(PrimKind::Sphere);
+        let emission = |material: u32| material_record(scene.materials[material as usize].kind).emission;
+        self.slots
+            .iter()
+            .filter(|&&(kind, ..)| kind == PrimKind::Sphere)
+            .filter_map(|&(_, within, source)| {
+                let sphere = &scene.spheres[source as usize];
+                let [r, g, b, _] = emission(sphere.material);
+                (r > 0.0 || g > 0.0 || b > 0.0).then(|| Emitter {
+                    prim: prim_ref(PrimKind::Sphere, within),
+                    slot: first_sphere + within as usize,
+                    radius: sphere.radius,
+                    emission: Vec3::new(r, g, b),
+                })
+            })
+            .collect()
+    }
+
     /// Where `kind`'s primitives start in the per-primitive sections.
     fn kind_first_slot(&self, kind: PrimKind) -> usize {
         PrimKind::ALL.into_iter().take_while(|&k| k != kind).map(|k| self.count(k)).sum()
@@ -264,27 +302,15 @@ pub(crate) fn material_record(kind: MaterialKind) -> MaterialRecord {
         MaterialKind::Lambert { albedo } => (albedo, 0.0, [1.0, 0.0, 0.0], 1.0, Vec3::ZERO),
         MaterialKind::Metal { albedo, fuzz } => (albedo, fuzz, [0.0, 1.0, 0.0], 1.0, Vec3::ZERO),
         MaterialKind::Dielectric { ior } => (Vec3::ONE, 0.0, [0.0, 0.0, 1.0], ior, Vec3::ZERO),
-        MaterialKind::Emissive { color, strength } => (Vec3::ZERO, 0.0, [0.0; 3], 1.0, color * strength),
+        // A pure emitter absorbs (no lobe); one with an albedo also reflects diffusely.
+        MaterialKind::Emissive { color, strength, albedo } => {
+            let lambert = if albedo == Vec3::ZERO { 0.0 } else { 1.0 };
+            (albedo, 0.0, [lambert, 0.0, 0.0], 1.0, color * strength)
+        }
     };
     MaterialRecord {
         albedo_fuzz: lane(albedo, fuzz),
         weights_ior: [weights[0], weights[1], weights[2], ior],
         emission: lane(emission, 0.0),
-    }
-}
-
-fn light_record(light: &Light) -> LightRecord {
-    match *light {
-        Light::Point { position, color, intensity } => LightRecord {
-            position_kind: lane(position, LIGHT_POINT),
-            radiance: lane(color * intensity, 0.0),
-            cone: [1.0, 0.0, 0.0, 0.0],
-        },
-        // The scene gives the direction light travels; shading wants the way to the light.
-        Light::Directional { direction, color, intensity, angular_radius_deg } => LightRecord {
-            position_kind: lane(-direction.normalize(), LIGHT_DIRECTIONAL),
-            radiance: lane(color * intensity, 0.0),
-            cone: [angular_radius_deg.to_radians().cos(), 0.0, 0.0, 0.0],
-        },
     }
 }

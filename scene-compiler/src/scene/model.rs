@@ -59,10 +59,22 @@ pub struct Material {
 /// The four material kinds a user can write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MaterialKind {
-    Lambert { albedo: Vec3 },
-    Metal { albedo: Vec3, fuzz: f32 },
-    Dielectric { ior: f32 },
-    Emissive { color: Vec3, strength: f32 },
+    Lambert {
+        albedo: Vec3,
+    },
+    Metal {
+        albedo: Vec3,
+        fuzz: f32,
+    },
+    Dielectric {
+        ior: f32,
+    },
+    /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert surface).
+    Emissive {
+        color: Vec3,
+        strength: f32,
+        albedo: Vec3,
+    },
 }
 
 /// A sphere; `material` indexes [`Scene::materials`].

@@ -99,6 +99,8 @@ pub(crate) enum MaterialFile {
         color: V3,
         #[serde(default = "one")]
         strength: f32,
+        #[serde(default)]
+        albedo: V3,
     },
 }
 

@@ -287,9 +287,10 @@ impl Checker {
                         issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
                     }
                 }
-                MaterialFile::Emissive { color, strength } => {
+                MaterialFile::Emissive { color, strength, albedo } => {
                     self.non_negative3(color, &what("color"), &field("color"));
                     self.non_negative(strength, &what("strength"), &field("strength"));
+                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
                 }
             }
         }
@@ -399,8 +400,8 @@ fn material_file(kind: MaterialKind) -> MaterialFile {
         MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array() },
         MaterialKind::Metal { albedo, fuzz } => MaterialFile::Metal { albedo: albedo.to_array(), fuzz },
         MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
-        MaterialKind::Emissive { color, strength } => {
-            MaterialFile::Emissive { color: color.to_array(), strength }
+        MaterialKind::Emissive { color, strength, albedo } => {
+            MaterialFile::Emissive { color: color.to_array(), strength, albedo: albedo.to_array() }
         }
     }
 }
@@ -451,9 +452,11 @@ fn lower_material(name: &str, kind: &MaterialFile) -> Material {
             MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
         }
         MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
-        MaterialFile::Emissive { color, strength } => {
-            MaterialKind::Emissive { color: Vec3::from_array(color), strength }
-        }
+        MaterialFile::Emissive { color, strength, albedo } => MaterialKind::Emissive {
+            color: Vec3::from_array(color),
+            strength,
+            albedo: Vec3::from_array(albedo),
+        },
     };
     Material { name: name.to_owned(), kind }
 }

@@ -75,8 +75,11 @@ fn materials(out: &mut String, materials: &[Material]) {
             MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {})", v3(albedo)),
             MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?})", v3(albedo)),
             MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?})"),
-            MaterialKind::Emissive { color, strength } => {
+            MaterialKind::Emissive { color, strength, albedo } if albedo == Vec3::ZERO => {
                 format!("Emissive(color: {}, strength: {strength:?})", v3(color))
+            }
+            MaterialKind::Emissive { color, strength, albedo } => {
+                format!("Emissive(color: {}, strength: {strength:?}, albedo: {})", v3(color), v3(albedo))
             }
         };
         let _ = writeln!(out, "        {}: {kind},", string(&m.name));

@@ -15,7 +15,11 @@ pub fn test_scene(n: usize) -> Scene {
         Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
         Material {
             name: "lamp".into(),
-            kind: MaterialKind::Emissive { color: Vec3::new(1.0, 0.9, 0.8), strength: 4.0 },
+            kind: MaterialKind::Emissive {
+                color: Vec3::new(1.0, 0.9, 0.8),
+                strength: 4.0,
+                albedo: Vec3::ZERO,
+            },
         },
     ];
     let mut state = 0x9e37_79b9_u32;

@@ -1,14 +1,15 @@
 //! One camera sample: generate the camera ray, then bounce (traverse, shade, scatter,
-//! Russian roulette) until the path leaves the scene or ends (docs/path-tracing.md).
+//! next-event estimation, Russian roulette) until the path leaves the scene or ends (docs/path-tracing.md).
 
-use std::f32::consts::TAU;
+use std::f32::consts::{FRAC_1_PI, TAU};
 
 use glam::Vec3A;
 
+use super::lights::direct_light;
 use super::rng::Rng;
 use super::scatter::{ScatterRandoms, scatter};
 use super::scene::CpuScene;
-use super::shapes;
+use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
 use crate::camera::CameraFrame;
 
@@ -71,31 +72,47 @@ pub fn generate_camera_ray(cam: &Camera, pixel: Pixel, rng: &mut Rng) -> (Vec3A,
 }
 
 /// Radiance of one camera sample, `(0, 0, 0)` when any component is not finite (a NaN
-/// never poisons a pixel). `rays` counts closest-hit queries.
+/// never poisons a pixel). `rays` counts closest-hit and shadow queries. `nee`: sample
+/// the lights at diffuse hits, combined with BSDF sampling by MIS (ignored when the
+/// scene has no light with power).
 #[inline(always)]
 pub fn trace_sample(
     scene: &CpuScene,
     cam: &Camera,
     pixel: Pixel,
     max_depth: u32,
+    nee: bool,
     rng: &mut Rng,
     rays: &mut u64,
 ) -> Vec3A {
+    let nee = nee && !scene.lights.is_empty();
     let (mut origin, mut dir) = generate_camera_ray(cam, pixel, rng);
     let mut throughput = Vec3A::ONE;
     let mut radiance = Vec3A::ZERO;
+    // The solid-angle pdf of the last bounce's direction; 0 after the camera or a
+    // specular bounce, where an emitter counts fully.
+    let mut bsdf_pdf = 0.0f32;
+    // The surface point the last bounce left from: light pdfs are taken there.
+    let mut bounce_point = Vec3A::ZERO;
     for depth in 0..max_depth {
         *rays += 1;
         let Some(hit) = traverse(scene, origin, dir, f32::INFINITY) else {
             radiance += throughput * sky(scene, dir);
             break;
         };
-        let p = origin + hit.t * dir;
-        let n_out = shapes::outward_normal(scene, hit.prim, p);
-        let front_face = dir.dot(n_out) < 0.0;
-        let n = if front_face { n_out } else { -n_out };
+        let surface = shapes::surface(scene, hit.prim, origin, dir, hit.t);
+        let front_face = dir.dot(surface.normal) < 0.0;
+        let n = if front_face { surface.normal } else { -surface.normal };
         let m = shapes::material(scene, hit.prim);
-        radiance += throughput * m.emission;
+        let mut weight = 1.0;
+        if nee && bsdf_pdf > 0.0 {
+            let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
+            if pick_pdf > 0.0 {
+                let light_pdf = pick_pdf * shapes::solid_angle_pdf(scene, hit.prim, bounce_point);
+                weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
+            }
+        }
+        radiance += throughput * m.emission * weight;
         let randoms = ScatterRandoms {
             lobe: rng.next_f32(),
             r1: rng.next_f32(),
@@ -105,6 +122,14 @@ pub fn trace_sample(
         let Some(bounce) = scatter(m, dir, n, front_face, randoms) else {
             break;
         };
+        let next_origin = offset_ray_origin(&surface, if bounce.diffuse { n } else { bounce.dir });
+        if nee && bounce.diffuse {
+            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
+            radiance += throughput * direct_light(scene, surface.point, next_origin, n, m.albedo, u, rays);
+            bsdf_pdf = bounce.dir.dot(n).max(0.0) * FRAC_1_PI;
+        } else {
+            bsdf_pdf = 0.0;
+        }
         throughput *= bounce.attenuation;
         let max_throughput = throughput.max_element();
         // Nothing more can be added to this path: stopping is unbiased.
@@ -118,8 +143,9 @@ pub fn trace_sample(
             }
             throughput /= q;
         }
-        origin = p;
+        origin = next_origin;
         dir = bounce.dir;
+        bounce_point = surface.point;
     }
     if radiance.is_finite() { radiance } else { Vec3A::ZERO }
 }

@@ -9,6 +9,7 @@
 
 pub mod film;
 pub mod integrator;
+pub mod lights;
 pub mod rng;
 pub mod scatter;
 pub mod scene;
@@ -102,7 +103,7 @@ fn render_row(
         let mut acc = *sum;
         for s in 0..job.samples {
             let mut rng = Rng::from_seed_hash(pixel_index, job.first_sample + s, seed_hash);
-            acc += trace_sample(scene, camera, pixel, job.max_depth, &mut rng, &mut rays);
+            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut rng, &mut rays);
         }
         *sum = acc;
     }

@@ -21,6 +21,8 @@ pub struct ScatterRandoms {
 pub struct Bounce {
     pub dir: Vec3A,
     pub attenuation: Vec3A,
+    /// The Lambert lobe: the one next-event estimation applies to.
+    pub diffuse: bool,
 }
 
 /// The scattered direction and attenuation; `None` when the path ends here (a pure
@@ -33,13 +35,13 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
         let d = n + random_unit_vector(r.r1, r.r2);
         // A sample exactly opposite the normal would give a zero direction.
         let dir = if d.length_squared() < 1e-12 { n } else { d.normalize() };
-        Some(Bounce { dir, attenuation: m.albedo })
+        Some(Bounce { dir, attenuation: m.albedo, diffuse: true })
     } else if r.lobe < m.metal_below {
         let d = reflect(dir, n) + m.fuzz * random_unit_vector(r.r1, r.r2);
         if d.dot(n) <= 0.0 {
             return None;
         }
-        Some(Bounce { dir: d.normalize(), attenuation: m.albedo })
+        Some(Bounce { dir: d.normalize(), attenuation: m.albedo, diffuse: false })
     } else if r.lobe < m.dielectric_below {
         let eta = if front_face { 1.0 / m.ior } else { m.ior };
         let c = (-dir).dot(n).min(1.0);
@@ -47,7 +49,7 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
         let r0 = ((1.0 - eta) / (1.0 + eta)).powi(2);
         let fresnel = r0 + (1.0 - r0) * (1.0 - c).powi(5);
         let d = if eta * s > 1.0 || fresnel > r.fresnel { reflect(dir, n) } else { refract(dir, n, eta, c) };
-        Some(Bounce { dir: d, attenuation: Vec3A::ONE })
+        Some(Bounce { dir: d, attenuation: Vec3A::ONE, diffuse: false })
     } else {
         None
     }

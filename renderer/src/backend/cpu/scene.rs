@@ -12,6 +12,8 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord, PrimKind};
 
+use super::lights::Light;
+
 /// An inner node's two child boxes, one axis per vector:
 /// `(left.min, right.min, left.max, right.max)` of x, y and z.
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,7 +76,12 @@ pub struct CpuScene {
     pub prim_sources: Vec<u32>,
     /// Where each kind starts in `prim_materials` and `prim_sources`.
     pub kind_first: [u32; PrimKind::SLOTS],
+    /// Per primitive, same order: the probability of picking its light (0: not a light).
+    pub prim_light_pdfs: Vec<f32>,
     pub materials: Vec<Material>,
+    /// The lights next-event estimation picks from; empty when none has any power
+    /// (then NEE is off and no extra random numbers are drawn).
+    pub lights: Vec<Light>,
     /// Per inner node: its children's boxes.
     pub child_boxes: Vec<ChildBoxes>,
     /// Per inner node: its `(left, right)` child links exactly as in the blob.
@@ -96,7 +103,13 @@ impl CpuScene {
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),
+            prim_light_pdfs: blob.prim_light_pdfs.to_vec(),
             materials: blob.materials.iter().map(Material::from_record).collect(),
+            lights: if blob.lights.iter().any(|l| l.radiance_pdf[3] > 0.0) {
+                blob.lights.iter().map(Light::from_record).collect()
+            } else {
+                Vec::new()
+            },
             child_boxes: blob.node_boxes.iter().map(ChildBoxes::new).collect(),
             node_links: blob.node_links.iter().map(|l| (l.left, l.right)).collect(),
             root: blob.root(),

@@ -6,7 +6,7 @@ use scene_compiler::blob::layout::is_leaf;
 use scene_compiler::limits::MAX_BVH_DEPTH;
 
 use super::scene::{ChildBoxes, CpuScene};
-use super::shapes::{T_MIN, intersect_leaf};
+use super::shapes::{intersect_leaf, occludes_leaf};
 
 /// The closest hit of a ray.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -16,7 +16,7 @@ pub struct Hit {
     pub prim: u32,
 }
 
-/// The closest primitive hit in `(T_MIN, t_max)`: one "ray" in the Mrays/s count.
+/// The closest primitive hit in `(0, t_max)`: one "ray" in the Mrays/s count.
 ///
 /// Near child first with an explicit stack of `MAX_BVH_DEPTH` child links; the blob
 /// loader refused deeper trees, so the stack cannot overflow. Unlike the kernels, the
@@ -65,6 +65,47 @@ pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Opti
     closest.map(|prim| Hit { t: t_closest, prim })
 }
 
+/// True when a primitive other than `skip` lies on the ray in `(0, t_max)`: the
+/// shadow-ray query, which stops at the first blocker in any order (one "ray").
+#[inline]
+pub fn occluded(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
+    let slab_ray = SlabRay::new(origin, dir);
+    let mut stack = [0u32; MAX_BVH_DEPTH as usize];
+    let mut stack_len = 0;
+    let mut node = scene.root;
+    loop {
+        if is_leaf(node) {
+            if occludes_leaf(scene, node, origin, dir, t_max, skip) {
+                return true;
+            }
+        } else {
+            let (left, right) = scene.node_links[node as usize];
+            match slab(&scene.child_boxes[node as usize], &slab_ray, t_max) {
+                (Some(_), Some(_)) => {
+                    stack[stack_len] = right;
+                    stack_len += 1;
+                    node = left;
+                    continue;
+                }
+                (Some(_), None) => {
+                    node = left;
+                    continue;
+                }
+                (None, Some(_)) => {
+                    node = right;
+                    continue;
+                }
+                (None, None) => {}
+            }
+        }
+        if stack_len == 0 {
+            return false;
+        }
+        stack_len -= 1;
+        node = stack[stack_len];
+    }
+}
+
 /// A ray prepared for slab tests: per axis, the inverse direction and `-origin * inv_dir`
 /// broadcast to all four lanes.
 struct SlabRay {
@@ -85,14 +126,14 @@ impl SlabRay {
 }
 
 /// Slab test of both children of a node: each one's entry distance, clamped to
-/// `[T_MIN, t_max]`, when the ray meets its box.
+/// `[0, t_max]`, when the ray meets its box.
 ///
 /// The kernels fold `origin * inv_dir` into FMAs; here a multiply and an add, because
 /// the default x86-64 target has no FMA instruction and `f32::mul_add` would be a
 /// library call. The results differ in the last bit only.
 #[inline(always)]
 fn slab(boxes: &ChildBoxes, ray: &SlabRay, t_max: f32) -> (Option<f32>, Option<f32>) {
-    let mut enter = Vec4::splat(T_MIN);
+    let mut enter = Vec4::ZERO;
     let mut exit = Vec4::splat(t_max);
     for (a, bounds) in [boxes.x, boxes.y, boxes.z].into_iter().enumerate() {
         // Lanes: (left min, right min, left max, right max) planes; swapping the halves

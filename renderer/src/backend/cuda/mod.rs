@@ -137,8 +137,8 @@ impl CudaBackend {
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
         let start = FilmShape::start(self.film.as_ref().map(|f| f.shape), job)?;
-        // Each thread counts its rays in 32 bits.
-        if u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
+        // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
+        if 2 * u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
             bail!(
                 "{} samples x depth {} in one call is too many; split the samples",
                 job.samples,
@@ -166,6 +166,7 @@ impl CudaBackend {
             samples: job.samples,
             bvh_root: scene.bvh_root,
             kind_first: scene.kind_first,
+            light_count: if job.nee { scene.light_count } else { 0 },
             ..LaunchParams::default()
         };
         params.set_camera(&job.camera);

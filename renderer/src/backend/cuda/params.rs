@@ -4,7 +4,7 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{MaterialRecord, SphereRecord};
+use scene_compiler::blob::layout::{LightRecord, MaterialRecord, SphereRecord};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -41,12 +41,16 @@ blob_record! {
         pub sky_top: [f32; 4],
         /// Blob section on the device (one allocation, every section 16-byte aligned).
         pub spheres: DevicePtr<SphereRecord>,
-        /// Blob section: each sphere's material index.
+        /// Blob section: each primitive's material index.
         pub prim_materials: DevicePtr<u32>,
         /// Blob section.
         pub materials: DevicePtr<MaterialRecord>,
         /// The inner nodes, repacked from the blob's node sections.
         pub nodes: DevicePtr<DeviceNode>,
+        /// Blob section: the lights with their alias table.
+        pub lights: DevicePtr<LightRecord>,
+        /// Blob section: each primitive's light pick probability (0: not a light).
+        pub prim_light_pdfs: DevicePtr<f32>,
         /// The film: per-pixel sums of samples (rgb, w unused).
         pub accum: u64 as DevicePtrMut<[f32; 4]>,
         /// The ray counter.
@@ -65,15 +69,15 @@ blob_record! {
         pub samples: u32,
         /// The BVH's root link: inner node 0, or a leaf when the whole scene is one.
         pub bvh_root: u32,
-        /// To a multiple of 16 bytes.
-        pub padding: [u32; 1],
+        /// Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
+        pub light_count: u32,
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 224);
+const _: () = assert!(size_of::<LaunchParams>() == 240);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -90,6 +94,8 @@ pub struct SectionPointers {
     pub prim_materials: u64,
     pub materials: u64,
     pub nodes: u64,
+    pub lights: u64,
+    pub prim_light_pdfs: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -114,5 +120,7 @@ impl LaunchParams {
         self.prim_materials = DevicePtr::new(sections.prim_materials);
         self.materials = DevicePtr::new(sections.materials);
         self.nodes = DevicePtr::new(sections.nodes);
+        self.lights = DevicePtr::new(sections.lights);
+        self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
     }
 }

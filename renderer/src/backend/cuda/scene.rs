@@ -29,6 +29,8 @@ pub struct DeviceScene {
     pub bvh_root: u32,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
     pub kind_first: [u32; 4],
+    /// Lights NEE samples: the blob's count, or 0 when no light has power.
+    pub light_count: u32,
 }
 
 impl DeviceScene {
@@ -53,6 +55,8 @@ impl DeviceScene {
             prim_materials: at(SectionId::PrimMaterials),
             materials: at(SectionId::Materials),
             nodes: device_address(stream, &nodes),
+            lights: at(SectionId::Lights),
+            prim_light_pdfs: at(SectionId::PrimLightPdfs),
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
@@ -66,6 +70,11 @@ impl DeviceScene {
             sky_top: blob.globals.sky_top,
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
+            light_count: if blob.lights.iter().any(|l| l.radiance_pdf[3] > 0.0) {
+                blob.header.light_count
+            } else {
+                0
+            },
         })
     }
 

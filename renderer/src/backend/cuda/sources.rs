@@ -22,6 +22,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("device_nodes.cuh", include_str!("../../../../kernels/device_nodes.cuh")),
     ("film.cuh", include_str!("../../../../kernels/film.cuh")),
     ("launch_params.cuh", include_str!("../../../../kernels/launch_params.cuh")),
+    ("lights.cuh", include_str!("../../../../kernels/lights.cuh")),
     ("params.cuh", include_str!("../../../../kernels/params.cuh")),
     ("path.cuh", include_str!("../../../../kernels/path.cuh")),
     ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),

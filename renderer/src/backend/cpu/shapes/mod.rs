@@ -1,19 +1,37 @@
 //! Primitive shapes on the CPU: the one place the CPU backend dispatches on a
 //! primitive's kind (CUDA twin: kernels/shapes.cuh). Leaf links and hits carry a
 //! primitive reference (kind and index within the kind, docs/blob-format.md); each
-//! shape's intersection and normal live in its own file. Adding a shape adds a match
-//! arm to each function here.
+//! shape's intersection, surface and light sampling live in its own file. Adding a
+//! shape adds a match arm to each function here.
 
 pub mod sphere;
 
 use glam::Vec3A;
 use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
 
-use self::sphere::{intersect_sphere, sphere_normal};
+use self::sphere::{intersect_sphere, sphere_solid_angle_pdf, sphere_surface};
 use super::scene::{CpuScene, Material};
 
-/// Rays start this far from their origin, so a bounce does not hit its own surface.
-pub const T_MIN: f32 = 0.001;
+/// A hit point on a surface (docs/path-tracing.md "Robust hits").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Surface {
+    /// On the surface, as exactly as f32 allows.
+    pub point: Vec3A,
+    /// A per-component bound of `point`'s floating-point error.
+    pub error: Vec3A,
+    /// The unit normal pointing out of the primitive.
+    pub normal: Vec3A,
+}
+
+/// Where a ray leaving `surface` towards the side of `w` starts: off the surface
+/// along the normal by the error bound, so it cannot start on the wrong side.
+#[inline(always)]
+pub fn offset_ray_origin(surface: &Surface, w: Vec3A) -> Vec3A {
+    let n = surface.normal;
+    let d = n.abs().dot(surface.error);
+    let offset = if w.dot(n) < 0.0 { -d * n } else { d * n };
+    surface.point + offset
+}
 
 /// Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
 /// `t_closest` and sets `closest` to its primitive reference.
@@ -43,19 +61,48 @@ pub fn intersect_leaf(
     }
 }
 
-/// The unit normal pointing out of primitive `prim` at `point` on its surface.
+/// True when a primitive of leaf link `leaf` other than `skip` is hit in `(0, t_max)`.
 #[inline(always)]
-pub fn outward_normal(scene: &CpuScene, prim: u32, point: Vec3A) -> Vec3A {
+pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
+    let (first, count) = leaf_prims(leaf);
+    let (kind, index) = prim_parts(first);
+    let kind_bits = first & PRIM_KIND_MASK;
+    match PrimKind::from_u32(kind) {
+        Some(PrimKind::Sphere) => (index..index + count).any(|i| {
+            kind_bits | i != skip && intersect_sphere(scene.spheres[i as usize], origin, dir, t_max).is_some()
+        }),
+        None => false,
+    }
+}
+
+/// The hit of the ray `(origin, dir)` on primitive `prim` at distance `t`.
+#[inline(always)]
+pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
     let (kind, index) = prim_parts(prim);
     match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) | None => sphere_normal(scene.spheres[index as usize], point),
+        Some(PrimKind::Sphere) | None => sphere_surface(scene.spheres[index as usize], origin, dir, t),
     }
+}
+
+/// The solid-angle density with which light sampling from `o` picks a direction
+/// that reaches primitive `prim`, given that its light was picked.
+#[inline(always)]
+pub fn solid_angle_pdf(scene: &CpuScene, prim: u32, o: Vec3A) -> f32 {
+    let (kind, index) = prim_parts(prim);
+    match PrimKind::from_u32(kind) {
+        Some(PrimKind::Sphere) | None => sphere_solid_angle_pdf(scene.spheres[index as usize], o),
+    }
+}
+
+/// The slot of primitive `prim` in the per-primitive arrays.
+#[inline(always)]
+pub fn slot(scene: &CpuScene, prim: u32) -> usize {
+    let (kind, index) = prim_parts(prim);
+    scene.kind_first[kind as usize] as usize + index as usize
 }
 
 /// The material of primitive `prim`.
 #[inline(always)]
 pub fn material(scene: &CpuScene, prim: u32) -> &Material {
-    let (kind, index) = prim_parts(prim);
-    let slot = scene.kind_first[kind as usize] as usize + index as usize;
-    &scene.materials[scene.prim_materials[slot] as usize]
+    &scene.materials[scene.prim_materials[slot(scene, prim)] as usize]
 }

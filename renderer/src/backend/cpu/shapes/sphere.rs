@@ -1,11 +1,17 @@
-//! The sphere shape on the CPU, docs/path-tracing.md "Intersection" (CUDA twin:
-//! kernels/shape_sphere.cuh).
+//! The sphere shape on the CPU, docs/path-tracing.md "Intersection", "Robust hits"
+//! and the sphere light's solid angle (CUDA twin: kernels/shape_sphere.cuh).
+
+use std::f32::consts::TAU;
 
 use glam::{Vec3A, Vec4};
 
-use super::T_MIN;
+use super::Surface;
 
-/// Ray/sphere distance in `(T_MIN, t_max)` with the precise discriminant (Ray Tracing
+/// The relative error bound of a re-projected sphere point, per component of
+/// `|center| + |local|` (docs/path-tracing.md "Robust hits" says why it is this big).
+pub const SPHERE_ERR: f32 = 8.0 * f32::EPSILON;
+
+/// Ray/sphere distance in `(0, t_max)` with the precise discriminant (Ray Tracing
 /// Gems, ch. 7): the textbook `b² - c` loses all precision on the radius-1000 ground.
 /// `dir` must be unit length.
 #[inline(always)]
@@ -20,14 +26,58 @@ pub fn intersect_sphere(center_radius: Vec4, origin: Vec3A, dir: Vec3A, t_max: f
     }
     let h = disc.sqrt();
     let mut t = b - h;
-    if t <= T_MIN {
+    if t <= 0.0 {
         t = b + h;
     }
-    (T_MIN < t && t < t_max).then_some(t)
+    (0.0 < t && t < t_max).then_some(t)
 }
 
-/// The unit normal pointing out of the sphere at `point` on its surface.
+/// The hit at distance `t` re-projected onto the sphere, with its error bound and
+/// outward normal.
 #[inline(always)]
-pub fn sphere_normal(center_radius: Vec4, point: Vec3A) -> Vec3A {
-    (point - Vec3A::from_vec4(center_radius)) / center_radius.w
+pub fn sphere_surface(center_radius: Vec4, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
+    let center = Vec3A::from_vec4(center_radius);
+    let radius = center_radius.w;
+    let raw = origin + t * dir - center;
+    let local = raw * (radius / raw.length());
+    Surface {
+        point: center + local,
+        error: SPHERE_ERR * (center.abs() + local.abs()),
+        normal: local / radius,
+    }
+}
+
+/// `1 - cos θmax` of the cone the sphere subtends seen from `o`, or `None` when `o`
+/// is inside it. Written as `sin² / (1 + cos)` so a small, far sphere keeps its digits.
+#[inline(always)]
+pub fn sphere_cone(center_radius: Vec4, o: Vec3A) -> Option<(Vec3A, f32)> {
+    let to = Vec3A::from_vec4(center_radius) - o;
+    let dist2 = to.length_squared();
+    let radius2 = center_radius.w * center_radius.w;
+    if dist2 <= radius2 {
+        return None;
+    }
+    let sin2_max = radius2 / dist2;
+    let one_minus_cos = sin2_max / (1.0 + (1.0 - sin2_max).sqrt());
+    Some((to / dist2.sqrt(), one_minus_cos))
+}
+
+/// The solid-angle density of uniform cone sampling of the sphere from `o`; 0 inside.
+#[inline(always)]
+pub fn sphere_solid_angle_pdf(center_radius: Vec4, o: Vec3A) -> f32 {
+    match sphere_cone(center_radius, o) {
+        Some((_, one_minus_cos)) => 1.0 / (TAU * one_minus_cos),
+        None => 0.0,
+    }
+}
+
+/// The distance from `o` along unit `wi` to the sphere's near side; a direction
+/// that grazes past the edge (by rounding) gets its closest approach.
+#[inline(always)]
+pub fn sphere_near_distance(center_radius: Vec4, o: Vec3A, wi: Vec3A) -> f32 {
+    let oc = Vec3A::from_vec4(center_radius) - o;
+    let b = oc.dot(wi);
+    let l = oc - b * wi;
+    let disc = center_radius.w * center_radius.w - l.dot(l);
+    b - disc.max(0.0).sqrt()
 }

@@ -1,0 +1,88 @@
+// Next-event estimation: picking a light by power and sampling a direction to it
+// (docs/path-tracing.md, "Next-event estimation"; CPU twin: backend/cpu/lights.rs).
+#pragma once
+
+#include "blob_layout.cuh"
+#include "params.cuh"
+#include "shapes.cuh"
+#include "traverse.cuh"
+#include "vec3.cuh"
+
+// Two unit vectors completing unit `n` to an orthonormal basis, without a branch on a
+// near-zero component (Duff et al. 2017, "Building an Orthonormal Basis, Revisited").
+__device__ __forceinline__ void onb(float3 n, float3& t, float3& b) {
+    const float sign = copysignf(1.0f, n.z);
+    const float a = -1.0f / (sign + n.z);
+    const float k = n.x * n.y * a;
+    t = make_float3(1.0f + sign * n.x * n.x * a, sign * k, -sign * n.x);
+    b = make_float3(k, sign + n.y * n.y * a, -n.y);
+}
+
+// A direction uniform in solid angle within the cone of 1 - cos(theta_max) =
+// `one_minus_cos` around unit `axis`.
+__device__ __forceinline__ float3 sample_cone(float3 axis, float one_minus_cos, float u1, float u2) {
+    const float cos_theta = 1.0f - u1 * one_minus_cos;
+    const float sin_theta = sqrtf(fmaxf(0.0f, (1.0f - cos_theta) * (1.0f + cos_theta)));
+    float sin_phi, cos_phi;
+    sincosf(PT_TWO_PI * u2, &sin_phi, &cos_phi);
+    float3 t, b;
+    onb(axis, t, b);
+    return t * (sin_theta * cos_phi) + b * (sin_theta * sin_phi) + axis * cos_theta;
+}
+
+// The light the alias table picks for `u` in [0, 1).
+__device__ __forceinline__ const LightRecord* pick_light(float u) {
+    const unsigned int n = params.light_count;
+    const float scaled = u * static_cast<float>(n);
+    const unsigned int i = min(static_cast<unsigned int>(scaled), n - 1u);
+    const LightRecord* light = params.lights + i;
+    return scaled - static_cast<float>(i) < __ldg(&light->alias_threshold) ? light
+                                                                           : params.lights + __ldg(&light->alias);
+}
+
+// The radiance arriving at surface point `p` (a Lambert surface with normal `n`) from
+// one light sample, times the BSDF and cosine, over its pdf. Directions, distances and
+// pdfs are taken at `p`; the shadow ray starts at `o`, `p` offset to `n`'s side.
+// `rays` counts shadow rays.
+__device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 albedo, float u_pick, float u1, float u2,
+                                               unsigned int& rays) {
+    const LightRecord* light = pick_light(u_pick);
+    const float4 vector_cos = __ldg(&light->vector_cos);
+    const float4 radiance_pdf = __ldg(&light->radiance_pdf);
+    const unsigned int kind = __ldg(&light->kind);
+    const float3 f = albedo * PT_INV_PI;
+    const float3 zero = make_float3(0.0f, 0.0f, 0.0f);
+    if (kind == BLOB_LIGHT_POINT) {
+        const float3 to = xyz(vector_cos) - p;
+        const float dist2 = dot(to, to);
+        const float dist = sqrtf(dist2);
+        const float3 wi = to / dist;
+        const float c = dot(n, wi);
+        if (c <= 0.0f) return zero;
+        ++rays;
+        if (occluded(o, wi, dist, NO_HIT)) return zero;
+        return f * xyz(radiance_pdf) * (c / (dist2 * radiance_pdf.w));
+    }
+    if (kind == BLOB_LIGHT_DIRECTIONAL) {
+        const float3 wi = sample_cone(xyz(vector_cos), 1.0f - vector_cos.w, u1, u2);
+        const float c = dot(n, wi);
+        if (c <= 0.0f) return zero;
+        ++rays;
+        if (occluded(o, wi, PT_INFINITY, NO_HIT)) return zero;
+        return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
+    }
+    // BLOB_LIGHT_SPHERE: an emissive sphere.
+    const unsigned int prim = __ldg(&light->prim);
+    const float4 sphere = __ldg(&params.spheres[prim_index(prim)].center_radius);
+    float3 axis;
+    float one_minus_cos;
+    if (!sphere_cone(sphere, p, axis, one_minus_cos)) return zero;
+    const float3 wi = sample_cone(axis, one_minus_cos, u1, u2);
+    const float c = dot(n, wi);
+    if (c <= 0.0f) return zero;
+    ++rays;
+    if (occluded(o, wi, sphere_near_distance(sphere, o, wi), prim)) return zero;
+    const float light_pdf = radiance_pdf.w / (PT_TWO_PI * one_minus_cos);
+    const float bsdf_pdf = c * PT_INV_PI;
+    return f * xyz(radiance_pdf) * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
+}
