@@ -55,6 +55,12 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
 // max_depth and increments it): traverse, shade, scatter, next-event estimation,
 // Russian roulette. False when the path ended here. `rays` counts closest-hit and
 // shadow queries.
+//
+// `kNee` compiles next-event estimation and MIS in (render_lit) or out (render): a
+// scene without lights runs a kernel with none of that code, whose registers and
+// local memory are those of the plain path tracer (H200, RTIOW 1280x720: 4.43 ms with
+// the light code compiled in and skipped at run time, against 4.04 before it).
+template <bool kNee>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
     const Hit hit = traverse(p.origin, p.dir);
@@ -67,8 +73,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const float3 n = front_face ? s.normal : -s.normal;
     const MaterialRecord* __restrict__ m = prim_material(hit.prim);
     float weight = 1.0f;
-    // light_count is 0 without lights or with --no-nee, and then bsdf_pdf stays 0.
-    if (p.bsdf_pdf > 0.0f) {
+    if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
         if (pick_pdf > 0.0f) {
             const float light_pdf = pick_pdf * solid_angle_pdf(hit.prim, p.bounce_point);
@@ -86,7 +91,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     if (bounce.absorbed) return false;
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
-    if (params.light_count > 0 && bounce.diffuse) {
+    if (kNee && bounce.diffuse) {
         const float u_pick = next_f32(p.rng);
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
@@ -116,10 +121,11 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
 }
 
 // One whole camera sample, as the CPU's trace_sample.
+template <bool kNee>
 __device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int sample_index, unsigned int seed_hash,
                                                unsigned int& rays) {
     Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
-    while (p.depth < params.max_depth && extend_path(p, rays)) ++p.depth;
+    while (p.depth < params.max_depth && extend_path<kNee>(p, rays)) ++p.depth;
     return sample_value(p);
 }

@@ -24,8 +24,8 @@ BUNDLE=gpu-bundle
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/tests"
 
-cargo build --release --locked -p renderer --bin renderer -p tools --bin scene-gen
-cp target/release/renderer target/release/scene-gen "$BUNDLE/bin/"
+cargo build --release --locked -p renderer --bin renderer -p tools --bin scene-gen --bin rmse
+cp target/release/renderer target/release/scene-gen target/release/rmse "$BUNDLE/bin/"
 
 # Cargo prints one JSON object per artifact; pick the renderer's GPU test executables.
 cargo test --release --locked -p renderer --no-run --message-format=json |

@@ -28,7 +28,7 @@ use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// The scenes in `assets/scenes/` that have references; a missing scene is skipped.
-const SCENES: [&str; 3] = ["three_spheres", "cornell", "rtiow_final"];
+const SCENES: [&str; 5] = ["three_spheres", "cornell", "rtiow_final", "point_light", "sun"];
 /// Width of references and checks; the height follows the scene's aspect.
 const WIDTH: u32 = 160;
 const REFERENCE_SPP: u32 = 4096;

@@ -194,3 +194,41 @@ fn broken_kernel_folder_is_an_error_at_file_and_line() {
     let location = format!("{}:{broken_line}: error", dir.path().join("traverse.cuh").display());
     assert!(error.contains(&location), "expected `{location}` in:\n{error}");
 }
+
+#[test]
+fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
+    let Some(mut gpu) = cuda_or_skip() else { return };
+    let wall = material("wall", MaterialKind::Lambert { albedo: Vec3::splat(0.75) });
+    let lamp =
+        material("lamp", MaterialKind::Emissive { color: Vec3::ONE, strength: 10.0, albedo: Vec3::ZERO });
+    for (center, radius) in
+        [(Vec3::ZERO, 1.0f32), (Vec3::ZERO, 1e5), (Vec3::ZERO, 1e6), (Vec3::new(1e4, 0.0, 0.0), 1.0)]
+    {
+        let mut scene = constant_sky_scene(
+            vec![wall.clone(), lamp.clone()],
+            vec![
+                Sphere { center, radius, material: 0 },
+                Sphere {
+                    center: center + Vec3::new(0.0, 3.0 * radius, 0.0),
+                    radius: radius / 2.0,
+                    material: 1,
+                },
+            ],
+        );
+        scene.camera.look_from = center;
+        scene.camera.look_at = center + Vec3::new(0.3, -0.2, -1.0) * radius;
+        scene.camera.vfov_deg = 70.0;
+        let blob = compile(&scene);
+        let blob = view(&blob);
+        gpu.upload(&blob).expect("upload");
+        for nee in [true, false] {
+            gpu.render(&job(&blob, 64, 48, 3, 0, 64).with_nee(nee)).expect("render");
+            let image = gpu.read_linear().unwrap();
+            let lit = image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count();
+            assert_eq!(
+                lit, 0,
+                "r = {radius} at {center}, nee {nee}: {lit} pixels see light through the wall"
+            );
+        }
+    }
+}

@@ -63,17 +63,35 @@ pub(crate) fn build(lights: &[Light], emitters: &[Emitter], scene_radius: f64) -
         records.push(record(LIGHT_SPHERE, [0.0, 0.0, 0.0, 1.0], e.emission, e.prim));
         powers.push(4.0 * PI * PI * r * r * luminance(e.emission));
     }
-    let total: f64 = powers.iter().sum();
-    let pdfs: Vec<f64> = powers.iter().map(|&p| if total > 0.0 { p / total } else { 0.0 }).collect();
-    for ((record, &pdf), (threshold, alias)) in records.iter_mut().zip(&pdfs).zip(alias_table(&pdfs)) {
-        record.radiance_pdf[3] = pdf as f32;
+    let pdfs = pick_pdfs(&powers);
+    // The table is built from the pdfs as stored, so that a light stored with pdf 0 is
+    // never picked and every other gets its stored pdf (to f32 rounding of the table).
+    let stored: Vec<f64> = pdfs.iter().map(|&p| f64::from(p)).collect();
+    let stored_total: f64 = stored.iter().sum();
+    let exact: Vec<f64> =
+        stored.iter().map(|&p| if stored_total > 0.0 { p / stored_total } else { 0.0 }).collect();
+    for ((record, &pdf), (threshold, alias)) in records.iter_mut().zip(&pdfs).zip(alias_table(&exact)) {
+        record.radiance_pdf[3] = pdf;
         record.alias_threshold = threshold as f32;
         record.alias = alias;
     }
     let first_emitter = lights.len();
-    let prim_pdfs =
-        emitters.iter().enumerate().map(|(i, e)| (e.slot, pdfs[first_emitter + i] as f32)).collect();
+    let prim_pdfs = emitters.iter().enumerate().map(|(i, e)| (e.slot, pdfs[first_emitter + i])).collect();
     LightTable { records, prim_pdfs }
+}
+
+/// Each power over the total, in f32; a probability too small for a normal f32 is 0
+/// (that light is never picked: kernels may flush subnormals, and 1 / pdf must be
+/// finite). All 0 when no light has power.
+fn pick_pdfs(powers: &[f64]) -> Vec<f32> {
+    let total: f64 = powers.iter().sum();
+    powers
+        .iter()
+        .map(|&p| {
+            let pdf = if total > 0.0 { (p / total) as f32 } else { 0.0 };
+            if pdf < f32::MIN_POSITIVE { 0.0 } else { pdf }
+        })
+        .collect()
 }
 
 fn record(kind: u32, vector_cos: [f32; 4], radiance: Vec3, prim: u32) -> LightRecord {

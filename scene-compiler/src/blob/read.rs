@@ -12,6 +12,10 @@ use crate::limits;
 use crate::scene::{Camera, RenderSettings, Sky, Sphere};
 use crate::shapes::Shape;
 
+/// How far the probability the alias table gives a light may be from its pdf: the
+/// writer builds the table in f64 (within about 1e-9); f32 storage adds about 1e-7.
+const ALIAS_TOLERANCE: f64 = 1e-5;
+
 /// Which node order a blob uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeLayout {
@@ -268,14 +272,24 @@ impl<'a> BlobView<'a> {
     }
 
     /// Lights: known kinds, finite values, an alias table that stays in range, sphere
-    /// lights that name a sphere whose `prim_light_pdfs` entry is their pdf, and pdfs
-    /// that sum to 1 (or are all 0: no light has power).
+    /// lights that name a sphere (each at most once) whose `prim_light_pdfs` entry is
+    /// their pdf, no other primitive with a pick probability, and pdfs that sum to 1
+    /// (or are all 0: no light has power, the renderer samples none). When they sum to
+    /// 1, the alias table must give each light its pdf, so no light of pdf 0 is picked.
     fn check_lights(&self) -> Result<(), BlobError> {
         use SectionId as S;
         if let Some(i) = self.prim_light_pdfs.iter().position(|p| !(0.0..=1.0).contains(p)) {
-            return Err(BlobError::record(S::PrimLightPdfs, i, "pick probability not in [0, 1]"));
+            let p = self.prim_light_pdfs[i];
+            return Err(BlobError::record(
+                S::PrimLightPdfs,
+                i,
+                format!("pick probability {p} not in [0, 1]"),
+            ));
         }
         let count = self.lights.len();
+        let sphere_count = self.header.prim_count(PrimKind::Sphere);
+        // Per primitive slot, whether a light is that primitive.
+        let mut is_light = vec![false; self.prim_light_pdfs.len()];
         let mut sum = 0.0f64;
         for (i, l) in self.lights.iter().enumerate() {
             let err = |problem: String| Err(BlobError::record(S::Lights, i, problem));
@@ -298,19 +312,58 @@ impl<'a> BlobView<'a> {
                 LIGHT_POINT | LIGHT_DIRECTIONAL => {}
                 LIGHT_SPHERE => {
                     let (kind, index) = prim_parts(l.prim);
-                    if kind != PrimKind::Sphere as u32 || index >= self.header.prim_count(PrimKind::Sphere) {
-                        return err(format!("sphere light names primitive {:#x}, not a sphere", l.prim));
+                    // No stray bits: the kernels compare references whole.
+                    let stray = l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK) != 0;
+                    if stray || kind != PrimKind::Sphere as u32 || index >= sphere_count {
+                        return err(format!(
+                            "sphere light names primitive {:#x}, not a sphere of 0..{sphere_count}",
+                            l.prim
+                        ));
                     }
-                    if self.prim_light_pdfs[self.prim_slot(l.prim)] != pdf {
-                        return err(format!("pdf {pdf} differs from its sphere's prim_light_pdfs entry"));
+                    let slot = self.prim_slot(l.prim);
+                    if std::mem::replace(&mut is_light[slot], true) {
+                        return err(format!("sphere {index} is already another light"));
+                    }
+                    let entry = self.prim_light_pdfs[slot];
+                    if entry != pdf {
+                        return err(format!(
+                            "pdf {pdf} differs from its sphere's prim_light_pdfs[{slot}] = {entry}"
+                        ));
                     }
                 }
                 kind => return err(format!("unknown light kind {kind}")),
             }
             sum += f64::from(pdf);
         }
-        if sum != 0.0 && (sum - 1.0).abs() > 1e-3 {
+        if let Some(slot) = (0..is_light.len()).find(|&s| !is_light[s] && self.prim_light_pdfs[s] != 0.0) {
+            let problem =
+                format!("pick probability {} but no light is this primitive", self.prim_light_pdfs[slot]);
+            return Err(BlobError::record(S::PrimLightPdfs, slot, problem));
+        }
+        if sum == 0.0 {
+            return Ok(());
+        }
+        if (sum - 1.0).abs() > 1e-3 {
             return Err(BlobError::record(S::Lights, 0, format!("pick probabilities sum to {sum}, not 1")));
+        }
+        // The probability the alias table picks each light with: cell i is taken with
+        // probability 1/n, kept with its threshold and passed to its alias otherwise.
+        let n = count as f64;
+        let mut mass = vec![0.0f64; count];
+        for (i, l) in self.lights.iter().enumerate() {
+            let keep = f64::from(l.alias_threshold);
+            mass[i] += keep / n;
+            mass[l.alias as usize] += (1.0 - keep) / n;
+        }
+        for (i, (l, m)) in self.lights.iter().zip(mass).enumerate() {
+            let pdf = f64::from(l.radiance_pdf[3]);
+            if (m - pdf).abs() > ALIAS_TOLERANCE || (pdf == 0.0 && m != 0.0) {
+                return Err(BlobError::record(
+                    S::Lights,
+                    i,
+                    format!("the alias table picks this light with probability {m}, its pdf is {pdf}"),
+                ));
+            }
         }
         Ok(())
     }

@@ -185,10 +185,10 @@ impl CudaBackend {
             shared_mem_bytes: 0,
         };
         self.start.record(&self.stream).context("recording the start event")?;
-        // SAFETY: `render` takes no arguments; everything it reads is in `params`, whose
+        // SAFETY: `render` and `render_lit` take no arguments; everything they read is in `params`, whose
         // pointers are live allocations sized for this job (film) and the blob (scene).
-        unsafe { self.stream.launch_builder(&self.kernels.render).launch(cfg) }
-            .context("launching render")?;
+        let kernel = if params.light_count > 0 { &self.kernels.render_lit } else { &self.kernels.render };
+        unsafe { self.stream.launch_builder(kernel).launch(cfg) }.context("launching render")?;
         self.end.record(&self.stream).context("recording the end event")?;
         let rays =
             self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];

@@ -18,7 +18,10 @@ use crate::backend::{KernelCompile, KernelResources};
 /// The loaded module and the kernels the backend launches.
 pub struct KernelModule {
     pub module: Arc<CudaModule>,
+    /// The path tracer without next-event estimation (no lights, or `--no-nee`).
     pub render: CudaFunction,
+    /// The path tracer with next-event estimation (kernels/path.cuh says why two).
+    pub render_lit: CudaFunction,
     pub tonemap: CudaFunction,
     pub rng_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
@@ -87,6 +90,7 @@ impl KernelModule {
         };
         Ok(KernelModule {
             render: function("render")?,
+            render_lit: function("render_lit")?,
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
@@ -124,6 +128,7 @@ impl KernelModule {
             };
         Ok(vec![
             query("render", &self.render, render_block_threads)?,
+            query("render_lit", &self.render_lit, render_block_threads)?,
             query("tonemap", &self.tonemap, film_block_threads)?,
         ])
     }
