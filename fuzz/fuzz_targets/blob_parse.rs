@@ -3,14 +3,19 @@
 //! Checks that `BlobView::parse` never panics, and that whatever it accepts is safe
 //! to hand to a backend without further checks: every node link and leaf range is
 //! in range, the tree walk from the root terminates within the traversal stack, and
-//! every primitive's material id and source index is in range. Each input is parsed twice: as it is, and
+//! every primitive's material id and source index is in range; the light table is
+//! safe to sample: every alias in range, every sphere light names a sphere whose
+//! `prim_light_pdfs` entry is its pdf, and no light of pdf 0 can be picked. Each input is parsed twice: as it is, and
 //! with the header's payload checksum recomputed, so that mutations of the payload
 //! reach the structural checks instead of stopping at the checksum.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use scene_compiler::blob::layout::{BlobHeader, HEADER_LEN, PrimKind, is_leaf, leaf_prims, prim_parts};
+use scene_compiler::blob::layout::{
+    BlobHeader, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_SPHERE, PRIM_INDEX_MASK, PRIM_KIND_MASK,
+    PrimKind, is_leaf, leaf_prims, prim_parts,
+};
 use scene_compiler::limits::MAX_BVH_DEPTH;
 use scene_compiler::{AlignedBytes, BlobView};
 
@@ -36,6 +41,7 @@ fn check(bytes: &[u8]) {
     assert_eq!(view.prim_materials.len(), prims);
     assert_eq!(view.prim_sources.len(), prims);
     assert!(view.prim_materials.iter().all(|&m| (m as usize) < materials), "material id out of range");
+    check_lights(&view, prims);
 
     // Walk every link from the root, as a kernel would, counting visits so that a
     // cycle fails here instead of looping.
@@ -66,4 +72,58 @@ fn check(bytes: &[u8]) {
     }
     assert_eq!(visits, nodes, "every node is reachable from the root");
     assert!(covered.iter().all(|&c| c), "every primitive is in a leaf");
+}
+
+/// The light table: what a kernel reads when it picks and samples a light, or when a
+/// BSDF ray hits an emitter.
+fn check_lights(view: &BlobView<'_>, prims: usize) {
+    let n = view.lights.len();
+    assert_eq!(view.header.light_count as usize, n);
+    assert_eq!(view.prim_light_pdfs.len(), prims);
+    assert!(view.prim_light_pdfs.iter().all(|p| (0.0..=1.0).contains(p)), "prim pdf outside [0, 1]");
+    let mut is_light = vec![false; prims];
+    let mut sum = 0.0f64;
+    for l in view.lights {
+        let mut floats = l.vector_cos.iter().chain(&l.radiance_pdf).chain([&l.alias_threshold]);
+        assert!(floats.all(|x| x.is_finite()), "non-finite light value");
+        let pdf = l.radiance_pdf[3];
+        assert!((0.0..=1.0).contains(&pdf) && (0.0..=1.0).contains(&l.alias_threshold));
+        assert!((l.alias as usize) < n, "alias {} out of 0..{n}", l.alias);
+        match l.kind {
+            LIGHT_POINT | LIGHT_DIRECTIONAL => {}
+            LIGHT_SPHERE => {
+                assert_eq!(
+                    l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK),
+                    0,
+                    "stray bits in a sphere light's prim"
+                );
+                let (kind, index) = prim_parts(l.prim);
+                assert_eq!(PrimKind::from_u32(kind), Some(PrimKind::Sphere), "a sphere light names a sphere");
+                assert!(
+                    index < view.header.prim_count(PrimKind::Sphere) && (index as usize) < view.spheres.len()
+                );
+                let slot = view.prim_slot(l.prim);
+                assert!(!std::mem::replace(&mut is_light[slot], true), "two lights are one sphere");
+                assert_eq!(view.prim_light_pdfs[slot], pdf, "prim_light_pdfs disagrees with the light");
+            }
+            kind => panic!("unknown light kind {kind} accepted"),
+        }
+        sum += f64::from(pdf);
+    }
+    for (slot, &p) in view.prim_light_pdfs.iter().enumerate() {
+        assert!(is_light[slot] || p == 0.0, "primitive {slot} has a pick pdf but is no light");
+    }
+    if sum == 0.0 {
+        return; // No light has power: renderers pick none.
+    }
+    assert!((sum - 1.0).abs() <= 1e-3, "pdfs sum to {sum}");
+    // Picking never lands on a light of pdf 0 (a kernel would divide by it).
+    for (i, l) in view.lights.iter().enumerate() {
+        if l.alias_threshold > 0.0 {
+            assert!(l.radiance_pdf[3] > 0.0, "cell {i} keeps a light of pdf 0");
+        }
+        if l.alias_threshold < 1.0 {
+            assert!(view.lights[l.alias as usize].radiance_pdf[3] > 0.0, "cell {i} aliases a light of pdf 0");
+        }
+    }
 }

@@ -4,13 +4,16 @@ mod common;
 
 use std::path::Path;
 
+use std::f64::consts::PI;
+
+use glam::Vec3;
 use scene_compiler::blob::layout::{
-    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_DIRECTIONAL, LIGHT_SPHERE,
-    LightRecord, PRIM_INDEX_MASK, PRIM_KIND_MASK, SectionId,
+    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_DIRECTIONAL, LIGHT_POINT,
+    LIGHT_SPHERE, LightRecord, PRIM_INDEX_MASK, PRIM_KIND_MASK, PrimKind, SectionId, prim_ref,
 };
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
 use scene_compiler::bvh::stats;
-use scene_compiler::scene::MaterialKind;
+use scene_compiler::scene::{Light, Material, MaterialKind, Sphere};
 use scene_compiler::{CompileOptions, compile_scene};
 
 fn repo_file(rel: &str) -> String {
@@ -152,6 +155,27 @@ fn assert_in_range(view: &BlobView<'_>) {
             stack.extend([l.left, l.right]);
         }
     }
+    assert_eq!(view.prim_light_pdfs.len(), spheres);
+    for l in view.lights {
+        assert!((l.alias as usize) < view.lights.len());
+        if l.kind == LIGHT_SPHERE {
+            assert_eq!(l.prim & !PRIM_INDEX_MASK, 0, "sphere lights name spheres");
+            assert!((l.prim as usize) < spheres);
+            assert_eq!(view.prim_light_pdfs[l.prim as usize], l.radiance_pdf[3]);
+        }
+    }
+}
+
+/// The probability the stored alias table picks each light with (see `LightRecord`).
+fn alias_masses(lights: &[LightRecord]) -> Vec<f64> {
+    let n = lights.len() as f64;
+    let mut mass = vec![0.0; lights.len()];
+    for (i, l) in lights.iter().enumerate() {
+        let keep = f64::from(l.alias_threshold);
+        mass[i] += keep / n;
+        mass[l.alias as usize] += (1.0 - keep) / n;
+    }
+    mass
 }
 
 fn fix_crc(bytes: &mut [u8]) {
@@ -267,4 +291,197 @@ fn corrupt_light_tables_are_refused() {
     assert!(err.contains("unknown light kind 7"), "{err}");
     let err = corrupt(0, &|l| l.radiance_pdf[3] = 0.9);
     assert!(err.contains("sum to"), "{err}");
+}
+
+/// A scene with a point light, a directional light, three emissive spheres of
+/// different radii (one also diffuse), a black "emitter" and a plain sphere.
+fn light_scene() -> scene_compiler::scene::Scene {
+    let mut scene = common::test_scene(1);
+    let emissive =
+        |color: Vec3, strength: f32, albedo: Vec3| MaterialKind::Emissive { color, strength, albedo };
+    scene.materials = vec![
+        Material { name: "white".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.7) } },
+        Material { name: "warm".into(), kind: emissive(Vec3::new(1.0, 0.5, 0.25), 2.0, Vec3::ZERO) },
+        Material { name: "glow".into(), kind: emissive(Vec3::new(0.0, 0.0, 1.0), 3.0, Vec3::splat(0.5)) },
+        Material { name: "black".into(), kind: emissive(Vec3::ZERO, 5.0, Vec3::ZERO) },
+    ];
+    let sphere = |x: f32, y: f32, z: f32, radius: f32, material: u32| Sphere {
+        center: Vec3::new(x, y, z),
+        radius,
+        material,
+    };
+    scene.spheres = vec![
+        sphere(0.0, 0.0, 0.0, 1.0, 0),
+        sphere(4.0, 0.0, 0.0, 0.5, 1),
+        sphere(-3.0, 1.0, 0.0, 1.5, 2),
+        sphere(0.0, 5.0, 2.0, 0.25, 1),
+        sphere(0.0, -2.0, -3.0, 1.0, 3),
+    ];
+    scene.lights = vec![
+        Light::Point { position: Vec3::new(1.0, 2.0, 3.0), color: Vec3::ONE, intensity: 10.0 },
+        Light::Directional {
+            direction: Vec3::new(0.0, -3.0, 0.0),
+            color: Vec3::new(1.0, 0.9, 0.8),
+            intensity: 2.0,
+            angular_radius_deg: 0.5,
+        },
+    ];
+    scene
+}
+
+#[test]
+fn lights_are_picked_in_proportion_to_their_power() {
+    let scene = light_scene();
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
+    let lum = |c: Vec3| (f64::from(c.x) + f64::from(c.y) + f64::from(c.z)) / 3.0;
+
+    // The scene's bounding sphere: half the diagonal of the spheres' bounds.
+    let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for s in &scene.spheres {
+        min = min.min(s.center - s.radius);
+        max = max.max(s.center + s.radius);
+    }
+    let radius = 0.5 * (max.as_dvec3() - min.as_dvec3()).length();
+
+    // Expected records: the scene's lights, then the emissive spheres in leaf order.
+    let mut expected = vec![
+        (LIGHT_POINT, 0, 4.0 * PI * lum(Vec3::splat(10.0))),
+        (LIGHT_DIRECTIONAL, 0, PI * radius * radius * lum(Vec3::new(2.0, 1.8, 1.6))),
+    ];
+    let mut emitter_slots = Vec::new();
+    for (slot, &source) in view.prim_sources.iter().enumerate() {
+        let s = &scene.spheres[source as usize];
+        if let MaterialKind::Emissive { color, strength, .. } = scene.materials[s.material as usize].kind {
+            let r = f64::from(s.radius);
+            if color * strength != Vec3::ZERO {
+                expected.push((
+                    LIGHT_SPHERE,
+                    prim_ref(PrimKind::Sphere, slot as u32),
+                    4.0 * PI * PI * r * r * lum(color * strength),
+                ));
+                emitter_slots.push(slot);
+            }
+        }
+    }
+    assert_eq!(emitter_slots.len(), 3, "the black emitter is no light");
+    assert_eq!(view.lights.len(), expected.len());
+    assert_eq!(view.header.light_count as usize, expected.len());
+    let total: f64 = expected.iter().map(|e| e.2).sum();
+    for (i, (l, &(kind, prim, power))) in view.lights.iter().zip(&expected).enumerate() {
+        assert_eq!((l.kind, l.prim), (kind, prim), "light {i}");
+        let pdf = f64::from(l.radiance_pdf[3]);
+        assert!((pdf - power / total).abs() < 1e-6, "light {i}: pdf {pdf}, expected {}", power / total);
+    }
+    let sum: f64 = view.lights.iter().map(|l| f64::from(l.radiance_pdf[3])).sum();
+    assert!((sum - 1.0).abs() < 1e-6, "pdfs sum to {sum}");
+
+    // What each record holds.
+    assert_eq!(view.lights[0].vector_cos, [1.0, 2.0, 3.0, 1.0]);
+    assert_eq!(view.lights[0].radiance_pdf[..3], [10.0, 10.0, 10.0]);
+    let d = view.lights[1].vector_cos;
+    assert_eq!(d[..3], [0.0, 1.0, 0.0], "unit direction towards the light");
+    assert!((d[3] - 0.5f32.to_radians().cos()).abs() < 1e-7);
+    for (l, &slot) in view.lights[2..].iter().zip(&emitter_slots) {
+        assert_eq!(l.vector_cos, [0.0, 0.0, 0.0, 1.0]);
+        let s = &scene.spheres[view.prim_sources[slot] as usize];
+        let MaterialKind::Emissive { color, strength, .. } = scene.materials[s.material as usize].kind else {
+            unreachable!()
+        };
+        assert_eq!(l.radiance_pdf[..3], (color * strength).to_array());
+    }
+
+    // The primitives' pick probabilities are their lights'; other primitives have none.
+    for (slot, &pdf) in view.prim_light_pdfs.iter().enumerate() {
+        match emitter_slots.iter().position(|&e| e == slot) {
+            Some(k) => assert_eq!(pdf, view.lights[2 + k].radiance_pdf[3], "slot {slot}"),
+            None => assert_eq!(pdf, 0.0, "slot {slot} is no light"),
+        }
+    }
+
+    // The stored (f32) alias table picks every light with its pdf.
+    for (i, (mass, l)) in alias_masses(view.lights).iter().zip(view.lights).enumerate() {
+        let pdf = f64::from(l.radiance_pdf[3]);
+        assert!((mass - pdf).abs() < 1e-6, "light {i}: picked with {mass}, pdf {pdf}");
+    }
+
+    // The diffuse emitter scatters like Lambert; the pure emitters absorb.
+    assert_eq!(view.materials[1].weights_ior[..3], [0.0, 0.0, 0.0]);
+    assert_eq!(view.materials[2].weights_ior[..3], [1.0, 0.0, 0.0]);
+    assert_eq!(view.materials[2].albedo_fuzz[..3], [0.5, 0.5, 0.5]);
+    assert_eq!(view.materials[2].emission[..3], [0.0, 0.0, 3.0]);
+}
+
+#[test]
+fn a_scene_without_powered_lights_has_all_pdfs_zero() {
+    let mut scene = light_scene();
+    scene.spheres.retain(|s| s.material == 0 || s.material == 3);
+    for light in &mut scene.lights {
+        match light {
+            Light::Point { intensity, .. } | Light::Directional { intensity, .. } => *intensity = 0.0,
+        }
+    }
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("a blob without light power parses");
+    assert_eq!(view.lights.len(), 2);
+    assert!(view.lights.iter().all(|l| l.radiance_pdf[3] == 0.0));
+    assert!(view.prim_light_pdfs.iter().all(|&p| p == 0.0));
+}
+
+#[test]
+fn inconsistent_light_tables_are_refused() {
+    let compiled = compile_scene(&light_scene(), &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).unwrap();
+    let lights_at = view.header.sections[SectionId::Lights as usize].offset as usize;
+    let pdfs_at = view.header.sections[SectionId::PrimLightPdfs as usize].offset as usize;
+    let parse_err = |mut bytes: AlignedBytes| -> String {
+        fix_crc(bytes.as_mut_slice());
+        BlobView::parse(&bytes).map(|_| ()).unwrap_err().to_string()
+    };
+    let with_light = |i: usize, change: &dyn Fn(&mut LightRecord)| -> String {
+        let mut bytes = compiled.blob.clone();
+        let at = lights_at + i * size_of::<LightRecord>();
+        change(bytemuck::from_bytes_mut(&mut bytes.as_mut_slice()[at..at + size_of::<LightRecord>()]));
+        parse_err(bytes)
+    };
+    let with_prim_pdf = |slot: usize, pdf: f32| -> String {
+        let mut bytes = compiled.blob.clone();
+        let at = pdfs_at + 4 * slot;
+        bytes.as_mut_slice()[at..at + 4].copy_from_slice(&pdf.to_le_bytes());
+        parse_err(bytes)
+    };
+    let spheres = view.spheres.len() as u32;
+    let first_sphere_light = view.lights.iter().position(|l| l.kind == LIGHT_SPHERE).unwrap();
+    let i = first_sphere_light;
+
+    // Sphere lights must name a sphere: not another kind, not past the last sphere,
+    // no stray bits, and each sphere only once.
+    let err = with_light(i, &|l| l.prim = prim_ref(PrimKind::Sphere, spheres));
+    assert!(err.contains(&format!("lights[{i}]")) && err.contains("not a sphere"), "{err}");
+    let err = with_light(i, &|l| l.prim = 1 << 29);
+    assert!(err.contains(&format!("lights[{i}]")) && err.contains("not a sphere"), "{err}");
+    let err = with_light(i, &|l| l.prim |= 1 << 27);
+    assert!(err.contains("not a sphere"), "{err}");
+    let first_prim = view.lights[i].prim;
+    let err = with_light(i + 1, &|l| l.prim = first_prim);
+    assert!(err.contains(&format!("lights[{}]", i + 1)) && err.contains("already another light"), "{err}");
+
+    // prim_light_pdfs must agree with the lights.
+    let slot = view.lights[i].prim as usize;
+    let err = with_prim_pdf(slot, view.prim_light_pdfs[slot] * 0.5);
+    assert!(err.contains(&format!("lights[{i}]")) && err.contains("prim_light_pdfs"), "{err}");
+    let dark = view.prim_light_pdfs.iter().position(|&p| p == 0.0).unwrap();
+    let err = with_prim_pdf(dark, 0.125);
+    assert!(err.contains(&format!("prim_light_pdfs[{dark}]")) && err.contains("no light"), "{err}");
+    let err = with_prim_pdf(dark, f32::NAN);
+    assert!(err.contains(&format!("prim_light_pdfs[{dark}]")), "{err}");
+
+    // The alias table must pick each light with its pdf.
+    let err = with_light(0, &|l| l.alias = view.lights.len() as u32);
+    assert!(err.contains("lights[0]") && err.contains("alias"), "{err}");
+    let cell = view.lights.iter().position(|l| (0.01..0.99).contains(&l.alias_threshold)).unwrap();
+    let err = with_light(cell, &|l| l.alias_threshold = 0.5 * (l.alias_threshold + 1.0));
+    assert!(err.contains("alias table picks"), "{err}");
+    let err = with_light(cell, &|l| l.alias_threshold = 1.5);
+    assert!(err.contains(&format!("lights[{cell}]")) && err.contains("alias threshold"), "{err}");
 }

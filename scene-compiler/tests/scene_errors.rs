@@ -345,6 +345,11 @@ fn material_parameters_are_range_checked() {
 
     let src = edit("strength: 4", "strength: -4");
     one_error(&src, pos(&src, "-4"), "`strength` of material `lamp` must be non-negative");
+
+    let src = edit("strength: 4)", "strength: 4, albedo: (0.5, 0.5, -0.75))");
+    one_error(&src, pos(&src, "-0.75"), "`albedo` of material `lamp` must be non-negative, found -0.75");
+    let src = edit("strength: 4)", "strength: 4, albedo: (0.5, NaN, 0.5))");
+    one_error(&src, pos(&src, "NaN"), "`albedo` of material `lamp` must be a finite number");
 }
 
 #[test]

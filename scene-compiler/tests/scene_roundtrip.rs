@@ -106,6 +106,25 @@ fn empty_lists_and_constant_sky_are_written_and_read_back() {
 }
 
 #[test]
+fn an_emissive_albedo_is_written_only_when_not_black_and_read_back() {
+    let mut s = small_scene();
+    let text = to_ron(&s);
+    assert!(text.contains("\"lamp\": Emissive(color: (1.0, 1.0, 1.0), strength: 4.0),\n"), "{text}");
+    s.materials[3].kind =
+        MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::new(0.5, 0.25, 0.125) };
+    let text = to_ron(&s);
+    let written = "\"lamp\": Emissive(color: (1.0, 1.0, 1.0), strength: 4.0, albedo: (0.5, 0.25, 0.125)),\n";
+    assert!(text.contains(written), "{text}");
+    let parsed = scene::parse(&text, "s.ron").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed, s);
+    assert_eq!(to_ron(&parsed), text);
+    // Hand-written: `albedo` may come first, and left out it is black.
+    let hand = text
+        .replace(written, "\"lamp\": Emissive(albedo: (0.5, 0.25, 0.125), color: (1, 1, 1), strength: 4),\n");
+    assert_eq!(scene::parse(&hand, "s.ron").ok(), Some(s));
+}
+
+#[test]
 fn a_dangling_material_index_is_written_as_a_name_that_fails_to_load() {
     let mut s = small_scene();
     s.spheres[1].material = 9;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scene_compiler::blob::layout::{PrimKind, SectionId};
+use scene_compiler::blob::layout::{LIGHT_SPHERE, PrimKind, SectionId};
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::limits::MAX_LEAF_SIZE;
@@ -122,10 +122,10 @@ fn build(
 
     println!("compiled {} -> {}", path.display(), output.display());
     println!(
-        "  {} spheres, {} materials, {} lights",
+        "  {} spheres, {} materials, {}",
         scene.spheres.len(),
         scene.materials.len(),
-        scene.lights.len()
+        light_summary(&view)
     );
     print_bvh(&compiled.bvh_stats, view.node_layout());
     print_sections(&view);
@@ -138,6 +138,18 @@ fn build(
         ms(write_time)
     );
     Ok(())
+}
+
+/// "3 lights (1 emissive sphere)": the light table's records, of which area lights.
+fn light_summary(view: &BlobView<'_>) -> String {
+    let spheres = view.lights.iter().filter(|l| l.kind == LIGHT_SPHERE).count();
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let total = plural(view.lights.len(), "light", "lights");
+    if spheres == 0 {
+        total
+    } else {
+        format!("{total} ({})", plural(spheres, "emissive sphere", "emissive spheres"))
+    }
 }
 
 fn load(path: &Path) -> Result<AlignedBytes, Failure> {
@@ -188,7 +200,7 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
         h.payload_crc32
     );
     let spheres = h.prim_count(PrimKind::Sphere);
-    println!("  {spheres} spheres, {} materials, {} lights", h.material_count, h.light_count);
+    println!("  {spheres} spheres, {} materials, {}", h.material_count, light_summary(&view));
     let s = view.settings();
     println!(
         "  settings: {}x{}, {} spp, max depth {}, seed {}",

@@ -173,6 +173,30 @@ mod tests {
     }
 
     #[test]
+    fn a_light_too_weak_for_an_f32_pdf_is_never_picked() {
+        let emitters: Vec<Emitter> = [(1e-30f32, 1e-30f32), (1e30, 1e30), (1.0, 1.0)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(radius, e))| Emitter { prim: i as u32, slot: i, radius, emission: Vec3::splat(e) })
+            .collect();
+        let table = build(&[], &emitters, 1.0);
+        let tiny = &table.records[0];
+        assert_eq!((tiny.radiance_pdf[3], tiny.alias_threshold), (0.0, 0.0));
+        assert_ne!(table.records[tiny.alias as usize].radiance_pdf[3], 0.0);
+        assert_eq!(table.prim_pdfs[0], (0, 0.0));
+        let cells: Vec<(f64, u32)> =
+            table.records.iter().map(|r| (f64::from(r.alias_threshold), r.alias)).collect();
+        assert_eq!(picked(&cells), [0.0, 1.0, 0.0], "only the light with an f32 pdf is picked");
+    }
+
+    #[test]
+    fn no_power_gives_zero_pdfs() {
+        let lights = [Light::Point { position: Vec3::ZERO, color: Vec3::ONE, intensity: 0.0 }];
+        let table = build(&lights, &[], 0.0);
+        assert_eq!(table.records[0].radiance_pdf[3], 0.0);
+    }
+
+    #[test]
     fn lights_are_picked_in_proportion_to_their_power() {
         let lights = [
             Light::Point { position: Vec3::Y, color: Vec3::ONE, intensity: 2.0 },
