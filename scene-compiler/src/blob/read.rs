@@ -155,6 +155,12 @@ impl<'a> BlobView<'a> {
         Bvh { nodes, prim_order: (0..total).collect() }
     }
 
+    /// True when some light has a non-zero pick probability: only then do the
+    /// renderers sample lights (all zero means no light has any power).
+    pub fn has_light_power(&self) -> bool {
+        self.lights.iter().any(|l| l.radiance_pdf[3] > 0.0)
+    }
+
     /// The bounds of primitive reference `prim` (a validated one).
     pub fn prim_bounds(&self, prim: u32) -> Aabb {
         let (kind, index) = prim_parts(prim);

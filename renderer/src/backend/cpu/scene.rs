@@ -105,7 +105,7 @@ impl CpuScene {
             kind_first: blob.header.kind_first(),
             prim_light_pdfs: blob.prim_light_pdfs.to_vec(),
             materials: blob.materials.iter().map(Material::from_record).collect(),
-            lights: if blob.lights.iter().any(|l| l.radiance_pdf[3] > 0.0) {
+            lights: if blob.has_light_power() {
                 blob.lights.iter().map(Light::from_record).collect()
             } else {
                 Vec::new()

@@ -17,74 +17,59 @@ pub struct Hit {
 }
 
 /// The closest primitive hit in `(0, t_max)`: one "ray" in the Mrays/s count.
+#[inline]
+pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<Hit> {
+    let mut t_closest = t_max;
+    let mut closest = None;
+    walk(scene, origin, dir, &mut t_closest, |leaf, t_closest| {
+        intersect_leaf(scene, leaf, origin, dir, t_closest, &mut closest);
+        false
+    });
+    closest.map(|prim| Hit { t: t_closest, prim })
+}
+
+/// True when a primitive other than `skip` lies on the ray in `(0, t_max)`: the
+/// shadow-ray query, which stops at the first blocker (one "ray").
+#[inline]
+pub fn occluded(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
+    let mut t_max = t_max;
+    walk(scene, origin, dir, &mut t_max, |leaf, t_max| occludes_leaf(scene, leaf, origin, dir, *t_max, skip))
+}
+
+/// The BVH walk both queries share: every leaf whose box the ray meets before `t_max`
+/// goes to `visit_leaf`, which may shrink `t_max` (a closer hit) or return true to stop
+/// the walk (a blocker found); returns whether it was stopped.
 ///
 /// Near child first with an explicit stack of `MAX_BVH_DEPTH` child links; the blob
 /// loader refused deeper trees, so the stack cannot overflow. Unlike the kernels, the
 /// stack does not keep entry distances to drop subtrees behind a closer hit: the same
 /// hits either way, and here the bookkeeping cost more than it saved (RTIOW 640x360,
 /// 2 cores: 14% slower as pairs, 10% as two arrays).
-#[inline]
-pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<Hit> {
+#[inline(always)]
+fn walk(
+    scene: &CpuScene,
+    origin: Vec3A,
+    dir: Vec3A,
+    t_max: &mut f32,
+    mut visit_leaf: impl FnMut(u32, &mut f32) -> bool,
+) -> bool {
     let slab_ray = SlabRay::new(origin, dir);
-    let mut t_closest = t_max;
-    let mut closest = None;
     let mut stack = [0u32; MAX_BVH_DEPTH as usize];
     let mut stack_len = 0;
     let mut node = scene.root;
     loop {
         if is_leaf(node) {
-            intersect_leaf(scene, node, origin, dir, &mut t_closest, &mut closest);
+            if visit_leaf(node, t_max) {
+                return true;
+            }
         } else {
             let (left, right) = scene.node_links[node as usize];
-            let (t_left, t_right) = slab(&scene.child_boxes[node as usize], &slab_ray, t_closest);
-            match (t_left, t_right) {
+            match slab(&scene.child_boxes[node as usize], &slab_ray, *t_max) {
                 (Some(tl), Some(tr)) => {
                     let (near, far) = if tl <= tr { (left, right) } else { (right, left) };
                     stack[stack_len] = far;
                     stack_len += 1;
                     node = near;
-                    continue;
-                }
-                (Some(_), None) => {
-                    node = left;
-                    continue;
-                }
-                (None, Some(_)) => {
-                    node = right;
-                    continue;
-                }
-                (None, None) => {}
-            }
-        }
-        if stack_len == 0 {
-            break;
-        }
-        stack_len -= 1;
-        node = stack[stack_len];
-    }
-    closest.map(|prim| Hit { t: t_closest, prim })
-}
-
-/// True when a primitive other than `skip` lies on the ray in `(0, t_max)`: the
-/// shadow-ray query, which stops at the first blocker in any order (one "ray").
-#[inline]
-pub fn occluded(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
-    let slab_ray = SlabRay::new(origin, dir);
-    let mut stack = [0u32; MAX_BVH_DEPTH as usize];
-    let mut stack_len = 0;
-    let mut node = scene.root;
-    loop {
-        if is_leaf(node) {
-            if occludes_leaf(scene, node, origin, dir, t_max, skip) {
-                return true;
-            }
-        } else {
-            let (left, right) = scene.node_links[node as usize];
-            match slab(&scene.child_boxes[node as usize], &slab_ray, t_max) {
-                (Some(_), Some(_)) => {
-                    stack[stack_len] = right;
-                    stack_len += 1;
-                    node = left;
                     continue;
                 }
                 (Some(_), None) => {

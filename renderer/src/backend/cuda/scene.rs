@@ -70,11 +70,7 @@ impl DeviceScene {
             sky_top: blob.globals.sky_top,
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
-            light_count: if blob.lights.iter().any(|l| l.radiance_pdf[3] > 0.0) {
-                blob.header.light_count
-            } else {
-                0
-            },
+            light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
         })
     }
 
