@@ -9,7 +9,8 @@
 #   1. nvidia-smi (GPU, driver, clocks)
 #   2. layout-check: nvcc compiles kernels/render.cu, which checks the struct offsets
 #      that NVRTC cannot (__builtin_offsetof)
-#   3. every bundled test binary, one test at a time, output shown (--nocapture)
+#   3. every bundled test binary, one test at a time, output shown (--nocapture),
+#      the GPU tests included (they are #[ignore]d where there is no GPU)
 #   4. renderer bench on assets/scenes/rtiow_final.ron, 30 spp, max depth 50:
 #      1280x720, 1920x1080, 3840x2160, then the schedule without path regeneration
 #      at 1280x720 and 1920x1080 (tools/gpu-sweep.sh compares more variants)
@@ -62,7 +63,7 @@ nvidia-smi >> "$OUT/nvidia-smi.log" 2>&1
 step layout-check 120 nvcc -std=c++17 -arch=sm_90 -DPT_BLOCK_W=8 -DPT_BLOCK_H=8 -c "$BUNDLE/kernels/render.cu" -o /dev/null
 
 for test in "$BUNDLE"/tests/*; do
-    step "test-$(basename "$test")" 300 "$test" --test-threads=1 --nocapture
+    step "test-$(basename "$test")" 300 "$test" --include-ignored --test-threads=1 --nocapture
 done
 
 scene="$BUNDLE/assets/scenes/rtiow_final.ron"

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use scene_compiler::limits;
 use scene_compiler::scene::{Camera, RenderSettings};
 
 use crate::camera::CameraFrame;
@@ -19,16 +20,31 @@ pub struct Overrides {
 }
 
 impl Overrides {
-    /// The scene's settings with every given value replacing the scene's.
+    /// The scene's settings with every given value replacing the scene's. A width
+    /// without a height (or the reverse) keeps the scene's aspect ratio: the other side
+    /// is scaled to match, rounded, within 1..=`MAX_IMAGE_SIDE`.
     pub fn apply(&self, scene: RenderSettings) -> RenderSettings {
+        let (width, height) = match (self.width, self.height) {
+            (Some(width), Some(height)) => (width, height),
+            (Some(width), None) => (width, scale_side(width, scene.height, scene.width)),
+            (None, Some(height)) => (scale_side(height, scene.width, scene.height), height),
+            (None, None) => (scene.width, scene.height),
+        };
         RenderSettings {
-            width: self.width.unwrap_or(scene.width),
-            height: self.height.unwrap_or(scene.height),
+            width,
+            height,
             spp: self.spp.unwrap_or(scene.spp),
             max_depth: self.max_depth.unwrap_or(scene.max_depth),
             seed: self.seed.unwrap_or(scene.seed),
         }
     }
+}
+
+/// `given · numerator / denominator`, rounded to the nearest pixel and kept a valid side.
+fn scale_side(given: u32, numerator: u32, denominator: u32) -> u32 {
+    let exact = u64::from(given) * u64::from(numerator);
+    let rounded = (exact + u64::from(denominator) / 2) / u64::from(denominator.max(1));
+    rounded.clamp(1, u64::from(limits::MAX_IMAGE_SIDE)) as u32
 }
 
 /// What one call of [`crate::backend::Backend::render`] computes.
@@ -94,6 +110,21 @@ mod tests {
         assert_eq!(Overrides::default().apply(SCENE), SCENE);
         let given = Overrides { spp: Some(4), seed: Some(1), ..Overrides::default() };
         assert_eq!(given.apply(SCENE), RenderSettings { spp: 4, seed: 1, ..SCENE });
+        let both = Overrides { width: Some(100), height: Some(100), ..Overrides::default() };
+        assert_eq!((both.apply(SCENE).width, both.apply(SCENE).height), (100, 100));
+    }
+
+    #[test]
+    fn one_side_keeps_the_scene_aspect_ratio() {
+        let side = |width, height| {
+            let s = Overrides { width, height, ..Overrides::default() }.apply(SCENE);
+            (s.width, s.height)
+        };
+        assert_eq!(side(Some(640), None), (640, 360));
+        assert_eq!(side(None, Some(1080)), (1920, 1080));
+        assert_eq!(side(Some(641), None), (641, 361), "360.5625 rounds to 361");
+        assert_eq!(side(Some(1), None), (1, 1), "never a zero side");
+        assert_eq!(side(None, Some(16_384)), (limits::MAX_IMAGE_SIDE, 16_384), "clamped to the limit");
     }
 
     #[test]

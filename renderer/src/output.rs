@@ -1,9 +1,17 @@
 //! Image files from a backend's film: PNG (8-bit RGBA, gamma 2, as tonemapped by the
 //! backend) or OpenEXR (32-bit float linear average), chosen by the extension.
+//!
+//! An output path is checked before any work ([`check_output`]), and an image is
+//! written to a temporary file beside it, then renamed over it: a failed or
+//! interrupted write never leaves a truncated image in place of the previous one.
 
-use std::path::Path;
+use std::fs::OpenOptions;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
+use image::ImageEncoder;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use crate::backend::Backend;
 
@@ -34,6 +42,45 @@ impl ImageFormat {
     }
 }
 
+/// The format of `path`, once it is known that a file can be written there: the
+/// folder exists and takes new files, and `path` is not a folder. Called before a
+/// scene is loaded, so a typo in `-o` costs no render.
+pub fn check_output(path: &Path) -> anyhow::Result<ImageFormat> {
+    let format = ImageFormat::from_path(path)?;
+    let folder = folder_of(path);
+    let shown = path.display();
+    if !folder.is_dir() {
+        bail!("cannot write `{shown}`: the folder `{}` does not exist", folder.display());
+    }
+    if path.is_dir() {
+        bail!("cannot write `{shown}`: it is a folder");
+    }
+    // The only sure test of "can I create a file here" is creating one.
+    let probe = temp_sibling(path);
+    OpenOptions::new().write(true).create_new(true).open(&probe).with_context(|| {
+        format!("cannot write `{shown}`: the folder `{}` does not take new files", folder.display())
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        bail!("cannot write `{shown}`: the file is read-only");
+    }
+    Ok(format)
+}
+
+/// The folder a file path is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// A hidden file beside `path` for this process, for writing before the rename.
+fn temp_sibling(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
+}
+
 /// The film read back in the form a format stores.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pixels {
@@ -49,18 +96,42 @@ pub fn read_back(backend: &mut dyn Backend, format: ImageFormat) -> anyhow::Resu
     })
 }
 
-/// Encodes `pixels` (`width × height`, top row first) to `path`.
+/// Encodes `pixels` (`width × height`, top row first) to `path`, by way of a
+/// temporary file renamed over it.
 pub fn write(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Result<()> {
+    let temp = temp_sibling(path);
+    let written = encode(&temp, width, height, pixels)
+        .and_then(|()| std::fs::rename(&temp, path).map_err(anyhow::Error::from));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written.with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+fn encode(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Result<()> {
     let size_error = || format!("backend returned a film that is not {width}x{height}");
     match pixels {
-        Pixels::Rgba8(bytes) => image::RgbaImage::from_raw(width, height, bytes)
-            .with_context(size_error)?
-            .save_with_format(path, image::ImageFormat::Png),
+        Pixels::Rgba8(bytes) => {
+            if bytes.len() != width as usize * height as usize * 4 {
+                bail!(size_error());
+            }
+            let file = BufWriter::new(std::fs::File::create(path)?);
+            // Fast deflate with the Sub filter, measured on RTIOW renders (2-core dev
+            // machine): 4096x2304 at 4 spp 110 ms / 25.7 MiB against the default
+            // setting's 1796 ms / 19.3 MiB; 1024x576 at 64 spp 4.3 ms / 1.3 MiB against
+            // 174 ms / 1.1 MiB. Adaptive filtering was slower and no smaller.
+            PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub).write_image(
+                &bytes,
+                width,
+                height,
+                image::ExtendedColorType::Rgba8,
+            )?;
+        }
         Pixels::Linear(rgba) => {
             image::Rgba32FImage::from_raw(width, height, rgba.into_iter().flatten().collect())
                 .with_context(size_error)?
-                .save_with_format(path, image::ImageFormat::OpenExr)
+                .save_with_format(path, image::ImageFormat::OpenExr)?;
         }
     }
-    .with_context(|| format!("cannot write `{}`", path.display()))
+    Ok(())
 }

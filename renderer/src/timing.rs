@@ -21,12 +21,18 @@ pub struct Stages {
     pub upload: Duration,
     /// What the backend reported about its kernels; `None` for the CPU.
     pub kernel_compile: Option<KernelCompile>,
-    /// Sum of the backend's render times (GPU events, or wall clock on the CPU).
+    /// Wall clock of all render calls (film allocation, launches and waits included).
     pub render: Duration,
-    /// Copying the film back.
+    /// The part of `render` the backend measured itself (CUDA events around the
+    /// kernels, or the CPU workers' wall clock).
+    pub render_device: Duration,
+    /// Copying the film back and converting it (tonemapping for a PNG).
     pub readback: Duration,
     /// Encoding and writing the image file.
     pub encode: Duration,
+    /// The whole command: what the stages above leave of it is printed as `other`
+    /// (argument parsing, freeing the device), so the breakdown adds up.
+    pub total: Duration,
 }
 
 impl fmt::Display for Stages {
@@ -52,8 +58,17 @@ impl fmt::Display for Stages {
             None => line("kernel compile", "none (CPU backend)".to_owned())?,
         }
         line("render", ms(self.render))?;
+        line("  in backend", ms(self.render_device))?;
         line("readback", ms(self.readback))?;
-        line("encode", ms(self.encode))
+        line("encode", ms(self.encode))?;
+        let listed = self.load_parse
+            + self.compile.unwrap_or_default()
+            + self.backend_init
+            + self.upload
+            + self.render
+            + self.readback
+            + self.encode;
+        line("other", ms(self.total.saturating_sub(listed)))
     }
 }
 

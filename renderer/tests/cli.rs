@@ -268,3 +268,126 @@ fn help_documents_exit_codes_and_backends() {
         assert!(help.contains(needle), "render --help lacks {needle:?}");
     }
 }
+
+#[test]
+fn the_output_path_is_checked_before_the_scene_is_even_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // The scene does not exist either: the output's error comes first, so it was checked first.
+    let out = renderer(&["render", "missing.ron", "-o", "no/such/dir/x.png"], dir.path());
+    assert_exit(&out, 2);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("the folder `no/such/dir` does not exist"), "{stderr}");
+    let out = renderer(&["render", "missing.ron", "-o", "."], dir.path());
+    assert_exit(&out, 2);
+}
+
+#[test]
+fn a_failed_write_keeps_the_previous_image() {
+    let (dir, ron, _) = scene_dir();
+    let target = dir.path().join("keep.png");
+    std::fs::write(&target, b"the previous image").expect("write");
+    let mut permissions = std::fs::metadata(&target).expect("meta").permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&target, permissions).expect("chmod");
+    let out = renderer(
+        &["render", ron.to_str().unwrap_or_default(), "--backend", "cpu", "-o", "keep.png"],
+        dir.path(),
+    );
+    assert_exit(&out, 2);
+    assert!(text(&out.stderr).contains("read-only"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&target).expect("still there"), b"the previous image");
+}
+
+#[test]
+fn width_or_height_alone_keeps_the_scene_aspect_ratio() {
+    let (dir, ron, _) = scene_dir(); // 40x30
+    let ron = ron.to_str().unwrap_or_default();
+    for (flag, value, expected) in [("--width", "80", (80, 60)), ("--height", "15", (20, 15))] {
+        let out = renderer(&["render", ron, "--backend", "cpu", flag, value, "-o", "a.png"], dir.path());
+        assert_exit(&out, 0);
+        let image = image::open(dir.path().join("a.png")).expect("png");
+        assert_eq!((image.width(), image.height()), expected, "{flag} {value}");
+    }
+}
+
+#[test]
+fn the_stages_add_up_to_the_total() {
+    let (dir, ron, _) = scene_dir();
+    let out = renderer(&["render", ron.to_str().unwrap_or_default(), "--backend", "cpu"], dir.path());
+    assert_exit(&out, 0);
+    let stdout = text(&out.stdout);
+    let millis = |line: &str| -> f64 {
+        let value = line.split_whitespace().rev().nth(1).expect("a value before `ms`");
+        value.parse().unwrap_or_else(|_| panic!("not a number in {line:?}"))
+    };
+    let total_line = stdout.lines().find(|l| l.trim_start().starts_with("total")).expect("total line");
+    let total: f64 = total_line.split_whitespace().nth(1).expect("value").parse().expect("ms");
+    // Top-level stages are indented by two spaces; their parts by four.
+    let stages: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| *l != "stages")
+        .skip(1)
+        .filter(|l| !l.starts_with("    ") && l.ends_with(" ms"))
+        .collect();
+    for name in ["load/parse", "compile", "backend init", "upload", "render", "readback", "encode", "other"] {
+        assert!(stages.iter().any(|l| l.trim_start().starts_with(name)), "no `{name}` in:\n{stdout}");
+    }
+    let sum: f64 = stages.iter().map(|l| millis(l)).sum();
+    // Each figure is rounded to 0.01 ms (or 1 ms above 100 ms).
+    assert!(
+        (sum - total).abs() <= 0.01 * stages.len() as f64 + 1.0,
+        "stages sum to {sum} ms, total {total} ms:\n{stdout}"
+    );
+}
+
+#[test]
+fn an_image_given_as_a_blob_is_named_for_what_it_is() {
+    let (dir, ron, _) = scene_dir();
+    let out = renderer(
+        &["render", ron.to_str().unwrap_or_default(), "--backend", "cpu", "-o", "x.png"],
+        dir.path(),
+    );
+    assert_exit(&out, 0);
+    std::fs::rename(dir.path().join("x.png"), dir.path().join("x.blob")).expect("rename");
+    let out = renderer(&["render", "x.blob", "--backend", "cpu"], dir.path());
+    assert_exit(&out, 1);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("not a scene blob: this is a PNG image"), "{stderr}");
+}
+
+/// The README's usage block of each command lists exactly the flags its `--help` has.
+#[test]
+fn readme_usage_matches_help() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).expect("README");
+    let flags = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+            .map(str::to_owned)
+            .collect()
+    };
+    for command in ["render", "bench", "view", "watch"] {
+        // The usage block: the line `renderer <command> <...` and its indented continuation lines.
+        let start = readme
+            .lines()
+            .position(|l| l.starts_with(&format!("renderer {command} ")) && l.contains('<'))
+            .unwrap_or_else(|| panic!("no usage line for `renderer {command}` in the README"));
+        let block: Vec<&str> = readme
+            .lines()
+            .skip(start)
+            .enumerate()
+            .take_while(|(i, l)| *i == 0 || l.starts_with("   "))
+            .map(|(_, l)| l)
+            .collect();
+        let documented = flags(&block.join("\n"));
+        let out = renderer(&[command, "--help"], Path::new("."));
+        assert_exit(&out, 0);
+        let mut in_help = flags(&text(&out.stdout));
+        in_help.remove("--help");
+        // Words inside help sentences that are not flags of this command.
+        in_help.retain(|f| {
+            text(&out.stdout).contains(&format!("  {f}")) || text(&out.stdout).contains(&format!(", {f}"))
+        });
+        assert_eq!(documented, in_help, "README usage of `renderer {command}` vs its --help");
+    }
+}

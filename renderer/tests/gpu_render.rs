@@ -1,20 +1,24 @@
 //! The CUDA backend on a GPU: renders, determinism, sample splits, the kernel cache,
-//! the RNG against the spec, furnace tests, and kernel errors. Each test prints
-//! "skipped: ..." and passes on a machine without a CUDA driver.
+//! the RNG against the spec, furnace tests, and kernel errors. Every test is ignored
+//! unless asked for (`--include-ignored`, as tools/gpu-run.sh does): `cargo test`
+//! without a GPU counts them as not run; asked for without a driver, they fail.
 
 mod gpu_support;
 
 use glam::Vec3;
-use gpu_support::{compile, constant_sky_scene, cuda_or_skip, job, material, repo_root, rtiow_scene, view};
+use gpu_support::{
+    compile, constant_sky_scene, cuda, job, material, repo_root, require_driver, rtiow_scene, view,
+};
 use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
-use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources, probe_driver};
+use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources};
 use scene_compiler::scene::{MaterialKind, Sphere};
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn rtiow_renders_deterministically_and_in_parts() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     println!("{}", gpu.device_name());
     for r in gpu.kernel_resources().expect("kernel resources") {
         println!("{r:?}");
@@ -61,8 +65,9 @@ fn rtiow_renders_deterministically_and_in_parts() {
 /// A kernel reload rebuilds the device nodes of the loaded scene for the new module:
 /// the same job renders the same bits before and after.
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn kernel_reload_keeps_the_loaded_scene_rendering() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let blob = compile(&rtiow_scene());
     let blob = view(&blob);
     gpu.upload(&blob).expect("upload");
@@ -74,8 +79,9 @@ fn kernel_reload_keeps_the_loaded_scene_rendering() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn device_rng_is_the_spec_rng() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let inputs: Vec<[u32; 4]> =
         [(0, 0, 0), (1, 0, 0), (12345, 7, 42), (u32::MAX, 1023, 99), (640 * 360, 29, 1)]
             .iter()
@@ -94,8 +100,9 @@ fn device_rng_is_the_spec_rng() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn white_furnace_returns_the_sky() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     // Albedo 1 everywhere under a sky of radiance 1: every path carries exactly 1.
     let scene = constant_sky_scene(
         vec![
@@ -128,8 +135,9 @@ fn white_furnace_returns_the_sky() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn grey_sphere_reflects_its_albedo() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let scene = constant_sky_scene(
         vec![material("grey", MaterialKind::Lambert { albedo: Vec3::splat(0.5) })],
         vec![Sphere { center: Vec3::ZERO, radius: 1.0, material: 0 }],
@@ -155,11 +163,9 @@ fn grey_sphere_reflects_its_albedo() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn second_start_takes_kernels_from_the_cache() {
-    if let Err(reason) = probe_driver() {
-        println!("skipped: {reason:#}");
-        return;
-    }
+    require_driver();
     let cache = tempfile::tempdir().unwrap();
     let options = KernelOptions { cache_dir: Some(cache.path().to_path_buf()), ..KernelOptions::default() };
     let first = CudaBackend::with_options(None, options.clone()).expect("first start");
@@ -170,11 +176,9 @@ fn second_start_takes_kernels_from_the_cache() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn broken_kernel_folder_is_an_error_at_file_and_line() {
-    if let Err(reason) = probe_driver() {
-        println!("skipped: {reason:#}");
-        return;
-    }
+    require_driver();
     let dir = tempfile::tempdir().unwrap();
     let mut broken_line = 0;
     for file in KernelSources::embedded().files {
@@ -196,8 +200,9 @@ fn broken_kernel_folder_is_an_error_at_file_and_line() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let wall = material("wall", MaterialKind::Lambert { albedo: Vec3::splat(0.75) });
     let lamp =
         material("lamp", MaterialKind::Emissive { color: Vec3::ONE, strength: 10.0, albedo: Vec3::ZERO });

@@ -1,7 +1,7 @@
 //! The GPU and the CPU backend compute the same images (docs/architecture.md, backends;
 //! both implement docs/path-tracing.md): the RTIOW scene at 320x180 and 1024 spp, and
-//! a small scene with a thin lens and an emitter. Prints "skipped: ..." and passes
-//! without a CUDA driver.
+//! a small scene with a thin lens and an emitter. Ignored unless asked for
+//! (`--include-ignored`, tools/gpu-run.sh), like every GPU test.
 //!
 //! Two checks, each a clear signal for a different bug:
 //! - Same seed: both backends draw the same random numbers for the same purpose, so
@@ -14,7 +14,7 @@
 mod gpu_support;
 
 use glam::Vec3;
-use gpu_support::{compile, cuda_or_skip, material, render_chunks, rtiow_scene, view};
+use gpu_support::{compile, cuda, material, render_chunks, rtiow_scene, view};
 use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
 use scene_compiler::scene::{Camera, Light, MaterialKind, RenderSettings, Scene, Sky, Sphere};
@@ -44,14 +44,16 @@ const MAX_BIAS_SE: f64 = 5.0;
 const SIGMA_FLOOR: f64 = 1e-4;
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn rtiow_gpu_matches_cpu() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     compare(&mut gpu, &rtiow_scene(), (320, 180));
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn lens_and_emitter_gpu_matches_cpu() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let scene = Scene {
         camera: Camera {
             look_from: Vec3::new(0.0, 1.0, 5.0),
@@ -84,8 +86,9 @@ fn lens_and_emitter_gpu_matches_cpu() {
 }
 
 #[test]
+#[ignore = "needs a CUDA GPU"]
 fn point_sun_and_several_lamps_gpu_matches_cpu() {
-    let Some(mut gpu) = cuda_or_skip() else { return };
+    let mut gpu = cuda();
     let lamp =
         |strength| MaterialKind::Emissive { color: Vec3::new(1.0, 0.7, 0.4), strength, albedo: Vec3::ZERO };
     let scene = Scene {

@@ -125,7 +125,7 @@ fn watch_renders_after_every_save_and_survives_a_broken_one() {
     save_by_rename(&scene, &scene_text(0.9, 0.5));
     let line = next_line(&lines, "the reload line");
     assert!(line.starts_with("gen 2 scene: detect "), "{line}");
-    for part in ["compile", "upload", "first frame", "(kernel", "total", "Mrays/s"] {
+    for part in ["compile", "upload", "first frame", "(render", "total", "Mrays/s"] {
         assert!(line.contains(part), "`{part}` missing: {line}");
     }
     let image = changed_from(&out, &image);

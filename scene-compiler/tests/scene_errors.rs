@@ -227,6 +227,13 @@ fn scene_field_inside_an_item_suggests_a_missing_paren() {
 }
 
 #[test]
+fn a_file_that_is_not_a_scene_says_so() {
+    let src = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n";
+    let d = one_error(src, (1, 1), "this is not a scene file: a scene starts with `Scene(`");
+    assert_eq!(d.hint(), Some("a scene file holds one `Scene(camera: ..., materials: ..., spheres: ...)`"));
+}
+
+#[test]
 fn wrong_types_are_reported_at_the_value() {
     let src = edit("radius: 1000", "radius: \"big\"");
     one_error(&src, pos(&src, "\"big\""), "expected a number");
@@ -243,6 +250,11 @@ fn wrong_types_are_reported_at_the_value() {
     let src = edit("look_from: (13, 2, 3)", "look_from: [13, 2, 3]");
     let d = one_error(&src, pos(&src, "[13"), "expected `(`");
     assert_eq!(d.hint(), Some("vectors are written `(x, y, z)`, not `[x, y, z]`"));
+
+    // A struct written as a list is not a vector: no vector hint there.
+    let src = edit("camera: (", "camera: [");
+    let d = one_error(&src, pos_in(&src, "camera: [", "["), "expected `(`");
+    assert_eq!(d.hint(), None);
 
     let src = edit("look_from: (13, 2, 3)", "look_from: (13, 2)");
     one_error(&src, pos(&src, "(13, 2)"), "expected 3 numbers");

@@ -64,10 +64,12 @@ enum Command {
 struct SceneArgs {
     /// Scene to render: a `.ron` scene (compiled in memory) or a `.blob` from `scene-compiler build`.
     scene: PathBuf,
-    /// Image width in pixels [default: the scene's settings].
+    /// Image width in pixels [default: the scene's settings; given alone, the height
+    /// follows the scene's aspect ratio].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
     width: Option<u32>,
-    /// Image height in pixels [default: the scene's settings].
+    /// Image height in pixels [default: the scene's settings; given alone, the width
+    /// follows the scene's aspect ratio].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
     height: Option<u32>,
     /// Samples per pixel [default: the scene's settings].
@@ -80,7 +82,7 @@ struct SceneArgs {
     #[arg(long)]
     seed: Option<u32>,
     /// Where to render: `auto` uses CUDA when a driver and GPU are usable and otherwise
-    /// says so in one line and uses the CPU; `cuda` fails (exit 1) without a GPU.
+    /// says so in one line and uses the CPU; `cuda` fails (exit 3) without a GPU.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
     /// Load the CUDA kernel sources from this folder instead of the ones built in

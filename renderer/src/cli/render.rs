@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, progressive, view_scene};
 use crate::job::RenderJob;
-use crate::output::{self, ImageFormat};
+use crate::output;
 use crate::timing::{Stages, mega_per_second, ms};
 
 /// Flags of `renderer render`.
@@ -29,13 +29,15 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         None => default_output(&args.scene.scene),
     };
     // Checked before any work: a typo in `-o` should not cost a render.
-    let format = ImageFormat::from_path(&output_path).or_usage()?;
+    let format = output::check_output(&output_path).or_usage()?;
 
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, load_parse) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, backend_times) = open_backend(&args.scene, &view)?;
     let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
+    let start = Instant::now();
     let stats = progressive::render_all(backend.as_mut(), job, settings.spp).or_device()?;
+    let render = start.elapsed();
 
     let start = Instant::now();
     let pixels = output::read_back(backend.as_mut(), format).or_device()?;
@@ -51,9 +53,11 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         backend_init: backend_times.init,
         upload: backend_times.upload,
         kernel_compile: backend.kernel_compile(),
-        render: Duration::from_secs_f64(stats.render_ms / 1e3),
+        render,
+        render_device: Duration::from_secs_f64(stats.render_ms / 1e3),
         readback,
         encode,
+        total: total_start.elapsed(),
     };
     println!("rendered {} -> {}", args.scene.scene.display(), output_path.display());
     println!("  device     {}", backend.device_name());
@@ -63,7 +67,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     );
     println!(
         "  total      {} ({:.2} Msamples/s, {:.2} Mrays/s over the render; {} rays)",
-        ms(total_start.elapsed()),
+        ms(stages.total),
         mega_per_second(stats.samples, stats.render_ms),
         mega_per_second(stats.rays, stats.render_ms),
         stats.rays

@@ -26,6 +26,10 @@ pub struct ViewArgs {
     /// Render resolution as a fraction of the window's pixels, 0.1 to 1.
     #[arg(long, default_value_t = 0.5, value_parser = parse_scale)]
     scale: f32,
+    /// Where the Screenshot button writes its PNGs (also editable in the window)
+    /// [default: the scene's folder].
+    #[arg(long, value_name = "DIR")]
+    screenshot_dir: Option<PathBuf>,
 }
 
 fn parse_scale(text: &str) -> Result<f32, String> {
@@ -46,6 +50,7 @@ pub fn run(args: &ViewArgs) -> Result<(), Failure> {
         kernels: args.kernels.clone(),
         spp_per_frame: args.spp_per_frame,
         scale: args.scale,
+        screenshot_dir: args.screenshot_dir.clone(),
     };
     view::run(&options).or_device()
 }

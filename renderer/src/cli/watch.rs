@@ -39,10 +39,12 @@ pub struct WatchArgs {
     #[arg(long, default_value_t = SPP_PER_FRAME,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_SPP)))]
     spp: u32,
-    /// Image width in pixels [default: the scene's settings].
+    /// Image width in pixels [default: the scene's settings; given alone, the height
+    /// follows the scene's aspect ratio].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
     width: Option<u32>,
-    /// Image height in pixels [default: the scene's settings].
+    /// Image height in pixels [default: the scene's settings; given alone, the width
+    /// follows the scene's aspect ratio].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
     height: Option<u32>,
     /// Longest path, in ray segments [default: the scene's settings].
@@ -78,6 +80,8 @@ struct FrameTimes {
     /// Render call and readback: until the image is in host memory.
     frame: Duration,
     stats: FrameStats,
+    /// What the backend's own time measures: `kernel` (CUDA) or `render` (CPU).
+    device_label: &'static str,
 }
 
 /// The backend, the output and the settings every frame uses.
@@ -91,7 +95,7 @@ struct Loop<'a> {
 /// Watches and renders until `--frames` reloads succeeded (or forever).
 pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let out = args.out.clone().unwrap_or_else(|| default_output(&args.scene));
-    let format = ImageFormat::from_path(&out).or_usage()?;
+    let format = output::check_output(&out).or_usage()?;
     let start = Instant::now();
     let mut session = Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default())
         .map_err(session_failure)?;
@@ -211,17 +215,21 @@ impl Loop<'_> {
         let pixels = output::read_back(self.backend.as_mut(), self.format)?;
         let frame = start.elapsed();
         output::write(&self.out, settings.width, settings.height, pixels)?;
-        Ok(FrameTimes { upload, frame, stats })
+        // CUDA events time the kernels alone; the CPU's time is its whole render.
+        let device_label = if self.backend.kernel_compile().is_some() { "kernel" } else { "render" };
+        Ok(FrameTimes { upload, frame, stats, device_label })
     }
 }
 
 impl FrameTimes {
-    /// `upload …, first frame … (kernel …), total …, … Mrays/s`; `before` is the time spent before the upload.
+    /// `upload …, first frame … (kernel …), total …, … Mrays/s` (`render` for `kernel` on
+    /// the CPU); `before` is the time spent before the upload.
     fn summary(&self, before: Duration) -> String {
         format!(
-            "upload {}, first frame {} (kernel {}), total {}, {} Mrays/s",
+            "upload {}, first frame {} ({} {}), total {}, {} Mrays/s",
             ms(self.upload),
             ms(self.frame),
+            self.device_label,
             ms(Duration::from_secs_f64(self.stats.render_ms / 1e3)),
             ms(before + self.upload + self.frame),
             rate(mega_per_second(self.stats.rays, self.stats.render_ms))

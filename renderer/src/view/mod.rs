@@ -47,6 +47,8 @@ pub struct ViewOptions {
     pub spp_per_frame: u32,
     /// Render resolution as a fraction of the window's pixels.
     pub scale: f32,
+    /// Where the Screenshot button writes; `None`: the scene's folder.
+    pub screenshot_dir: Option<PathBuf>,
 }
 
 /// The render settings the side panel edits.
@@ -89,6 +91,11 @@ pub struct ViewApp {
     backend_note: Option<String>,
     worker_error: Option<String>,
     last_reload: Option<Reload>,
+    /// Reloads seen, failed ones included: the panel numbers attempts, since a failed
+    /// reload keeps the scene's generation.
+    reload_attempts: u64,
+    /// Where the Screenshot button writes (editable in the side panel).
+    pub screenshot_dir: PathBuf,
     status: Option<Status>,
     /// Where the image was drawn last frame, in points.
     image_rect: Option<Rect>,
@@ -124,6 +131,8 @@ impl ViewApp {
             backend_note: None,
             worker_error: None,
             last_reload: None,
+            reload_attempts: 0,
+            screenshot_dir: options.screenshot_dir.clone().unwrap_or_else(|| scene_folder(&options.scene)),
             status: None,
             image_rect: None,
             ui_frame: Duration::ZERO,
@@ -185,6 +194,7 @@ impl ViewApp {
             {
                 self.worker.send(Command::ReloadKernels(dir.to_owned()));
             }
+            self.reload_attempts += 1;
             self.last_reload = Some(reload);
         }
         let Some(current) = self.session.current().cloned() else { return };
@@ -404,12 +414,17 @@ impl ViewApp {
         }
     }
 
-    /// Writes the accumulated image as `<scene>-<spp>spp.png` in the current folder.
+    /// Writes the accumulated image as `<scene>-<spp>spp.png` in [`Self::screenshot_dir`];
+    /// the status names the file by its full path.
     pub fn screenshot(&mut self) {
         let Some(frame) = &self.frame else { return };
-        let path = screenshot_path(self.session.scene_path(), frame.samples);
+        let name = screenshot_name(self.session.scene_path(), frame.samples);
+        let path = self.screenshot_dir.join(name);
+        let path = std::path::absolute(&path).unwrap_or(path);
         let pixels = Pixels::Rgba8(frame.rgba.clone());
-        self.status = Some(match output::write(&path, frame.width, frame.height, pixels) {
+        let written =
+            output::check_output(&path).and_then(|_| output::write(&path, frame.width, frame.height, pixels));
+        self.status = Some(match written {
             Ok(()) => Status { text: format!("wrote {}", path.display()), is_error: false },
             Err(e) => Status { text: format!("{e:#}"), is_error: true },
         });
@@ -423,9 +438,17 @@ impl eframe::App for ViewApp {
 }
 
 /// `<scene stem>-<spp>spp.png`.
-fn screenshot_path(scene: &Path, samples: u32) -> PathBuf {
+fn screenshot_name(scene: &Path, samples: u32) -> String {
     let stem = scene.file_stem().map_or_else(|| "view".into(), |s| s.to_string_lossy().into_owned());
-    PathBuf::from(format!("{stem}-{samples}spp.png"))
+    format!("{stem}-{samples}spp.png")
+}
+
+/// The folder a scene file is in (`.` for a bare file name).
+fn scene_folder(scene: &Path) -> PathBuf {
+    match scene.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    }
 }
 
 /// Opens the scene and runs the editor window until it is closed.

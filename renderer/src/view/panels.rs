@@ -89,8 +89,11 @@ impl ViewApp {
                 row("BVH", format!("{} nodes, depth {}, SAH {:.2}", bvh.node_count, bvh.depth, bvh.sah_cost));
             }
             if let Some(reload) = &self.last_reload {
-                let outcome = if reload.outcome.is_ok() { "ok" } else { "failed" };
-                row("last reload", format!("#{} {outcome}", reload.generation));
+                let outcome = match reload.outcome {
+                    Ok(_) => format!("ok, scene #{}", reload.generation),
+                    Err(_) => format!("failed, scene #{} kept", reload.generation),
+                };
+                row("last reload", format!("#{} {outcome}", self.reload_attempts));
                 row("  detect", ms(reload.detect));
                 row("  compile", ms(reload.compile));
             }
@@ -125,6 +128,13 @@ impl ViewApp {
                 self.worker.send(super::worker::Command::Backend(c.backend));
             }
         }
+        ui.horizontal(|ui| {
+            let label = ui.label("screenshots to");
+            let mut folder = self.screenshot_dir.display().to_string();
+            if ui.text_edit_singleline(&mut folder).labelled_by(label.id).changed() {
+                self.screenshot_dir = folder.into();
+            }
+        });
         ui.label("Drag: orbit · right/middle drag: pan · scroll: zoom · WASD/QE: fly · click: select");
     }
 

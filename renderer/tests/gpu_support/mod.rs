@@ -23,18 +23,24 @@ pub fn repo_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
 }
 
-/// The CUDA backend with the embedded kernels, or `None` (with a printed reason) when
-/// this machine has no usable CUDA driver. A driver that is present but fails to start
-/// the backend fails the test.
-pub fn cuda_or_skip() -> Option<CudaBackend> {
+/// Why every GPU test is `#[ignore]`d: `cargo test` without a GPU must count them as
+/// not run, not as passed. The GPU machine runs them with `--include-ignored`
+/// (tools/gpu-run.sh).
+pub const NEEDS_GPU: &str = "needs a CUDA GPU";
+
+/// Fails the test, with the reason, when this machine has no usable CUDA driver: a GPU
+/// test only runs when asked for (`--ignored`), and then a missing GPU is an error.
+pub fn require_driver() {
     if let Err(reason) = probe_driver() {
-        println!("skipped: {reason:#}");
-        return None;
+        panic!("this test {NEEDS_GPU}: {reason:#}");
     }
-    match CudaBackend::new(None) {
-        Ok(backend) => Some(backend),
-        Err(e) => panic!("a CUDA driver is present but the backend did not start: {e:#}"),
-    }
+}
+
+/// The CUDA backend with the embedded kernels (see [`require_driver`]).
+pub fn cuda() -> CudaBackend {
+    require_driver();
+    CudaBackend::new(None)
+        .unwrap_or_else(|e| panic!("a CUDA driver is present but the backend did not start: {e:#}"))
 }
 
 /// Compiles `scene` into blob bytes (depth-first BVH, default options).

@@ -49,6 +49,7 @@ enum Command {
     /// Print a blob's header, sections and BVH statistics.
     #[command(after_help = AFTER_HELP)]
     Inspect {
+        /// A blob written by `scene-compiler build`.
         blob: PathBuf,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -56,7 +57,10 @@ enum Command {
     },
     /// Validate a blob (everything a backend relies on); prints OK or the first problem.
     #[command(after_help = AFTER_HELP)]
-    Verify { blob: PathBuf },
+    Verify {
+        /// A blob written by `scene-compiler build`.
+        blob: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -5,7 +5,7 @@
 use bytemuck::Pod;
 use glam::Vec3;
 
-use super::error::BlobError;
+use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::limits;
@@ -45,6 +45,10 @@ pub struct BlobView<'a> {
 impl<'a> BlobView<'a> {
     /// Validates `bytes` (which must start 16-byte aligned) and views its sections.
     pub fn parse(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
+        // What the file is, before how long it is: a short PNG is still a PNG.
+        if !bytes.starts_with(&MAGIC) && bytes.len() >= MAGIC.len() {
+            return Err(BlobError::BadMagic { looks_like: describe_start(bytes) });
+        }
         if bytes.len() < HEADER_LEN {
             return Err(BlobError::TooShort { len: bytes.len(), needed: HEADER_LEN });
         }
@@ -440,9 +444,6 @@ impl<'a> BlobView<'a> {
 }
 
 fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
-    if h.magic != MAGIC {
-        return Err(BlobError::BadMagic { found: h.magic, expected: MAGIC });
-    }
     if h.version != FORMAT_VERSION {
         return Err(BlobError::UnsupportedVersion { found: h.version, supported: FORMAT_VERSION });
     }

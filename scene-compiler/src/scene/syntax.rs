@@ -98,9 +98,19 @@ pub(crate) fn diagnose(source: &str, err: &SpannedError) -> Diagnostic {
                 "this vector is not 3 numbers",
             )
         }
+        // Before anything is open, the file itself is not a `Scene(...)`: say that, not
+        // what a value inside a scene should look like.
+        Error::ExpectedNamedStructLike(_) if ctx.open.is_empty() => {
+            Diagnostic::error("this is not a scene file: a scene starts with `Scene(`")
+                .at(source, span, found_label())
+                .with_hint("a scene file holds one `Scene(camera: ..., materials: ..., spheres: ...)`")
+        }
         Error::ExpectedStructLike | Error::ExpectedNamedStructLike(_) => {
             let d = Diagnostic::error("expected `(`").at(source, span, found_label());
-            if ctx.at.as_ref().is_some_and(|t| t.kind == Tok::Open(b'[')) {
+            // ron says `ExpectedStructLike` without a name only for a tuple: in a scene,
+            // that is a vector.
+            let vector_expected = matches!(err.code, Error::ExpectedStructLike);
+            if vector_expected && ctx.at.as_ref().is_some_and(|t| t.kind == Tok::Open(b'[')) {
                 d.with_hint("vectors are written `(x, y, z)`, not `[x, y, z]`")
             } else {
                 d

@@ -21,8 +21,8 @@ struct Cli {
 enum Command {
     /// The "Ray Tracing in One Weekend" final scene (488 spheres) from the reference CSV.
     Rtiow {
-        /// The sphere-by-sphere dump (see shared/scenes/README.md).
-        #[arg(long, default_value = "../shared/scenes/rtiow_final_488.csv")]
+        /// The sphere-by-sphere dump (see assets/data/README.md).
+        #[arg(long, default_value = "assets/data/rtiow_final_488.csv")]
         csv: PathBuf,
         #[arg(short, long, default_value = "assets/scenes/rtiow_final.ron")]
         output: PathBuf,
