@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 4u
+#define BLOB_FORMAT_VERSION 5u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
 #define BLOB_LEAF_COUNT_MASK 0x1e000000u
@@ -11,6 +11,7 @@
 #define BLOB_PRIM_INDEX_MASK 0x01ffffffu
 #define BLOB_PRIM_KINDS 4
 #define BLOB_PRIM_SPHERE 0u
+#define BLOB_PRIM_BOX 1u
 #define BLOB_MAX_BVH_DEPTH 64
 #define BLOB_LIGHT_POINT 0u
 #define BLOB_LIGHT_DIRECTIONAL 1u
@@ -19,12 +20,13 @@
 #define BLOB_SECTION_GLOBALS 0
 #define BLOB_SECTION_MATERIALS 1
 #define BLOB_SECTION_SPHERES 2
-#define BLOB_SECTION_PRIM_MATERIALS 3
-#define BLOB_SECTION_PRIM_SOURCES 4
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 5
-#define BLOB_SECTION_NODE_BOXES 6
-#define BLOB_SECTION_NODE_LINKS 7
-#define BLOB_SECTION_LIGHTS 8
+#define BLOB_SECTION_BOXES 3
+#define BLOB_SECTION_PRIM_MATERIALS 4
+#define BLOB_SECTION_PRIM_SOURCES 5
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 6
+#define BLOB_SECTION_NODE_BOXES 7
+#define BLOB_SECTION_NODE_LINKS 8
+#define BLOB_SECTION_LIGHTS 9
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -67,6 +69,17 @@ struct __align__(16) SphereRecord {
 static_assert(sizeof(SphereRecord) == 16, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(SphereRecord, center_radius) == 0, "layout drift");
+#endif
+
+// An axis-aligned box, in BVH leaf order; min < max on every axis.
+struct __align__(16) BoxRecord {
+    float4 min; // offset   0: The low corner xyz, w unused (0).
+    float4 max; // offset  16: The high corner xyz, w unused (0).
+};
+static_assert(sizeof(BoxRecord) == 32, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(BoxRecord, min) == 0, "layout drift");
+static_assert(__builtin_offsetof(BoxRecord, max) == 16, "layout drift");
 #endif
 
 // An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise, so lanes x, y are always its near planes and z, w its far planes, and the slab test needs no min/max to sort them. Leaves have no record: a link holds their spheres.

@@ -3,19 +3,12 @@
 // spheres is here; shapes.cuh dispatches to it by primitive kind.
 #pragma once
 
+#include "surface.cuh"
 #include "vec3.cuh"
 
 // The relative error bound of a re-projected sphere point, per component of
 // |center| + |local| (8 * FLT_EPSILON; docs/path-tracing.md "Robust hits").
 #define SPHERE_ERR (8.0f * 1.1920929e-7f)
-
-// A hit point on a surface: on it as exactly as f32 allows, a per-component bound of
-// its error, and the unit normal pointing out of the primitive.
-struct Surface {
-    float3 point;
-    float3 error;
-    float3 normal;
-};
 
 // The distance to the sphere in (0, t_max), written to `t_hit`; false on a miss.
 // The precise discriminant (Ray Tracing Gems, ch. 7): the textbook `b² - c` loses all

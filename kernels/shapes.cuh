@@ -2,8 +2,8 @@
 // (CPU twin: renderer/src/backend/cpu/shapes/mod.rs). A leaf link and a hit carry a
 // primitive reference, `kind << BLOB_PRIM_KIND_SHIFT | index` (docs/blob-format.md),
 // where `index` counts within that kind's record section. Each shape's intersection,
-// surface and light cone live in its own header (shape_sphere.cuh); adding a shape
-// adds a case here.
+// surface and light cone live in its own header (shape_sphere.cuh, shape_box.cuh);
+// adding a shape adds a case here.
 #pragma once
 
 #include "blob_layout.cuh"
@@ -11,6 +11,7 @@
 
 #define NO_HIT 0xffffffffu
 
+#include "shape_box.cuh"
 #include "shape_sphere.cuh"
 
 __device__ __forceinline__ unsigned int prim_kind(unsigned int prim) {
@@ -46,6 +47,17 @@ __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin,
             }
             break;
         }
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* __restrict__ boxes = params.boxes;
+            for (unsigned int i = first; i < end; ++i) {
+                float t;
+                if (intersect_box(__ldg(&boxes[i].min), __ldg(&boxes[i].max), origin, dir, t_closest, t)) {
+                    t_closest = t;
+                    closest = kind_bits | i;
+                }
+            }
+            break;
+        }
     }
 }
 
@@ -67,6 +79,17 @@ __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, 
             }
             break;
         }
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* __restrict__ boxes = params.boxes;
+            for (unsigned int i = first; i < end; ++i) {
+                float t;
+                if ((kind_bits | i) != skip &&
+                    intersect_box(__ldg(&boxes[i].min), __ldg(&boxes[i].max), origin, dir, t_max, t)) {
+                    return true;
+                }
+            }
+            break;
+        }
     }
     return false;
 }
@@ -74,6 +97,10 @@ __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, 
 // The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     switch (prim_kind(prim)) {
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* box = &params.boxes[prim_index(prim)];
+            return box_surface(__ldg(&box->min), __ldg(&box->max), origin, dir, t);
+        }
         case BLOB_PRIM_SPHERE:
         default:
             return sphere_surface(__ldg(&params.spheres[prim_index(prim)].center_radius), origin, dir, t);
@@ -84,6 +111,9 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
 // reaches primitive `prim`, given that its light was picked.
 __device__ __forceinline__ float solid_angle_pdf(unsigned int prim, float3 o) {
     switch (prim_kind(prim)) {
+        // Boxes are never lights (no light record points at one): nothing samples them.
+        case BLOB_PRIM_BOX:
+            return 0.0f;
         case BLOB_PRIM_SPHERE:
         default:
             return sphere_solid_angle_pdf(__ldg(&params.spheres[prim_index(prim)].center_radius), o);

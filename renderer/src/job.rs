@@ -54,10 +54,17 @@ pub struct RenderJob {
     pub height: u32,
     pub max_depth: u32,
     pub seed: u32,
-    /// Samples per pixel already in the film; 0 clears it first.
+    /// Index of the first sample of this call (the random streams are per pixel and
+    /// sample index). 0 starts a fresh film; a later index continues the film where it
+    /// ends, unless [`RenderJob::fresh_film`] is set.
     pub first_sample: u32,
-    /// Samples per pixel to add in this call.
+    /// Samples per pixel to add in this call: `first_sample..first_sample + samples`.
     pub samples: u32,
+    /// Start a fresh film at `first_sample` even when it is not 0: a shard of a
+    /// render farm (`render --shard`), or one GPU's share of a frame
+    /// ([`crate::backend::multi::MultiBackend`]). The film then divides by the samples
+    /// rendered into it, not by `first_sample + samples` ([`crate::backend::FilmShape`]).
+    pub fresh_film: bool,
     pub camera: CameraFrame,
     /// Next-event estimation: sample the lights at diffuse hits, combined with BSDF
     /// sampling by MIS (docs/path-tracing.md). Off: BSDF sampling only, for comparison.
@@ -75,6 +82,7 @@ impl RenderJob {
             seed: settings.seed,
             first_sample: samples.start,
             samples: samples.end.saturating_sub(samples.start),
+            fresh_film: false,
             camera: CameraFrame::new(camera, settings.width, settings.height),
             nee: true,
         }
@@ -85,9 +93,25 @@ impl RenderJob {
         RenderJob::new(settings, camera, 0..settings.spp)
     }
 
-    /// The same image, samples `samples` instead (a batch of a longer render).
+    /// The same image, samples `samples` instead: a batch that continues the film
+    /// (or starts it, from sample 0). Clears [`RenderJob::fresh_film`].
     pub fn with_samples(self, samples: Range<u32>) -> RenderJob {
-        RenderJob { first_sample: samples.start, samples: samples.end.saturating_sub(samples.start), ..self }
+        RenderJob {
+            first_sample: samples.start,
+            samples: samples.end.saturating_sub(samples.start),
+            fresh_film: false,
+            ..self
+        }
+    }
+
+    /// The same job on a fresh film, whatever its first sample (a shard, one GPU's share).
+    pub fn on_fresh_film(self) -> RenderJob {
+        RenderJob { fresh_film: true, ..self }
+    }
+
+    /// The sample indices this call renders.
+    pub fn sample_range(&self) -> Range<u32> {
+        self.first_sample..self.first_sample.saturating_add(self.samples)
     }
 
     /// The same job with next-event estimation on or off.
@@ -142,5 +166,9 @@ mod tests {
         let batch = job.with_samples(10..14);
         assert_eq!((batch.first_sample, batch.samples), (10, 4));
         assert_eq!(batch.camera, job.camera);
+        assert_eq!(batch.sample_range(), 10..14);
+        assert!(!batch.fresh_film, "a batch continues the film");
+        let shard = batch.on_fresh_film();
+        assert!(shard.fresh_film && !shard.with_samples(14..16).fresh_film);
     }
 }

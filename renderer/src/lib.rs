@@ -8,6 +8,7 @@ pub mod load;
 pub mod output;
 #[cfg(feature = "watch")]
 pub mod session;
+pub mod shard;
 pub mod timing;
 #[cfg(feature = "viewer")]
 pub mod view;

@@ -1,5 +1,7 @@
 //! Image files from a backend's film: PNG (8-bit RGBA, gamma 2, as tonemapped by the
-//! backend) or OpenEXR (32-bit float linear average), chosen by the extension.
+//! backend) or OpenEXR (32-bit float linear average), chosen by the extension. The
+//! partial films of sharded renders (float sums with metadata) are OpenEXR too, written
+//! by `crate::shard::partial` through [`write_atomically`].
 //!
 //! An output path is checked before any work ([`check_output`]), and an image is
 //! written to a temporary file beside it, then renamed over it: a failed or
@@ -99,9 +101,15 @@ pub fn read_back(backend: &mut dyn Backend, format: ImageFormat) -> anyhow::Resu
 /// Encodes `pixels` (`width × height`, top row first) to `path`, by way of a
 /// temporary file renamed over it.
 pub fn write(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Result<()> {
+    write_atomically(path, |temp| encode(temp, width, height, pixels))
+}
+
+/// Writes `path` by way of a temporary file beside it: `write` fills the temporary
+/// file, which is then renamed over `path`, or removed if anything failed. Images
+/// and partial films (`crate::shard::partial`) are written this way.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> anyhow::Result<()>) -> anyhow::Result<()> {
     let temp = temp_sibling(path);
-    let written = encode(&temp, width, height, pixels)
-        .and_then(|()| std::fs::rename(&temp, path).map_err(anyhow::Error::from));
+    let written = write(&temp).and_then(|()| std::fs::rename(&temp, path).map_err(anyhow::Error::from));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }

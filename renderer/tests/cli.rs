@@ -188,6 +188,37 @@ fn backend_cuda_without_a_driver_is_exit_3_with_a_clear_message() {
 }
 
 #[test]
+fn gpus_without_a_driver_is_exit_3_and_with_the_cpu_backend_exit_2() {
+    let (dir, ron, _) = scene_dir();
+    let ron = ron.to_str().unwrap_or_default();
+    for command in ["render", "bench"] {
+        let out = renderer(&[command, ron, "--gpus", "all", "--backend", "cpu"], dir.path());
+        assert_exit(&out, 2);
+        assert!(text(&out.stderr).contains("--gpus"), "{}", text(&out.stderr));
+        for bad in ["", "0,0", "one"] {
+            assert_exit(&renderer(&[command, ron, "--gpus", bad], dir.path()), 2);
+        }
+    }
+    let out = renderer(&["render", ron, "--gpus", "all"], dir.path());
+    if out.status.success() {
+        eprintln!("a CUDA driver is present here: the no-driver path of --gpus is not exercised");
+        return;
+    }
+    assert_exit(&out, 3);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("--gpus") && stderr.contains("CUDA") && !stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn view_and_watch_say_they_render_on_one_gpu() {
+    for command in ["view", "watch"] {
+        let out = renderer(&[command, "--help"], Path::new("."));
+        assert_exit(&out, 0);
+        assert!(text(&out.stdout).contains("one GPU"), "{command} --help: {}", text(&out.stdout));
+    }
+}
+
+#[test]
 fn backend_auto_falls_back_to_the_cpu_with_one_line() {
     let (dir, ron, _) = scene_dir();
     let out = renderer(&["render", ron.to_str().unwrap_or_default()], dir.path());
@@ -366,7 +397,7 @@ fn readme_usage_matches_help() {
             .map(str::to_owned)
             .collect()
     };
-    for command in ["render", "bench", "view", "watch"] {
+    for command in ["render", "bench", "merge", "view", "watch"] {
         // The usage block: the line `renderer <command> <...` and its indented continuation lines.
         let start = readme
             .lines()

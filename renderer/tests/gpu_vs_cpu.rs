@@ -80,6 +80,7 @@ fn lens_and_emitter_gpu_matches_cpu() {
             Sphere { center: Vec3::new(-0.8, 0.5, 0.5), radius: 0.5, material: 2 },
             Sphere { center: Vec3::new(0.8, 0.5, -0.5), radius: 0.5, material: 3 },
         ],
+        boxes: Vec::new(),
         lights: Vec::new(),
     };
     compare(&mut gpu, &scene, (96, 54));
@@ -123,6 +124,7 @@ fn point_sun_and_several_lamps_gpu_matches_cpu() {
             Sphere { center: Vec3::new(-0.7, 0.5, 0.0), radius: 0.5, material: 3 },
             Sphere { center: Vec3::new(0.7, 0.5, -0.3), radius: 0.5, material: 4 },
         ],
+        boxes: Vec::new(),
         lights: vec![
             Light::Point { position: Vec3::new(2.0, 3.0, 2.0), color: Vec3::ONE, intensity: 8.0 },
             Light::Directional {
@@ -134,6 +136,16 @@ fn point_sun_and_several_lamps_gpu_matches_cpu() {
         ],
     };
     compare(&mut gpu, &scene, (96, 54));
+}
+
+/// Boxes and spheres in one BVH, lit by a sun: the box intersection twins agree.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn boxes_gpu_matches_cpu() {
+    let mut gpu = cuda();
+    let path = gpu_support::repo_root().join("assets/scenes/boxes.ron");
+    let scene = scene_compiler::scene::load_file(&path).expect("the boxes asset loads");
+    compare(&mut gpu, &scene, (96, 64));
 }
 
 fn compare(gpu: &mut dyn Backend, scene: &Scene, size: (u32, u32)) {

@@ -105,6 +105,60 @@ fn rename_over_saves_keep_being_seen() {
     assert!(session.last_error().is_none());
 }
 
+/// A session whose debounce is far longer than any test waits: whatever it reports
+/// within [`DEADLINE`] did not wait for the debounce.
+fn open_with_endless_debounce(path: &Path) -> Session {
+    let options = SessionOptions { debounce: Duration::from_secs(3600), ..SessionOptions::default() };
+    let session = Session::open(path, None, options).expect("open session");
+    assert!(session.last_error().is_none(), "{:?}", session.last_error());
+    session
+}
+
+#[test]
+fn a_rename_over_save_is_read_without_waiting_for_the_debounce() {
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open_with_endless_debounce(&path);
+    save_by_rename(&path, scene_text(0.25));
+    let reloads = wait_for(&mut session, "the renamed-over scene", |s, _| radius(s) == Some(0.25));
+    assert_eq!(reloads.len(), 1, "{reloads:#?}");
+    assert!(reloads[0].detect < Duration::from_secs(3600));
+
+    // A renamed-over file is complete: its error is reported at once too.
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open_with_endless_debounce(&path);
+    save_by_rename(&path, scene_text(-1.0));
+    wait_for(&mut session, "the error", |s, _| s.last_error().is_some());
+    assert_eq!(radius(&session), Some(0.5), "the last good scene stays");
+}
+
+#[test]
+fn an_in_place_write_is_read_at_once_but_its_error_waits_for_the_debounce() {
+    // A write that parses is taken at once.
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open_with_endless_debounce(&path);
+    std::fs::write(&path, scene_text(0.25)).expect("write");
+    wait_for(&mut session, "the written scene", |s, _| radius(s) == Some(0.25));
+
+    // One that does not might be half-written: it is read again after the debounce (or
+    // at its next event) before its error is reported, so within QUIET nothing happens.
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open_with_endless_debounce(&path);
+    std::fs::write(&path, scene_text(-1.0)).expect("write");
+    let reloads = quiet(&mut session);
+    assert!(reloads.is_empty(), "held back: {reloads:#?}");
+    assert!(session.last_error().is_none());
+    assert_eq!((session.generation(), radius(&session)), (1, Some(0.5)));
+
+    // With an ordinary debounce the error does come, after it.
+    let (_dir, path) = scene_dir(0.5);
+    let mut session = open(&path);
+    std::fs::write(&path, scene_text(-1.0)).expect("write");
+    let reloads = wait_for(&mut session, "the error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("error");
+    assert_eq!((error.line, error.column), (Some(RADIUS_LINE), Some(RADIUS_COLUMN)), "{}", error.message);
+    assert_eq!(reloads.len(), 1, "{reloads:#?}");
+}
+
 #[test]
 fn a_deleted_scene_keeps_the_last_good_one_and_its_return_reloads() {
     let (_dir, path) = scene_dir(0.5);

@@ -33,7 +33,7 @@ pub struct Compiled {
 /// Builds the BVH over every primitive of the scene and encodes the blob. Deterministic.
 pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
     let start = Instant::now();
-    let mut tree = bvh::build(&shapes::bounds(scene), &options.bvh);
+    let mut tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
     let flags = match options.layout {
         NodeLayout::DepthFirst => 0,
         NodeLayout::VanEmdeBoas => {

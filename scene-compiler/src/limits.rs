@@ -18,5 +18,7 @@ pub const MAX_SPP: u32 = 1 << 20;
 pub const MAX_DEPTH: u32 = 1024;
 /// 33.5M spheres: the most of one primitive kind a blob holds.
 pub const MAX_SPHERES: usize = MAX_PRIMS_PER_KIND as usize;
+/// The same for boxes (terrain columns included).
+pub const MAX_BOXES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_MATERIALS: usize = 1 << 20;
 pub const MAX_LIGHTS: usize = 1 << 16;

@@ -5,11 +5,12 @@ use glam::Vec3;
 use proptest::{num::f32 as f32s, prelude::*};
 use scene_compiler::limits;
 use scene_compiler::scene::{
-    self, Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron,
+    self, Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron,
 };
 
 fn small_scene() -> Scene {
     Scene {
+        boxes: vec![Cuboid { min: Vec3::new(-1.0, -2.0, -3.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 0 }],
         camera: Camera {
             look_from: Vec3::new(13.0, 2.0, 3.0),
             look_at: Vec3::ZERO,
@@ -252,20 +253,27 @@ fn valid_scene() -> impl Strategy<Value = Scene> {
             radius,
             material,
         });
+        // Corners from a finite point and a positive size: min < max on every axis.
+        let cuboid = (vec3(-1e6f32..1e6), vec3(1e-3f32..1e3), 0..count).prop_map(|(min, size, material)| {
+            let max = min + size;
+            Cuboid { min, max: max.max(min + min.abs() * 1e-6 + 1e-3), material }
+        });
         (
             camera(),
             settings(),
             sky(),
             Just(materials),
             prop::collection::vec(sphere, 1..12),
+            prop::collection::vec(cuboid, 0..4),
             prop::collection::vec(light(), 0..4),
         )
-            .prop_map(|(camera, settings, sky, materials, spheres, lights)| Scene {
+            .prop_map(|(camera, settings, sky, materials, spheres, boxes, lights)| Scene {
                 camera,
                 settings,
                 sky,
                 materials,
                 spheres,
+                boxes,
                 lights,
             })
     })

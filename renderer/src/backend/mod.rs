@@ -2,33 +2,57 @@
 //!
 //! `cuda` runs the kernels in `kernels/` through cudarc (driver + NVRTC, loaded at
 //! run time); `cpu` runs the same algorithm in Rust with rayon. Both accumulate
-//! into their own film and hand back tonemapped RGBA8 or the linear average; the
-//! film bookkeeping they share ([`FilmShape`], [`FilmShape::start`]) lives here.
+//! into their own film and hand back tonemapped RGBA8, the linear average or the raw
+//! sums; the film bookkeeping they share ([`FilmShape`], [`FilmShape::begin`]) and
+//! the host-side tonemap ([`tonemap`]) live here. [`multi`] splits each frame over
+//! several backends (`--gpus`) and adds their sums on the host ([`sums`]).
 
 pub mod cpu;
 pub mod cuda;
+pub mod multi;
 pub mod select;
+pub mod sums;
+
+use std::ops::Range;
 
 use anyhow::bail;
 use scene_compiler::BlobView;
 
+pub use self::sums::{FilmSums, HostFilm};
 pub use crate::job::RenderJob;
 
-/// A film's size and the samples per pixel summed in it (both backends' bookkeeping).
+/// A film's size and the samples summed in it (both backends' bookkeeping).
+///
+/// A film holds one contiguous range of sample indices, `end - samples .. end`: it
+/// starts fresh at a job's first sample (sample 0 of a render, or any sample for a
+/// shard or one GPU's share) and is continued only by a job that starts at `end`.
+/// What divides the sums is `samples`, the count rendered into this film, which is
+/// not `end` when the film did not start at sample 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FilmShape {
     pub width: u32,
     pub height: u32,
+    /// Samples per pixel summed in the film.
     pub samples: u32,
+    /// The sample index after the film's last one: where a continuing job starts.
+    pub end: u32,
 }
 
 /// What a job does to the film it renders into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FilmStart {
-    /// Clear the film to the job's size first (`first_sample == 0`).
+    /// Clear the film to the job's size first (`first_sample == 0`, or `fresh_film`).
     Fresh,
     /// Add to the samples already there.
     Continue,
+}
+
+/// What [`FilmShape::begin`] decided for a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilmUpdate {
+    pub start: FilmStart,
+    /// The film's shape once the job has rendered: the backend stores it after the render.
+    pub after: FilmShape,
 }
 
 impl FilmShape {
@@ -42,34 +66,75 @@ impl FilmShape {
         self.samples.max(1) as f32
     }
 
-    /// Checks `job` against the film it renders into (`None`: no film yet) and says
-    /// whether it starts a fresh one. Pixel and sample indices are 32-bit in the random
-    /// streams, so larger images and sample ranges are refused.
-    pub fn start(film: Option<FilmShape>, job: &RenderJob) -> anyhow::Result<FilmStart> {
+    /// The sample indices summed in the film.
+    pub fn sample_range(&self) -> Range<u32> {
+        self.end - self.samples..self.end
+    }
+
+    /// Checks `job` against the film it renders into (`None`: no film yet), says
+    /// whether it starts a fresh one, and gives the film's shape after the job. The
+    /// one place both backends (and [`multi::MultiBackend`]) decide this. Pixel and
+    /// sample indices are 32-bit in the random streams, so larger images and sample
+    /// ranges are refused.
+    pub fn begin(film: Option<FilmShape>, job: &RenderJob) -> anyhow::Result<FilmUpdate> {
         let pixels = u64::from(job.width) * u64::from(job.height);
         if pixels == 0 || pixels > u64::from(u32::MAX) {
             bail!("cannot render a {}x{} image", job.width, job.height);
         }
-        if job.first_sample.checked_add(job.samples).is_none() {
+        let Some(end) = job.first_sample.checked_add(job.samples) else {
             bail!("sample index {} + {} overflows 32 bits", job.first_sample, job.samples);
-        }
-        if job.first_sample == 0 {
-            return Ok(FilmStart::Fresh);
+        };
+        if job.first_sample == 0 || job.fresh_film {
+            let after = FilmShape { width: job.width, height: job.height, samples: job.samples, end };
+            return Ok(FilmUpdate { start: FilmStart::Fresh, after });
         }
         let film = film.unwrap_or_default();
-        if (film.width, film.height, film.samples) != (job.width, job.height, job.first_sample) {
+        if (film.width, film.height, film.end) != (job.width, job.height, job.first_sample) {
             bail!(
-                "render job continues a {}x{} film at sample {}, but the film is {}x{} with {} samples",
+                "render job continues a {}x{} film at sample {}, but the film is {}x{} and ends at sample {}",
                 job.width,
                 job.height,
                 job.first_sample,
                 film.width,
                 film.height,
-                film.samples
+                film.end
             );
         }
-        Ok(FilmStart::Continue)
+        // `film.samples <= film.end == job.first_sample`, so the sum fits as `end` does.
+        let after = FilmShape { samples: film.samples + job.samples, end, ..film };
+        Ok(FilmUpdate { start: FilmStart::Continue, after })
     }
+}
+
+/// One linear channel to gamma-2 8-bit, `u8(255.99 * clamp(sqrt(c), 0, 1))`; NaN maps
+/// to 0 (`as` saturates). The twin of `tonemap_channel` in kernels/film.cuh: every
+/// RGBA8 image made on the host goes through here (the CPU film, the sums of several
+/// GPUs, `renderer merge`).
+#[inline]
+pub fn tonemap(c: f32) -> u8 {
+    (255.99 * c.sqrt().clamp(0.0, 1.0)) as u8
+}
+
+/// A pixel's linear average to RGBA8 with [`tonemap`], alpha 255.
+#[inline]
+pub fn tonemap_rgb([r, g, b]: [f32; 3]) -> [u8; 4] {
+    [tonemap(r), tonemap(g), tonemap(b), u8::MAX]
+}
+
+/// What one device of a [`multi::MultiBackend`] has rendered into the current film.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceShare {
+    /// "GPU 1: CUDA · NVIDIA H200 (sm_90)".
+    pub device: String,
+    /// Samples per pixel this device rendered since the film was started.
+    pub samples: u32,
+    /// Its own render time (CUDA events) over those samples, milliseconds.
+    pub render_ms: f64,
+    /// Ray segments it traced over those samples.
+    pub rays: u64,
+    /// Its part of the last render call: the sample range and what it did.
+    pub last_range: Range<u32>,
+    pub last: FrameStats,
 }
 
 /// What one call of [`Backend::render`] did.
@@ -132,4 +197,75 @@ pub trait Backend {
     fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>>;
     /// The film's linear average per pixel (rgb, a = 1), top row first.
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>>;
+    /// The film's sums, not averages (f32 as accumulated, top row first), and its shape:
+    /// what a partial film stores (`render --shard`) and what [`multi::MultiBackend`]
+    /// adds up on the host.
+    fn read_sums(&mut self) -> anyhow::Result<FilmSums>;
+    /// Per device, for a backend that splits frames over several devices
+    /// ([`multi::MultiBackend`]); empty for a backend of one device.
+    fn shares(&self) -> Vec<DeviceShare> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+    use scene_compiler::scene::{Camera, RenderSettings};
+
+    use super::*;
+
+    fn job(samples: Range<u32>) -> RenderJob {
+        let settings = RenderSettings { width: 4, height: 2, spp: 64, max_depth: 8, seed: 1 };
+        let camera = Camera {
+            look_from: Vec3::Z,
+            look_at: Vec3::ZERO,
+            up: Vec3::Y,
+            vfov_deg: 40.0,
+            aperture: 0.0,
+            focus_dist: 1.0,
+        };
+        RenderJob::new(&settings, &camera, samples)
+    }
+
+    #[test]
+    fn a_film_counts_its_samples_apart_from_their_indices() {
+        let whole = FilmShape::begin(None, &job(0..8)).expect("fresh");
+        assert_eq!(whole.start, FilmStart::Fresh);
+        assert_eq!(whole.after, FilmShape { width: 4, height: 2, samples: 8, end: 8 });
+        let next = FilmShape::begin(Some(whole.after), &job(8..10)).expect("continues");
+        assert_eq!((next.start, next.after.samples, next.after.end), (FilmStart::Continue, 10, 10));
+
+        // A shard: fresh at sample 16, divided by its own 8 samples, continued at 24.
+        let shard = FilmShape::begin(Some(next.after), &job(16..24).on_fresh_film()).expect("fresh");
+        assert_eq!(
+            (shard.start, shard.after.samples, shard.after.sample_range()),
+            (FilmStart::Fresh, 8, 16..24)
+        );
+        let more = FilmShape::begin(Some(shard.after), &job(24..30)).expect("continues the shard");
+        assert_eq!((more.after.samples, more.after.sample_range()), (14, 16..30));
+        assert_eq!(more.after.divisor(), 14.0);
+    }
+
+    #[test]
+    fn a_job_that_does_not_continue_the_film_is_refused() {
+        let film = FilmShape::begin(None, &job(16..24).on_fresh_film()).expect("fresh").after;
+        assert!(FilmShape::begin(Some(film), &job(8..16)).is_err(), "a gap");
+        assert!(FilmShape::begin(Some(film), &job(20..28)).is_err(), "an overlap");
+        assert!(FilmShape::begin(None, &job(3..4)).is_err(), "no film to continue");
+        assert!(
+            FilmShape::begin(None, &job(u32::MAX..u32::MAX).with_samples(u32::MAX - 1..u32::MAX)).is_err()
+        );
+    }
+
+    #[test]
+    fn the_host_tonemap_is_gamma_2_clamped_and_nan_safe() {
+        assert_eq!(tonemap(0.0), 0);
+        assert_eq!(tonemap(1.0), 255);
+        assert_eq!(tonemap(4.0), 255);
+        assert_eq!(tonemap(0.25), 127);
+        assert_eq!(tonemap(f32::NAN), 0);
+        assert_eq!(tonemap(-1.0), 0);
+        assert_eq!(tonemap_rgb([1.0, 0.0, 0.25]), [255, 0, 127, 255]);
+    }
 }

@@ -2,7 +2,12 @@
 //! `--warmup` times untimed and `--frames` times timed, report median, min and max.
 //!
 //! Times are the backend's own render times (CUDA events on the GPU, wall clock on
-//! the CPU), so upload and readback are not in them.
+//! the CPU), so upload and readback are not in them. With `--gpus` a frame's time is
+//! its slowest GPU's (they run at once), each GPU's own times are listed, and
+//! `median_wall_ms` (the host's clock around each frame, launches and waits
+//! included) says what the split costs.
+
+use std::time::Instant;
 
 use clap::Args;
 use serde::Serialize;
@@ -50,8 +55,23 @@ struct Report {
     rays_per_frame: u64,
     /// Every timed frame's render time, in order.
     frame_ms: Vec<f64>,
+    /// Median of the host's wall clock around each frame's render call.
+    median_wall_ms: f64,
+    /// Per GPU with `--gpus` (several): its share of each frame and its own times.
+    devices: Vec<DeviceReport>,
     /// Registers, local memory (stack + spills) and occupancy per kernel (GPU only).
     kernels: Vec<KernelResources>,
+}
+
+/// One GPU's part of the frames of a `--gpus` benchmark.
+#[derive(Debug, Serialize)]
+struct DeviceReport {
+    device: String,
+    /// Samples per pixel of each frame it renders.
+    spp: u32,
+    median_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
 }
 
 /// Runs the benchmark and prints the report.
@@ -64,12 +84,37 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         backend.render(&job).or_device()?;
     }
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
+    let mut wall_ms = Vec::with_capacity(args.frames as usize);
+    let mut device_ms: Vec<Vec<f64>> = Vec::new();
     let mut last = None;
     for _ in 0..args.frames {
+        let start = Instant::now();
         let stats = backend.render(&job).or_device()?;
+        wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
         frame_ms.push(stats.render_ms);
+        let shares = backend.shares();
+        device_ms.resize(shares.len(), Vec::new());
+        for (times, share) in device_ms.iter_mut().zip(&shares) {
+            times.push(share.last.render_ms);
+        }
         last = Some(stats);
     }
+    let devices = backend
+        .shares()
+        .into_iter()
+        .zip(&mut device_ms)
+        .map(|(share, times)| {
+            times.sort_by(f64::total_cmp);
+            DeviceReport {
+                device: share.device,
+                spp: share.last_range.end - share.last_range.start,
+                median_ms: median(times),
+                min_ms: times.first().copied().unwrap_or(0.0),
+                max_ms: times.last().copied().unwrap_or(0.0),
+            }
+        })
+        .collect();
+    wall_ms.sort_by(f64::total_cmp);
     // The seed is fixed, so every frame traces the same samples and rays.
     let stats = last.unwrap_or_default();
     let mut sorted = frame_ms.clone();
@@ -89,6 +134,8 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         samples_per_frame: stats.samples,
         rays_per_frame: stats.rays,
         frame_ms,
+        median_wall_ms: median(&wall_ms),
+        devices,
         kernels: backend.kernel_resources().or_device()?,
     };
     if args.json {
@@ -118,7 +165,16 @@ fn print_text(r: &Report) {
         s.width, s.height, s.spp, s.max_depth, s.seed
     );
     println!("  frames     {} timed after {} warm-up", r.frames, r.warmup);
-    println!("  render     median {:.2} ms, min {:.2} ms, max {:.2} ms", r.median_ms, r.min_ms, r.max_ms);
+    println!(
+        "  render     median {:.2} ms, min {:.2} ms, max {:.2} ms (wall clock: median {:.2} ms)",
+        r.median_ms, r.min_ms, r.max_ms, r.median_wall_ms
+    );
+    for d in &r.devices {
+        println!(
+            "  gpu        {}: {} spp/frame, median {:.2} ms, min {:.2} ms, max {:.2} ms",
+            d.device, d.spp, d.median_ms, d.min_ms, d.max_ms
+        );
+    }
     println!(
         "  throughput {:.2} Msamples/s, {:.2} Mrays/s at the median ({} rays per frame)",
         r.msamples_per_s, r.mrays_per_s, r.rays_per_frame

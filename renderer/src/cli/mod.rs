@@ -1,10 +1,13 @@
 //! The `renderer` command line: argument parsing, the commands, exit codes.
 //!
-//! `render` makes one image file; `bench` times repeated full-frame renders.
+//! `render` makes one image file (or, with `--shard`, one partial film of a render
+//! farm's render); `merge` adds partial films into the image; `bench` times repeated
+//! full-frame renders. `render` and `bench` take `--gpus` to split frames over GPUs.
 //! Errors are written for the user (what failed, on which file) and mapped to the
 //! exit codes listed in `--help`; nothing on an input path panics.
 
 mod bench;
+mod merge;
 mod progressive;
 mod render;
 #[cfg(feature = "viewer")]
@@ -22,14 +25,15 @@ use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions};
 
 use crate::backend::Backend;
-use crate::backend::select::{self, BackendChoice};
+use crate::backend::select::{self, BackendChoice, GpuSelection};
 use crate::job::Overrides;
 use crate::load::{self, CompiledScene, SceneError, SceneErrorKind};
 
 const EXIT_CODES: &str = "\
 Exit codes:
   0  success
-  1  invalid input: a scene with errors (printed with file:line:col) or a blob that fails validation
+  1  invalid input: a scene with errors (printed with file:line:col), a blob that fails validation,
+     or (merge) files that are not the partial films of one render, each shard once
   2  usage or I/O: bad flags, a file that cannot be read or written, an unknown file type
   3  device failure: the backend did not start, or failed while rendering";
 
@@ -49,11 +53,18 @@ enum Command {
     /// Time repeated full-frame renders of a scene (median, min, max, throughput).
     #[command(after_help = EXIT_CODES)]
     Bench(bench::BenchArgs),
+    /// Merge the partial films of a sharded render (`render --shard i/N`) into one image.
+    #[command(after_help = EXIT_CODES)]
+    Merge(merge::MergeArgs),
     /// Open a live editor window: progressive render, hot reload, pick and edit spheres, save.
+    ///
+    /// Renders on one GPU (or the CPU); several GPUs (`--gpus`) are for `render` and `bench`.
     #[cfg(feature = "viewer")]
     #[command(after_help = EXIT_CODES)]
     View(view::ViewArgs),
     /// Re-render a scene whenever it (or a kernel) changes; one timing line per reload.
+    ///
+    /// Renders on one GPU (or the CPU); several GPUs (`--gpus`) are for `render` and `bench`.
     #[cfg(feature = "watch")]
     #[command(after_help = EXIT_CODES)]
     Watch(watch::WatchArgs),
@@ -85,6 +96,12 @@ struct SceneArgs {
     /// says so in one line and uses the CPU; `cuda` fails (exit 3) without a GPU.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
+    /// Render on several GPUs at once: `all`, or device numbers such as `0,2`. Each
+    /// frame's samples are split between them in proportion to their SM counts and
+    /// the sums added on the host. Needs CUDA (exit 3 without it) [default: one GPU,
+    /// as the backend option picks].
+    #[arg(long, value_name = "all|LIST")]
+    gpus: Option<GpuSelection>,
     /// Load the CUDA kernel sources from this folder instead of the ones built in
     /// (for kernel development; ignored by the CPU backend).
     #[arg(long, value_name = "DIR")]
@@ -133,9 +150,18 @@ struct BackendTimes {
     upload: Duration,
 }
 
-/// Starts the chosen backend and uploads the scene; a fallback note goes to stderr.
+/// Starts the chosen backend (several GPUs with `--gpus`) and uploads the scene; a
+/// fallback note goes to stderr.
 fn open_backend(args: &SceneArgs, view: &BlobView<'_>) -> Result<(Box<dyn Backend>, BackendTimes), Failure> {
-    let selected = select::open(args.backend, args.kernels.as_deref()).or_device()?;
+    let selected = match &args.gpus {
+        Some(_) if args.backend == BackendChoice::Cpu => {
+            return Err(Failure::Usage(anyhow::anyhow!(
+                "--gpus renders on CUDA GPUs; it cannot go with --backend cpu"
+            )));
+        }
+        Some(gpus) => select::open_gpus(gpus, args.kernels.as_deref()).or_device()?,
+        None => select::open(args.backend, args.kernels.as_deref()).or_device()?,
+    };
     if let Some(note) = &selected.fallback_note {
         eprintln!("{note}");
     }
@@ -215,6 +241,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Render(args) => render::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Merge(args) => merge::run(&args),
         #[cfg(feature = "viewer")]
         Command::View(args) => view::run(&args),
         #[cfg(feature = "watch")]

@@ -5,7 +5,8 @@
 //! second and stderr is a terminal, the remaining samples are split into batches of
 //! about [`BATCH_TARGET`] each and a bar over all samples advances per batch;
 //! otherwise the rest is one render call. Batching does not change the image: each batch continues the film at
-//! `first_sample`, and every (pixel, sample) has its own random stream.
+//! `first_sample`, and every (pixel, sample) has its own random stream. A shard
+//! (`render --shard`) is the same with a range that does not start at 0.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -22,10 +23,14 @@ const BAR_THRESHOLD: Duration = Duration::from_secs(1);
 /// per-call overhead (a kernel launch, a rayon fork) stays negligible.
 const BATCH_TARGET: Duration = Duration::from_millis(250);
 
-/// Renders `spp` samples per pixel from sample 0; returns the summed stats.
-pub fn render_all(backend: &mut dyn Backend, job: RenderJob, spp: u32) -> anyhow::Result<FrameStats> {
+/// Renders all of `job`'s samples (`job.sample_range()`: `0..spp` for a whole render,
+/// a shard's range with a fresh film for `--shard`); returns the summed stats.
+pub fn render_all(backend: &mut dyn Backend, job: RenderJob) -> anyhow::Result<FrameStats> {
+    let range = job.sample_range();
+    let spp = range.len() as u32;
     let first = FIRST_BATCH.min(spp);
-    let mut total = backend.render(&job.with_samples(0..first))?;
+    // The first batch starts the film as the job says (fresh at a shard's first sample).
+    let mut total = backend.render(&RenderJob { samples: first, ..job })?;
     let remaining = spp - first;
     if remaining == 0 {
         return Ok(total);
@@ -41,7 +46,8 @@ pub fn render_all(backend: &mut dyn Backend, job: RenderJob, spp: u32) -> anyhow
     let mut done = first;
     while done < spp {
         let samples = batch.min(spp - done);
-        let stats = backend.render(&job.with_samples(done..done + samples))?;
+        let start = range.start + done;
+        let stats = backend.render(&job.with_samples(start..start + samples))?;
         add(&mut total, stats);
         done += samples;
         if let Some(bar) = &bar {

@@ -8,10 +8,11 @@
 use glam::Vec3;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, MaterialRecord};
-use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Sphere};
+use scene_compiler::scene::{Cuboid, Light, Material, MaterialKind, Scene, Sphere};
 use scene_compiler::shapes::Shape;
 
-/// The scene `view` holds, spheres in their source order.
+/// The scene `view` holds, each kind's shapes in their source order (a terrain's boxes
+/// come back as plain boxes).
 pub fn decode(view: &BlobView<'_>) -> Scene {
     let xyz = |v: &[f32; 4]| Vec3::new(v[0], v[1], v[2]);
     let materials = view
@@ -21,6 +22,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
         .collect();
     let spheres = decode_kind::<Sphere>(view, view.spheres);
+    let boxes = decode_kind::<Cuboid>(view, view.boxes);
     // Sphere lights are derived from emissive materials; only the scene's own lights
     // come back.
     let lights = view
@@ -41,7 +43,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
             }
         })
         .collect();
-    Scene { camera: view.camera(), settings: view.settings(), sky: view.sky(), materials, spheres, lights }
+    Scene { camera: view.camera(), settings: view.settings(), sky: view.sky(), materials, spheres, boxes, lights }
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and

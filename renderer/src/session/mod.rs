@@ -32,7 +32,7 @@ use anyhow::Context;
 use scene_compiler::CompileOptions;
 use scene_compiler::scene::{self, Scene};
 
-use self::watcher::{Watcher, is_kernel_source};
+use self::watcher::{Touched, Watcher, is_kernel_source};
 use crate::load::{self, CompiledScene, SceneError, SceneKind, content_hash};
 
 /// Samples per pixel of one interactive frame (the viewer's default, `renderer watch`'s `--spp`).
@@ -41,10 +41,13 @@ pub const SPP_PER_FRAME: u32 = 4;
 /// How a session watches and compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionOptions {
-    /// How long a file must be quiet before its change is handled. 20 ms: the debounce
-    /// counts against the save-to-frame budget (50 ms on the GPU), and rename-over
-    /// saves are atomic; a burst of in-place writes still coalesces, and the content
-    /// hash drops no-op events (a 50 ms debounce measured 50-63 ms from write to event).
+    /// The quiet spell that ends a burst of saves. A save after a quiet spell is read at
+    /// once, with no wait; saves less than this apart are read once, when they stop (a
+    /// storm of saves reloads about twice). An in-place write that was read before it was
+    /// complete and does not parse is retried after this long (or at its next event)
+    /// before its error is reported; a save that renamed a file over the scene is complete
+    /// and reported at once. 20 ms: short next to the save-to-frame budget (50 ms on the
+    /// GPU), long next to an editor's write (see `watcher.rs`).
     pub debounce: Duration,
     pub compile: CompileOptions,
 }
@@ -68,7 +71,8 @@ pub struct Reload {
     /// The session's generation after this reload (unchanged when it failed).
     pub generation: u64,
     pub changed: Changed,
-    /// From the file's modification time (SystemTime) to the moment the event was handled: includes the debounce.
+    /// From the file's modification time (SystemTime) to the moment the event was handled: after a quiet spell
+    /// only the event's delivery; within a burst of saves, the debounce too.
     pub detect: Duration,
     /// Reading, parsing, validating and compiling (zero for kernels: the backend compiles them).
     pub compile: Duration,
@@ -94,6 +98,9 @@ pub struct Session {
     file_hash: Option<u64>,
     /// Hash of the kernels folder's sources last reported.
     kernels_hash: Option<u64>,
+    /// When an in-place write that was read unsettled and did not compile is read again
+    /// (and its error reported), unless an event comes first.
+    retry_at: Option<Instant>,
 }
 
 impl Session {
@@ -121,23 +128,25 @@ impl Session {
             generation: 0,
             file_hash: None,
             kernels_hash,
+            retry_at: None,
         };
         session.take_content(&bytes, Duration::ZERO);
         Ok(session)
     }
 
-    /// Non-blocking: drains watcher events; on a (debounced) change recompiles and returns what happened.
+    /// Non-blocking: drains watcher events; on a change recompiles and returns what happened.
     pub fn poll(&mut self) -> Vec<Reload> {
         let touched = self.watcher.drain();
-        self.handle(touched.scene, touched.kernels)
+        self.handle(touched)
     }
 
     /// Like poll but blocks until something reloads or `timeout` passes.
     pub fn wait(&mut self, timeout: Duration) -> Vec<Reload> {
         let deadline = Instant::now() + timeout;
         loop {
-            let touched = self.watcher.wait(deadline);
-            let reloads = self.handle(touched.scene, touched.kernels);
+            let wake = self.retry_at.map_or(deadline, |retry| retry.min(deadline));
+            let touched = self.watcher.wait(wake);
+            let reloads = self.handle(touched);
             if !reloads.is_empty() || Instant::now() >= deadline {
                 return reloads;
             }
@@ -207,21 +216,31 @@ impl Session {
         scene::check(scene, &origin).map_err(|e| SceneError::from_diagnostics(&e))
     }
 
-    /// Handles what the watcher reported; the scene first, then the kernels.
-    fn handle(&mut self, scene: bool, kernels: bool) -> Vec<Reload> {
+    /// Handles what the watcher reported, and a due retry; the scene first, then the kernels.
+    fn handle(&mut self, touched: Touched) -> Vec<Reload> {
         let mut reloads = Vec::new();
-        if scene && let Some(reload) = self.reload_scene() {
+        let retry = self.retry_at.is_some_and(|at| Instant::now() >= at);
+        // A due retry reads what the file settled on; a new event decides for itself.
+        let settled = if touched.scene { touched.scene_settled } else { retry };
+        if (touched.scene || retry)
+            && let Some(reload) = self.reload_scene(settled)
+        {
             reloads.push(reload);
         }
-        if kernels && let Some(reload) = self.reload_kernels() {
+        if touched.kernels
+            && let Some(reload) = self.reload_kernels()
+        {
             reloads.push(reload);
         }
         reloads
     }
 
-    /// Re-reads the scene file; `None` when its content is what was last handled or it is gone.
-    fn reload_scene(&mut self) -> Option<Reload> {
+    /// Re-reads the scene file; `None` when its content is what was last handled or it is
+    /// gone, or when it is not `settled` (maybe half-written) and does not compile: then
+    /// it is read again at its next event or after the debounce, and only then reported.
+    fn reload_scene(&mut self, settled: bool) -> Option<Reload> {
         let start = Instant::now();
+        self.retry_at = None;
         let detect = age(std::fs::metadata(&self.scene_path).and_then(|m| m.modified()));
         let bytes = match std::fs::read(&self.scene_path) {
             Ok(bytes) => bytes,
@@ -237,10 +256,26 @@ impl Session {
                 return Some(self.failed(error, detect, start.elapsed()));
             }
         };
-        if self.file_hash == Some(content_hash(&bytes)) {
+        let hash = content_hash(&bytes);
+        if self.file_hash == Some(hash) {
             return None;
         }
-        Some(self.take_content(&bytes, detect))
+        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile) {
+            Ok(compiled) => {
+                self.file_hash = Some(hash);
+                Some(self.make_current(compiled, Changed::Scene, detect, start.elapsed()))
+            }
+            Err(_) if !settled => {
+                // Not handled yet: `file_hash` stays, so the retry reads and reports it.
+                self.retry_at = Some(Instant::now() + self.options.debounce);
+                None
+            }
+            Err(error) => {
+                self.file_hash = Some(hash);
+                self.last_error = Some(error.clone());
+                Some(self.failed(error, detect, start.elapsed()))
+            }
+        }
     }
 
     /// Compiles file content and makes it current, or records the error.

@@ -1,27 +1,40 @@
-//! The file watcher: a debounced `notify` watcher on the scene's folder (and the
-//! kernels folder), reduced to "the scene may have changed" and "a kernel may have
-//! changed".
+//! The file watcher: a `notify` watcher on the scene's folder (and the kernels
+//! folder), reduced to "the scene may have changed" and "a kernel may have changed".
 //!
 //! Folders, not files, are watched, non-recursively: a watch on the file itself dies
 //! after the first save that renames a new file over it. Events are filtered by path.
 //! Create, Modify (renames included) count as changes; Access (which reading the file
 //! causes) and Remove do not: a deleted scene keeps the last good one until the file
 //! comes back. Whether a change is real is decided by content hashes, not here.
+//!
+//! When a change is reported (events time-stamped as they arrive, `debounce` the quiet
+//! spell that ends a burst):
+//! - The scene, after a quiet spell: at once, with no debounce (the leading edge). The
+//!   read that follows covers every event that arrived before it. The report says
+//!   whether the file is *settled*: when the last event renamed a file over the scene
+//!   (an editor's save: write a temp file, rename it), the file is complete; after an
+//!   in-place write it may still be half-written, and the session then reads it anyway
+//!   but holds back an error until the debounce has passed (`super::Session`).
+//! - The scene, during a burst (events less than `debounce` apart): once, when the burst
+//!   has been quiet for `debounce` (the trailing edge), settled. So a storm of saves
+//!   reloads twice, not once per save.
+//! - Kernels: only once quiet for `debounce` (a half-written kernel would cost a failed
+//!   NVRTC compile, and nothing there is latency-critical).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{
-    DebounceEventResult, DebouncedEvent, Debouncer, RecommendedCache, new_debouncer,
-};
+use notify::event::{ModifyKind, RenameMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
-/// What a batch of events touched.
+/// What to handle now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Touched {
     pub scene: bool,
+    /// The scene file is a whole save (see the module docs); meaningful with `scene`.
+    pub scene_settled: bool,
     pub kernels: bool,
 }
 
@@ -29,25 +42,50 @@ impl Touched {
     fn any(self) -> bool {
         self.scene || self.kernels
     }
-
-    fn merge(&mut self, other: Touched) {
-        self.scene |= other.scene;
-        self.kernels |= other.kernels;
-    }
 }
 
-/// A debounced watch on the scene file's folder and, optionally, a kernels folder.
+/// One event as it arrived.
+type Arrival = (Instant, notify::Result<Event>);
+
+/// A watch on the scene file's folder and, optionally, a kernels folder.
 pub struct Watcher {
     /// Kept alive: dropping it stops the watch.
-    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
-    events: Receiver<DebounceEventResult>,
+    _watcher: RecommendedWatcher,
+    events: Receiver<Arrival>,
     /// The scene file as event paths name it (canonical folder + file name).
     scene_file: PathBuf,
     kernels_dir: Option<PathBuf>,
+    debounce: Duration,
+    scene: Burst,
+    kernels: Burst,
+}
+
+/// The recent events of one kind (scene or kernels).
+#[derive(Clone, Copy, Debug, Default)]
+struct Burst {
+    /// When the last one arrived.
+    last: Option<Instant>,
+    /// Whether some arrived since the last report; reported once quiet.
+    held: bool,
+}
+
+impl Burst {
+    /// When the held events are due (quiet for `debounce`), if any are held.
+    fn due(&self, debounce: Duration) -> Option<Instant> {
+        self.last.filter(|_| self.held).map(|last| last + debounce)
+    }
+}
+
+/// What one event is about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Hit {
+    /// `Some(renamed_onto)` when it concerns the scene file.
+    scene: Option<bool>,
+    kernels: bool,
 }
 
 impl Watcher {
-    /// Starts watching; `debounce` is how long a file must be quiet before its events arrive.
+    /// Starts watching; `debounce` is the quiet spell that ends a burst of events.
     pub fn start(
         scene_path: &Path,
         kernels_dir: Option<&Path>,
@@ -58,55 +96,104 @@ impl Watcher {
             .map(|dir| dir.canonicalize().with_context(|| format!("cannot watch `{}`", dir.display())))
             .transpose()?;
         let (sender, events) = mpsc::channel();
-        let mut debouncer = new_debouncer(debounce, None, sender).context("cannot start the file watcher")?;
+        // Time-stamped on notify's thread, so bursts are measured as they happened,
+        // however rarely the session polls.
+        let handler = move |event: notify::Result<Event>| {
+            let _ = sender.send((Instant::now(), event));
+        };
+        let mut watcher = notify::recommended_watcher(handler).context("cannot start the file watcher")?;
         let folders = scene_file.parent().into_iter().chain(kernels_dir.as_deref());
         for folder in folders {
-            debouncer
+            watcher
                 .watch(folder, RecursiveMode::NonRecursive)
                 .with_context(|| format!("cannot watch `{}`", folder.display()))?;
         }
-        Ok(Watcher { _debouncer: debouncer, events, scene_file, kernels_dir })
+        let (scene, kernels) = (Burst::default(), Burst::default());
+        Ok(Watcher { _watcher: watcher, events, scene_file, kernels_dir, debounce, scene, kernels })
     }
 
-    /// What arrived so far, without blocking.
-    pub fn drain(&self) -> Touched {
-        let mut touched = Touched::default();
-        while let Ok(result) = self.events.try_recv() {
-            touched.merge(self.classify(&result));
-        }
-        touched
+    /// What to handle now, without blocking.
+    pub fn drain(&mut self) -> Touched {
+        let arrivals: Vec<Arrival> = self.events.try_iter().collect();
+        self.take(arrivals, Instant::now())
     }
 
-    /// Blocks until a batch touches the scene or kernels, or `deadline` passes; then drains.
-    pub fn wait(&self, deadline: Instant) -> Touched {
-        let mut touched = Touched::default();
-        while !touched.any() {
-            let left = deadline.saturating_duration_since(Instant::now());
+    /// Blocks until there is something to handle, or `deadline` passes.
+    pub fn wait(&mut self, deadline: Instant) -> Touched {
+        loop {
+            let due = [self.scene.due(self.debounce), self.kernels.due(self.debounce)];
+            let until = due.into_iter().flatten().fold(deadline, Instant::min);
+            let mut arrivals = Vec::new();
+            let left = until.saturating_duration_since(Instant::now());
             match self.events.recv_timeout(left) {
-                Ok(result) => touched.merge(self.classify(&result)),
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => return touched,
+                Ok(arrival) => arrivals.push(arrival),
+                Err(RecvTimeoutError::Timeout) => {}
+                // notify's thread is gone (it lives as long as the watcher, so this is
+                // not expected): nothing more will come, only what is due.
+                Err(RecvTimeoutError::Disconnected) => std::thread::sleep(left),
+            }
+            // One save is several events: take those already here in the same batch.
+            arrivals.extend(self.events.try_iter());
+            let touched = self.take(arrivals, Instant::now());
+            if touched.any() || Instant::now() >= deadline {
+                return touched;
             }
         }
-        touched.merge(self.drain());
+    }
+
+    /// Feeds events (in arrival order) and reports what is due at `now`.
+    fn take(&mut self, arrivals: Vec<Arrival>, now: Instant) -> Touched {
+        let mut touched = Touched::default();
+        for (at, event) in arrivals {
+            let hit = self.classify(&event);
+            if let Some(renamed_onto) = hit.scene {
+                let quiet = self.scene.last.is_none_or(|last| at >= last + self.debounce);
+                if quiet {
+                    // The leading edge: read now (anything held is covered by that read).
+                    (touched.scene, self.scene.held) = (true, false);
+                } else if !touched.scene {
+                    self.scene.held = true;
+                }
+                // Covered by this batch's read, or held: the latest event says how settled.
+                touched.scene_settled = renamed_onto;
+                self.scene.last = Some(at);
+            }
+            if hit.kernels {
+                (self.kernels.held, self.kernels.last) = (true, Some(at));
+            }
+        }
+        if !touched.scene && self.scene.due(self.debounce).is_some_and(|due| now >= due) {
+            // The trailing edge: quiet for the debounce, so the last save is complete.
+            (touched.scene, touched.scene_settled, self.scene.held) = (true, true, false);
+        }
+        if self.kernels.due(self.debounce).is_some_and(|due| now >= due) {
+            (touched.kernels, self.kernels.held) = (true, false);
+        }
         touched
     }
 
-    fn classify(&self, result: &DebounceEventResult) -> Touched {
-        match result {
-            Ok(events) => {
-                let mut touched = Touched::default();
-                for event in events.iter().filter(|e| counts(e)) {
-                    for path in &event.paths {
-                        touched.scene |= *path == self.scene_file;
-                        touched.kernels |= self.is_kernel(path);
-                    }
-                }
-                touched
-            }
+    fn classify(&self, event: &notify::Result<Event>) -> Hit {
+        match event {
             // The watcher lost track (queue overflow, a folder that went away): check
             // everything; the content hashes keep that from reloading what did not change.
-            Err(_) => Touched { scene: true, kernels: self.kernels_dir.is_some() },
+            Ok(event) if event.need_rescan() => self.everything(),
+            Ok(event) if counts(event) => {
+                let mut hit = Hit::default();
+                for path in &event.paths {
+                    if *path == self.scene_file {
+                        hit.scene = Some(renamed_onto(event, path));
+                    }
+                    hit.kernels |= self.is_kernel(path);
+                }
+                hit
+            }
+            Ok(_) => Hit::default(),
+            Err(_) => self.everything(),
         }
+    }
+
+    fn everything(&self) -> Hit {
+        Hit { scene: Some(false), kernels: self.kernels_dir.is_some() }
     }
 
     fn is_kernel(&self, path: &Path) -> bool {
@@ -115,8 +202,21 @@ impl Watcher {
 }
 
 /// Whether an event can mean new content: creates and modifications (renames included).
-fn counts(event: &DebouncedEvent) -> bool {
+fn counts(event: &Event) -> bool {
     matches!(event.kind, EventKind::Create(_) | EventKind::Modify(_) | EventKind::Any)
+}
+
+/// Whether `event` renamed a file onto `path`, so that `path` now holds a complete file.
+/// inotify reports a rename over the scene as `Name(To)` with the scene's path and
+/// `Name(Both)` with `[from, to]`; other platforms may not say which end a path is.
+fn renamed_onto(event: &Event, path: &Path) -> bool {
+    match event.kind {
+        EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Any | RenameMode::Other)) => true,
+        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => {
+            event.paths.last().map(PathBuf::as_path) == Some(path)
+        }
+        _ => false,
+    }
 }
 
 /// A `.cu` or `.cuh` file.

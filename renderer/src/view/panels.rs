@@ -85,6 +85,9 @@ impl ViewApp {
             if let Some(current) = self.session.current() {
                 let bvh = current.bvh_stats();
                 row("spheres", current.scene.spheres.len().to_string());
+                if !current.scene.boxes.is_empty() {
+                    row("boxes", current.scene.boxes.len().to_string());
+                }
                 row("blob", format!("{:.1} KiB", current.blob.len() as f64 / 1024.0));
                 row("BVH", format!("{} nodes, depth {}, SAH {:.2}", bvh.node_count, bvh.depth, bvh.sah_cost));
             }

@@ -82,6 +82,7 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     one::<GlobalsRecord>(out, emit);
     one::<MaterialRecord>(out, emit);
     one::<SphereRecord>(out, emit);
+    one::<BoxRecord>(out, emit);
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);

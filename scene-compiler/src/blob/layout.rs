@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -28,11 +28,12 @@ pub const FLAG_LAYOUT_VEB: u32 = 1;
 #[repr(u32)]
 pub enum PrimKind {
     Sphere = 0,
+    Box = 1,
 }
 
 impl PrimKind {
     /// Every kind, in the order their primitives are numbered in `prim_materials`.
-    pub const ALL: [PrimKind; 1] = [PrimKind::Sphere];
+    pub const ALL: [PrimKind; 2] = [PrimKind::Sphere, PrimKind::Box];
     /// Kinds a header has count slots for ([`limits::MAX_PRIM_KINDS`]).
     pub const SLOTS: usize = limits::MAX_PRIM_KINDS as usize;
 
@@ -45,6 +46,7 @@ impl PrimKind {
     pub fn name(self) -> &'static str {
         match self {
             PrimKind::Sphere => "sphere",
+            PrimKind::Box => "box",
         }
     }
 
@@ -52,6 +54,7 @@ impl PrimKind {
     pub fn section(self) -> SectionId {
         match self {
             PrimKind::Sphere => SectionId::Spheres,
+            PrimKind::Box => SectionId::Boxes,
         }
     }
 }
@@ -166,6 +169,17 @@ blob_record! {
 }
 
 blob_record! {
+    /// An axis-aligned box, in BVH leaf order; min < max on every axis.
+    #[align(16)]
+    pub struct BoxRecord as "BoxRecord" {
+        /// The low corner xyz, w unused (0).
+        pub min: [f32; 4],
+        /// The high corner xyz, w unused (0).
+        pub max: [f32; 4],
+    }
+}
+
+blob_record! {
     /// An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the
     /// `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise,
     /// so lanes x, y are always its near planes and z, w its far planes, and the slab test
@@ -232,6 +246,7 @@ pub enum SectionId {
     Globals = 0,
     Materials,
     Spheres,
+    Boxes,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -244,7 +259,7 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 9;
+pub const SECTION_COUNT: usize = 10;
 
 impl SectionId {
     /// All sections, in file order.
@@ -252,6 +267,7 @@ impl SectionId {
         SectionId::Globals,
         SectionId::Materials,
         SectionId::Spheres,
+        SectionId::Boxes,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
         SectionId::PrimLightPdfs,
@@ -266,6 +282,7 @@ impl SectionId {
             SectionId::Globals => "globals",
             SectionId::Materials => "materials",
             SectionId::Spheres => "spheres",
+            SectionId::Boxes => "boxes",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
             SectionId::PrimLightPdfs => "prim_light_pdfs",
@@ -282,6 +299,7 @@ impl SectionId {
             SectionId::Globals => size_of::<GlobalsRecord>(),
             SectionId::Materials => size_of::<MaterialRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
+            SectionId::Boxes => size_of::<BoxRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
@@ -359,7 +377,7 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 208);
+        assert_eq!(HEADER_LEN, 224);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::limits;
-use crate::scene::{Camera, RenderSettings, Sky, Sphere};
+use crate::scene::{Camera, Cuboid, RenderSettings, Sky, Sphere};
 use crate::shapes::Shape;
 
 /// How far the probability the alias table gives a light may be from its pdf: the
@@ -31,6 +31,7 @@ pub struct BlobView<'a> {
     pub globals: &'a GlobalsRecord,
     pub materials: &'a [MaterialRecord],
     pub spheres: &'a [SphereRecord],
+    pub boxes: &'a [BoxRecord],
     /// Per primitive, kinds one after another ([`BlobHeader::kind_first`]): material ids.
     pub prim_materials: &'a [u32],
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -62,6 +63,7 @@ impl<'a> BlobView<'a> {
                 SectionId::Globals => 1,
                 SectionId::Materials => header.material_count,
                 SectionId::Spheres => header.prim_count(PrimKind::Sphere),
+                SectionId::Boxes => header.prim_count(PrimKind::Box),
                 SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => {
                     u32::try_from(header.prim_total()).unwrap_or(u32::MAX)
                 }
@@ -85,6 +87,7 @@ impl<'a> BlobView<'a> {
             globals: &cast::<GlobalsRecord>(section(SectionId::Globals))[0],
             materials: cast(section(SectionId::Materials)),
             spheres: cast(section(SectionId::Spheres)),
+            boxes: cast(section(SectionId::Boxes)),
             prim_materials: cast(section(SectionId::PrimMaterials)),
             prim_sources: cast(section(SectionId::PrimSources)),
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
@@ -170,6 +173,7 @@ impl<'a> BlobView<'a> {
         let (kind, index) = prim_parts(prim);
         match PrimKind::from_u32(kind) {
             Some(PrimKind::Sphere) => Sphere::record_bounds(&self.spheres[index as usize]),
+            Some(PrimKind::Box) => Cuboid::record_bounds(&self.boxes[index as usize]),
             None => Aabb::EMPTY,
         }
     }
@@ -238,6 +242,7 @@ impl<'a> BlobView<'a> {
             }
         }
         check_shapes::<Sphere>(self.spheres)?;
+        check_shapes::<Cuboid>(self.boxes)?;
         let material_count = self.materials.len();
         if let Some(i) = self.prim_materials.iter().position(|&m| m as usize >= material_count) {
             let m = self.prim_materials[i];
@@ -472,6 +477,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
     let total = h.prim_total() as usize;
     let counts = [
         ("prim_counts (sphere)", h.prim_count(PrimKind::Sphere) as usize, 0, per_kind),
+        ("prim_counts (box)", h.prim_count(PrimKind::Box) as usize, 0, per_kind),
         ("prim_counts (all kinds)", total, 1, per_kind * PrimKind::ALL.len()),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
         // The scene's lights, then one per emissive primitive.

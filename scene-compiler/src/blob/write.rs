@@ -38,6 +38,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         SectionId::Globals => 1,
         SectionId::Materials => scene.materials.len(),
         SectionId::Spheres => prims.count(PrimKind::Sphere),
+        SectionId::Boxes => prims.count(PrimKind::Box),
         SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => bvh.prim_order.len(),
         SectionId::NodeBoxes | SectionId::NodeLinks => links.inner_count,
         SectionId::Lights => light_table.records.len(),
@@ -60,6 +61,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         globals,
         materials,
         spheres,
+        boxes,
         prim_materials,
         prim_sources,
         prim_light_pdfs,
@@ -75,6 +77,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let (prim_materials, prim_sources) =
         (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
     prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
+    prims.write(&scene.boxes, boxes, prim_materials, prim_sources);
     let inner_nodes = bvh.nodes.iter().filter_map(|n| match n.kind {
         NodeKind::Inner { left, right } => Some((left, right)),
         NodeKind::Leaf { .. } => None,

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 
 use self::assemble::Subtree;
 use self::prim_ref::{Extent, PrimRef};
-use self::split::{Scratch, Settings, Split, split, split_median};
+use self::split::{KIND_STARTS, ONE_KIND, Scratch, Settings, Split, split, split_median};
 use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
 use crate::limits::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
 
@@ -58,10 +58,27 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 /// If `prims` has `2^31` or more entries: node indices are `u32` and a tree has up to
 /// `2n - 1` nodes.
 pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
+    build_kinds(prims, &[], opts)
+}
+
+/// [`build`] over primitives of several kinds, numbered kind after kind: `kind_starts`
+/// lists where each kind after the first starts (ascending, at most three). No leaf
+/// mixes kinds (a blob leaf link names one): a leaf that would is split by kind
+/// instead, which adds up to `kind_starts.len()` levels under it, so the SAH tree
+/// above is kept that much shallower and the whole still fits [`MAX_DEPTH`].
+///
+/// # Panics
+///
+/// As [`build`], and if `kind_starts` has more than three entries.
+pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], opts: &BuildOptions) -> Bvh {
+    assert!(kind_starts.len() <= KIND_STARTS, "at most {} primitive kinds", KIND_STARTS + 1);
+    let mut starts = ONE_KIND;
+    starts[..kind_starts.len()].copy_from_slice(kind_starts);
     let settings = Settings {
         bins: opts.bins.clamp(2, MAX_BINS) as usize,
         max_leaf_size: opts.max_leaf_size.clamp(1, MAX_LEAF_SIZE) as usize,
-        max_depth: MAX_DEPTH,
+        max_depth: MAX_DEPTH - kind_starts.len() as u32,
+        kind_starts: starts,
     };
     build_with(prims, &settings)
 }
@@ -153,7 +170,9 @@ fn build_subtree(
         return Subtree::Flat(build_sequential(refs, first, extent, settings, depth));
     }
     let Some(halves) = decide(refs, &extent, settings, &mut Scratch::new(settings), depth) else {
-        return Subtree::Flat(vec![leaf(&extent, first, refs.len())]);
+        let mut nodes = Vec::new();
+        push_leaf(&mut nodes, refs, first, &extent, settings);
+        return Subtree::Flat(nodes);
     };
     let (left_refs, right_refs) = refs.split_at_mut(halves.mid);
     let right_first = first + halves.mid as u32;
@@ -199,7 +218,7 @@ fn build_sequential(
         }
         let range = &mut refs[task.start..task.end];
         let Some(halves) = decide(range, &task.extent, settings, &mut scratch, task.depth) else {
-            nodes.push(leaf(&task.extent, first + task.start as u32, range.len()));
+            push_leaf(&mut nodes, range, first + task.start as u32, &task.extent, settings);
             continue;
         };
         // The left child is built next, so it lands at `index + 1`; the right link is
@@ -216,6 +235,30 @@ fn build_sequential(
     nodes
 }
 
+/// Appends the leaf over `refs` (at `first..` of the final prim order), or, when they
+/// mix primitive kinds, an inner node whose left child is a leaf of the first kind and
+/// whose right child holds the rest, split the same way: a chain of at most
+/// `KIND_STARTS` extra levels (see [`build_kinds`]). Indices are local to `nodes`.
+fn push_leaf(nodes: &mut Vec<Node>, refs: &mut [PrimRef], first: u32, extent: &Extent, settings: &Settings) {
+    let kind = settings.kind_of(refs[0].index);
+    if refs.iter().all(|r| settings.kind_of(r.index) == kind) {
+        nodes.push(leaf(extent, first, refs.len()));
+        return;
+    }
+    // Stable, so a kind's primitives keep their order; leaves hold at most 16.
+    refs.sort_by_key(|r| settings.kind_of(r.index));
+    let mid = refs.iter().take_while(|r| settings.kind_of(r.index) == settings.kind_of(refs[0].index)).count();
+    let index = nodes.len();
+    nodes.push(Node { bounds: extent.bounds.to_aabb(), kind: NodeKind::Inner { left: index as u32 + 1, right: 0 } });
+    let (left, right) = refs.split_at_mut(mid);
+    nodes.push(leaf(&Extent::of(left), first, left.len()));
+    let right_index = nodes.len() as u32;
+    if let NodeKind::Inner { right, .. } = &mut nodes[index].kind {
+        *right = right_index;
+    }
+    push_leaf(nodes, right, first + mid as u32, &Extent::of(right), settings);
+}
+
 /// A leaf over the refs at `first..first + count` of the final prim order.
 fn leaf(extent: &Extent, first: u32, count: usize) -> Node {
     Node { bounds: extent.bounds.to_aabb(), kind: NodeKind::Leaf { first, count: count as u32 } }
@@ -229,7 +272,7 @@ mod tests {
     use crate::bvh::stats;
 
     fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
-        Settings { bins: 16, max_leaf_size, max_depth }
+        Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND }
     }
 
     /// Spheres from splitmix64: centers uniform in a cube of side `side`, radii in `[0.1, 1)`.

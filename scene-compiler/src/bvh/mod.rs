@@ -16,7 +16,7 @@ mod stats;
 pub mod veb;
 
 pub use aabb::Aabb;
-pub use binned_sah::build;
+pub use binned_sah::{build, build_kinds};
 pub use stats::{BvhStats, stats};
 
 /// Builder options; the defaults are what `scene-compiler build` uses.

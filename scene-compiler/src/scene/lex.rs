@@ -65,9 +65,17 @@ impl<'a> Lexer<'a> {
         self.pos += self.rest().chars().next().map_or(1, char::len_utf8);
     }
 
+    /// Moves past the characters that `keep`; ASCII byte by byte, the rest decoded.
+    #[inline]
     fn bump_while(&mut self, keep: impl Fn(char) -> bool) {
-        let len: usize = self.rest().chars().take_while(|&c| keep(c)).map(char::len_utf8).sum();
-        self.pos += len;
+        let bytes = self.src.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            let c = if b.is_ascii() { char::from(b) } else { self.rest().chars().next().unwrap_or('\0') };
+            if !keep(c) {
+                return;
+            }
+            self.pos += c.len_utf8();
+        }
     }
 
     /// Skips whitespace and `//` / nested `/* */` comments (ron nests block comments).
@@ -99,15 +107,21 @@ impl<'a> Lexer<'a> {
     }
 
     /// A quoted string or char body after its opening quote; `\` escapes one character.
+    /// By bytes: the quote and `\` are ASCII, which no other character's bytes contain.
     fn quoted(&mut self, quote: char) {
+        let bytes = self.src.as_bytes();
         let mut escaped = false;
-        while let Some(c) = self.rest().chars().next() {
-            self.pos += c.len_utf8();
+        while let Some(&b) = bytes.get(self.pos) {
+            self.pos += 1;
             if escaped {
+                // A whole escaped character: skip its continuation bytes too.
                 escaped = false;
-            } else if c == '\\' {
+                while !self.src.is_char_boundary(self.pos) {
+                    self.pos += 1;
+                }
+            } else if b == b'\\' {
                 escaped = true;
-            } else if c == quote {
+            } else if char::from(b) == quote {
                 return;
             }
         }
@@ -124,19 +138,19 @@ impl<'a> Lexer<'a> {
 
     /// A number after its first character, which was a digit, `.` or sign.
     fn number_tail(&mut self) {
-        let start = self.pos;
-        loop {
-            let rest = self.rest();
-            let Some(c) = rest.chars().next() else { return };
-            let prev = self.src.as_bytes().get(self.pos.wrapping_sub(1)).copied();
-            let is_hex =
-                self.src.get(start.saturating_sub(1)..self.pos).is_some_and(|s| s.contains(['x', 'X']));
-            let exponent_sign = matches!(c, '+' | '-') && matches!(prev, Some(b'e' | b'E')) && !is_hex;
-            if c.is_alphanumeric() || c == '_' || c == '.' || exponent_sign {
-                self.pos += c.len_utf8();
-            } else {
+        // Whether the number so far has an `x` (then `e` is a hex digit, not an exponent);
+        // its first character, already consumed, is never one.
+        let mut hex = false;
+        let bytes = self.src.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            let c = if b.is_ascii() { char::from(b) } else { self.rest().chars().next().unwrap_or('\0') };
+            let prev = bytes.get(self.pos.wrapping_sub(1)).copied();
+            let exponent_sign = matches!(c, '+' | '-') && matches!(prev, Some(b'e' | b'E')) && !hex;
+            if !(c.is_alphanumeric() || c == '_' || c == '.' || exponent_sign) {
                 return;
             }
+            hex |= matches!(c, 'x' | 'X');
+            self.pos += c.len_utf8();
         }
     }
 

@@ -14,6 +14,8 @@ pub struct Scene {
     pub sky: Sky,
     pub materials: Vec<Material>,
     pub spheres: Vec<Sphere>,
+    /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
+    pub boxes: Vec<Cuboid>,
     pub lights: Vec<Light>,
 }
 
@@ -82,6 +84,15 @@ pub enum MaterialKind {
 pub struct Sphere {
     pub center: Vec3,
     pub radius: f32,
+    pub material: u32,
+}
+
+/// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
+/// on every axis. Not `Box`, which Rust already means.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cuboid {
+    pub min: Vec3,
+    pub max: Vec3,
     pub material: u32,
 }
 

@@ -27,7 +27,10 @@ pub(crate) struct SceneFile {
     #[serde(default)]
     pub sky: SkyFile,
     pub materials: MaterialEntries,
+    #[serde(default)]
     pub spheres: Vec<SphereFile>,
+    #[serde(default)]
+    pub boxes: Vec<BoxFile>,
     #[serde(default)]
     pub lights: Vec<LightFile>,
 }
@@ -142,6 +145,15 @@ pub(crate) struct SphereFile {
     pub material: String,
 }
 
+/// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Box", deny_unknown_fields)]
+pub(crate) struct BoxFile {
+    pub min: V3,
+    pub max: V3,
+    pub material: String,
+}
+
 /// `Point(position: ...)` or `Directional(direction: ...)`.
 #[derive(Debug, Deserialize)]
 #[serde(rename = "Light", deny_unknown_fields)]
@@ -164,14 +176,14 @@ pub(crate) enum LightFile {
     },
 }
 
-fn default_up() -> V3 {
+pub(super) fn default_up() -> V3 {
     [0.0, 1.0, 0.0]
 }
 
-fn white() -> V3 {
+pub(super) fn white() -> V3 {
     [1.0, 1.0, 1.0]
 }
 
-fn one() -> f32 {
+pub(super) fn one() -> f32 {
     1.0
 }

@@ -13,8 +13,8 @@ use glam::Vec3;
 use crate::limits;
 
 use super::{
-    model::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere},
-    schema::{CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3},
+    model::{Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere},
+    schema::{BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3},
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
 };
@@ -46,6 +46,8 @@ pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
     c.sky(&root.field("sky"), &file.sky);
     let materials = c.materials(&root.field("materials"), &file.materials.0);
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
+    let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
+    c.primitive_count(&root, file.spheres.len() + file.boxes.len());
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
         return Err(c.issues);
@@ -56,6 +58,7 @@ pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
         sky: lower_sky(&file.sky),
         materials: file.materials.0.iter().map(|(name, kind)| lower_material(name, kind)).collect(),
         spheres,
+        boxes,
         lights: file.lights.iter().map(lower_light).collect(),
     })
 }
@@ -89,6 +92,8 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
         scene.materials.iter().map(|m| (m.name.clone(), material_file(m.kind))).collect();
     c.materials(&root.field("materials"), &materials);
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
+    c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
+    c.primitive_count(&root, scene.spheres.len() + scene.boxes.len());
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
     c.issues
@@ -304,7 +309,7 @@ impl Checker {
         spheres: &[SphereFile],
         materials: &HashMap<&str, u32>,
     ) -> Vec<Sphere> {
-        self.sphere_count(path, spheres.len());
+        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
         let mut out = Vec::with_capacity(spheres.len());
         for (i, s) in spheres.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
@@ -324,13 +329,63 @@ impl Checker {
         out
     }
 
-    /// At least one sphere, and no more than the format holds.
-    fn sphere_count(&mut self, path: &ValuePath, n: usize) {
+    /// At least one primitive of some kind (reported at `spheres`, where one usually goes).
+    fn primitive_count(&mut self, root: &ValuePath, n: usize) {
         if n == 0 {
-            self.report(&|| path.clone(), "the scene has no spheres", "empty")
+            self.report(&|| root.field("spheres"), "the scene has no spheres or boxes", "empty")
                 .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
         }
-        self.count(path, "spheres", n, limits::MAX_SPHERES);
+    }
+
+    /// Checks every box and resolves its material name.
+    fn boxes(&mut self, path: &ValuePath, boxes: &[BoxFile], materials: &HashMap<&str, u32>) -> Vec<Cuboid> {
+        self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
+        let mut out = Vec::with_capacity(boxes.len());
+        for (i, b) in boxes.iter().enumerate() {
+            let geometry_ok = self.box_geometry(path, i, b.min, b.max);
+            match materials.get(b.material.as_str()) {
+                Some(&material) if geometry_ok => {
+                    out.push(Cuboid { min: Vec3::from_array(b.min), max: Vec3::from_array(b.max), material });
+                }
+                Some(_) => {}
+                None => {
+                    let message = format!("unknown material `{}`", b.material);
+                    let hint = unknown_material_hint(&b.material, materials);
+                    self.report(&|| path.index(i).field("material"), message, "no material with this name")
+                        .set_hint(hint);
+                }
+            }
+        }
+        out
+    }
+
+    /// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no
+    /// inside, and the renderer's robust offsets assume one). True when usable.
+    fn box_geometry(&mut self, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
+        let field = |name: &'static str| move || path.index(i).field(name);
+        let finite = self.finite3(min, "box `min`", &field("min")) & self.finite3(max, "box `max`", &field("max"));
+        if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
+            let axes: Vec<&str> =
+                ["x", "y", "z"].into_iter().enumerate().filter(|&(a, _)| min[a] >= max[a]).map(|(_, n)| n).collect();
+            let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
+            self.report(&field("max"), message, "not above `min`")
+                .set_hint("a box has a thickness on every axis: make `max` larger than `min`");
+            return false;
+        }
+        finite
+    }
+
+    /// [`Checker::boxes`] for boxes whose materials are already indices.
+    fn model_boxes(&mut self, path: &ValuePath, boxes: &[Cuboid], material_count: usize) {
+        self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
+        for (i, b) in boxes.iter().enumerate() {
+            self.box_geometry(path, i, b.min.to_array(), b.max.to_array());
+            if b.material as usize >= material_count {
+                let message =
+                    format!("material index {} out of range ({material_count} materials)", b.material);
+                self.report(&|| path.index(i).field("material"), message, "no such material");
+            }
+        }
     }
 
     /// Sphere `i`'s center and radius; true when the center is usable.
@@ -343,7 +398,7 @@ impl Checker {
 
     /// [`Checker::spheres`] for spheres whose materials are already indices.
     fn model_spheres(&mut self, path: &ValuePath, spheres: &[Sphere], material_count: usize) {
-        self.sphere_count(path, spheres.len());
+        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
         for (i, s) in spheres.iter().enumerate() {
             self.sphere_geometry(path, i, s.center.to_array(), s.radius);
             if s.material as usize >= material_count {

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use glam::Vec3;
 
-use super::model::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use super::model::{Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
 
 /// The RON text of `scene`.
 pub fn to_ron(scene: &Scene) -> String {
@@ -22,6 +22,7 @@ pub fn to_ron(scene: &Scene) -> String {
     let _ = writeln!(out, "    sky: {},", sky(&scene.sky));
     materials(&mut out, &scene.materials);
     spheres(&mut out, &scene.spheres, &scene.materials);
+    boxes(&mut out, &scene.boxes, &scene.materials);
     lights(&mut out, &scene.lights);
     out.push_str(")\n");
     out
@@ -87,6 +88,14 @@ fn materials(out: &mut String, materials: &[Material]) {
     out.push_str("    },\n");
 }
 
+/// A primitive's material as written: its quoted name.
+fn material_name(material: u32, materials: &[Material]) -> String {
+    match materials.get(material as usize) {
+        Some(m) => string(&m.name),
+        None => string(&format!("#{material}")),
+    }
+}
+
 /// Spheres name their material; an index with no material (only possible in a
 /// hand-built `Scene`) is written as `"#<index>"`, which loading reports as unknown.
 fn spheres(out: &mut String, spheres: &[Sphere], materials: &[Material]) {
@@ -96,12 +105,23 @@ fn spheres(out: &mut String, spheres: &[Sphere], materials: &[Material]) {
     }
     out.push_str("    spheres: [\n");
     for s in spheres {
-        let name = match materials.get(s.material as usize) {
-            Some(m) => string(&m.name),
-            None => string(&format!("#{}", s.material)),
-        };
+        let name = material_name(s.material, materials);
         let _ =
             writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
+    }
+    out.push_str("    ],\n");
+}
+
+/// Boxes like spheres; a scene without boxes writes no `boxes:` line (scenes from
+/// before boxes existed keep their exact text).
+fn boxes(out: &mut String, boxes: &[Cuboid], materials: &[Material]) {
+    if boxes.is_empty() {
+        return;
+    }
+    out.push_str("    boxes: [\n");
+    for b in boxes {
+        let name = material_name(b.material, materials);
+        let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
     }
     out.push_str("    ],\n");
 }

@@ -10,11 +10,12 @@
 //!
 //! Not here: the RON schema of a shape (`scene/`), and intersection (the backends).
 
+mod cuboid;
 mod sphere;
 
 use crate::blob::layout::{PrimKind, Record};
 use crate::bvh::Aabb;
-use crate::scene::{Scene, Sphere};
+use crate::scene::{Cuboid, Scene, Sphere};
 
 /// What the compiler needs of every shape.
 pub trait Shape: Sized {
@@ -36,12 +37,30 @@ pub trait Shape: Sized {
 
 /// Every primitive's bounds, kind after kind: what the BVH is built over.
 pub fn bounds(scene: &Scene) -> Vec<Aabb> {
-    scene.spheres.iter().map(|s| Sphere::record_bounds(&s.record())).collect()
+    let spheres = scene.spheres.iter().map(|s| Sphere::record_bounds(&s.record()));
+    let boxes = scene.boxes.iter().map(|b| Cuboid::record_bounds(&b.record()));
+    spheres.chain(boxes).collect()
 }
 
 /// How many primitives of `kind` the scene has.
 pub fn count(scene: &Scene, kind: PrimKind) -> usize {
     match kind {
         PrimKind::Sphere => scene.spheres.len(),
+        PrimKind::Box => scene.boxes.len(),
     }
+}
+
+/// Where each kind after the first starts in the numbering of [`bounds`] (for the BVH
+/// builder, which keeps each leaf to one kind); kinds with no primitives are left out.
+pub fn kind_starts(scene: &Scene) -> Vec<u32> {
+    let mut starts = Vec::new();
+    let mut next = 0;
+    for kind in PrimKind::ALL {
+        let n = count(scene, kind);
+        if next > 0 && n > 0 {
+            starts.push(next as u32);
+        }
+        next += n;
+    }
+    starts
 }

@@ -50,6 +50,7 @@ pub fn test_scene(n: usize) -> Scene {
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
+        boxes: Vec::new(),
         lights: vec![
             Light::Point { position: Vec3::new(0.0, 5.0, 0.0), color: Vec3::ONE, intensity: 10.0 },
             Light::Directional {

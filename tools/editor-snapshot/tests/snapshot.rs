@@ -18,6 +18,8 @@ fn snapshot_of_the_viewer_window() {
     std::fs::write(&path, scene::to_ron(&scene::load_file(&asset).expect("asset scene loads"))).unwrap();
     let shot = Shot { size: (880.0, 540.0), scale: 0.25, spp: 64, selected: Some(1) };
     let mut harness = settled_editor(&path, &shot).expect("the editor renders 64 spp");
+    // The default folder is the temp dir's random name: show a fixed one.
+    harness.state_mut().screenshot_dir = "shots".into();
     // Timings differ run to run: fold the stats away.
     harness.get_by_label("Stats").click_accesskit();
     harness.run_steps(4);

@@ -3,7 +3,8 @@
 
 use glam::Vec3A;
 
-use crate::backend::FilmShape;
+pub use crate::backend::tonemap;
+use crate::backend::{FilmShape, FilmSums, tonemap_rgb};
 
 /// Accumulated radiance sums, top row first.
 #[derive(Clone, Debug, Default)]
@@ -15,9 +16,14 @@ pub struct Film {
 impl Film {
     /// Clears the film to `width × height` black pixels with no samples.
     pub fn reset(&mut self, width: u32, height: u32) {
-        self.shape = FilmShape { width, height, samples: 0 };
+        self.shape = FilmShape { width, height, samples: 0, end: 0 };
         self.sums.clear();
         self.sums.resize(width as usize * height as usize, Vec3A::ZERO);
+    }
+
+    /// The sums themselves, with the film's shape.
+    pub fn sums(&self) -> FilmSums {
+        FilmSums { shape: self.shape, sums: self.sums.iter().map(|s| [s.x, s.y, s.z]).collect() }
     }
 
     /// The linear average per pixel, alpha 1.
@@ -32,20 +38,15 @@ impl Film {
             .collect()
     }
 
-    /// 8-bit RGBA, gamma 2: `u8(255.99 * clamp(sqrt(c), 0, 1))`, alpha 255.
+    /// 8-bit RGBA, gamma 2: `u8(255.99 * clamp(sqrt(c), 0, 1))`, alpha 255 (the
+    /// host's one [`tonemap`]).
     pub fn rgba8(&self) -> Vec<u8> {
         let n = self.shape.divisor();
         let mut out = Vec::with_capacity(self.sums.len() * 4);
         for s in &self.sums {
             let c = *s / n;
-            out.extend([tonemap(c.x), tonemap(c.y), tonemap(c.z), u8::MAX]);
+            out.extend(tonemap_rgb([c.x, c.y, c.z]));
         }
         out
     }
-}
-
-/// One linear channel to gamma-2 8-bit; NaN maps to 0 (`as` saturates).
-#[inline]
-pub fn tonemap(c: f32) -> u8 {
-    (255.99 * c.sqrt().clamp(0.0, 1.0)) as u8
 }

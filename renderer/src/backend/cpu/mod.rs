@@ -27,7 +27,7 @@ use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
-use super::{Backend, FilmShape, FilmStart, FrameStats, RenderJob};
+use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob};
 
 /// Renders on the CPU with rayon's current thread pool.
 #[derive(Debug, Default)]
@@ -56,7 +56,8 @@ impl Backend for CpuBackend {
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let scene =
             self.scene.as_ref().context("no scene on the CPU backend: upload one before rendering")?;
-        if FilmShape::start(Some(self.film.shape), job)? == FilmStart::Fresh {
+        let film = FilmShape::begin(Some(self.film.shape), job)?;
+        if film.start == FilmStart::Fresh {
             self.film.reset(job.width, job.height);
         }
         let pixels = u64::from(job.width) * u64::from(job.height);
@@ -70,7 +71,7 @@ impl Backend for CpuBackend {
             .enumerate()
             .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row))
             .sum();
-        self.film.shape.samples += job.samples;
+        self.film.shape = film.after;
         Ok(FrameStats {
             render_ms: start.elapsed().as_secs_f64() * 1e3,
             samples: pixels * u64::from(job.samples),
@@ -84,6 +85,10 @@ impl Backend for CpuBackend {
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
         Ok(self.film.linear())
+    }
+
+    fn read_sums(&mut self) -> anyhow::Result<FilmSums> {
+        Ok(self.film.sums())
     }
 }
 

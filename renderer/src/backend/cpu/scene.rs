@@ -70,6 +70,8 @@ impl Material {
 pub struct CpuScene {
     /// center.xyz, radius; in BVH leaf order.
     pub spheres: Vec<Vec4>,
+    /// Each box's min and max corner.
+    pub boxes: Vec<[Vec3A; 2]>,
     /// Per primitive, kinds one after another: its material id.
     pub prim_materials: Vec<u32>,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -100,6 +102,7 @@ impl CpuScene {
         let g: &GlobalsRecord = blob.globals;
         CpuScene {
             spheres: blob.spheres.iter().map(|s| Vec4::from_array(s.center_radius)).collect(),
+            boxes: blob.boxes.iter().map(|b| [Vec3A::from_vec4(Vec4::from_array(b.min)), Vec3A::from_vec4(Vec4::from_array(b.max))]).collect(),
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),

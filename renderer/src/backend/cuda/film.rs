@@ -1,5 +1,8 @@
 //! The film on the device: per-pixel sums of samples (`float4`, rgb + unused) that
 //! the render kernel accumulates into, and the RGBA8 buffer the tonemap kernel fills.
+//! The kernel overwrites the sums when `first_sample == 0` (kernels/film.cuh), so a
+//! fresh film that starts at a later sample (a shard, one GPU's share) is cleared by
+//! the host first (`CudaBackend::render_frame`).
 
 use std::sync::Arc;
 
@@ -23,6 +26,6 @@ impl DeviceFilm {
             .alloc_zeros::<[f32; 4]>(pixels)
             .with_context(|| format!("allocating a {width}x{height} film on the GPU"))?;
         let rgba = stream.alloc_zeros::<u8>(pixels * 4).context("allocating the RGBA8 output on the GPU")?;
-        Ok(DeviceFilm { shape: FilmShape { width, height, samples: 0 }, accum, rgba })
+        Ok(DeviceFilm { shape: FilmShape { width, height, samples: 0, end: 0 }, accum, rgba })
     }
 }

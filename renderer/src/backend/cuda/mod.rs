@@ -2,8 +2,10 @@
 //! NVRTC and libcuda loaded at run time, so the renderer builds and runs (on the CPU)
 //! on machines without CUDA.
 //!
-//! Start-up ([`CudaBackend::new`]): context on device 0, kernels compiled for its
-//! architecture or taken from the disk cache. [`Backend::upload`] copies the blob
+//! Start-up ([`CudaBackend::new`], [`CudaBackend::on_device`]): a context on one
+//! device (0 unless told), kernels compiled for its architecture or taken from the
+//! disk cache. Several GPUs are several backends, one per device, driven by
+//! [`super::multi::MultiBackend`] (`--gpus`). [`Backend::upload`] copies the blob
 //! payload in one copy and repacks its BVH nodes on the device (`DeviceScene`); [`Backend::render`] writes the per-launch parameters into the
 //! kernel's `__constant__` block and launches one thread per pixel, timed by CUDA
 //! events; reads run the tonemap kernel or copy the sums back.
@@ -38,17 +40,21 @@ pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources};
-use super::{Backend, FilmShape, FilmStart, FrameStats, KernelCompile, KernelResources, RenderJob};
+use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
 const FILM_THREADS: u32 = 256;
 
-/// The path tracer on the first CUDA GPU.
+/// The path tracer on one CUDA GPU (device 0 unless told).
 pub struct CudaBackend {
     stream: Arc<CudaStream>,
+    ordinal: usize,
+    multiprocessors: u32,
     kernels: KernelModule,
     options: KernelOptions,
     device_name: String,
+    /// "NVIDIA H200 (sm_90)".
+    model: String,
     arch: String,
     scene: Option<DeviceScene>,
     film: Option<DeviceFilm>,
@@ -64,22 +70,50 @@ impl CudaBackend {
         CudaBackend::with_options(kernels_dir, KernelOptions::from_env()?)
     }
 
+    /// As [`CudaBackend::new`] on device `ordinal` (as `nvidia-smi` numbers them,
+    /// unless `CUDA_VISIBLE_DEVICES` renumbers them).
+    pub fn on_device(ordinal: usize, kernels_dir: Option<&Path>) -> anyhow::Result<CudaBackend> {
+        CudaBackend::with_options_on(ordinal, kernels_dir, KernelOptions::from_env()?)
+    }
+
     /// As [`CudaBackend::new`] with explicit options.
     pub fn with_options(kernels_dir: Option<&Path>, options: KernelOptions) -> anyhow::Result<CudaBackend> {
+        CudaBackend::with_options_on(0, kernels_dir, options)
+    }
+
+    /// As [`CudaBackend::on_device`] with explicit options.
+    pub fn with_options_on(
+        ordinal: usize,
+        kernels_dir: Option<&Path>,
+        options: KernelOptions,
+    ) -> anyhow::Result<CudaBackend> {
         options.validate()?;
         let sources = match kernels_dir {
             Some(dir) => KernelSources::from_dir(dir)?,
             None => KernelSources::embedded(),
         };
-        probe_driver()?;
-        guard("starting the CUDA backend", || CudaBackend::start(&sources, options))
+        let count = probe_driver()?;
+        if ordinal >= count {
+            bail!("there is no GPU {ordinal}: the CUDA driver reports {count} (numbered from 0)");
+        }
+        guard("starting the CUDA backend", || CudaBackend::start(ordinal, &sources, options))
     }
 
-    fn start(sources: &KernelSources, options: KernelOptions) -> anyhow::Result<CudaBackend> {
-        let ctx = CudaContext::new(0).context("creating a CUDA context on GPU 0")?;
+    fn start(ordinal: usize, sources: &KernelSources, options: KernelOptions) -> anyhow::Result<CudaBackend> {
+        let ctx =
+            CudaContext::new(ordinal).with_context(|| format!("creating a CUDA context on GPU {ordinal}"))?;
         let (major, minor) = ctx.compute_capability().context("reading the GPU's compute capability")?;
         let arch = format!("sm_{major}{minor}");
         let name = ctx.name().context("reading the GPU's name")?;
+        let multiprocessors = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .context("reading the GPU's multiprocessor count")?;
+        let model = format!("{name} ({arch})");
+        // Device 0 keeps its short name; another says which it is.
+        let device_name = match ordinal {
+            0 => format!("CUDA · {model}"),
+            n => format!("CUDA · {model}, GPU {n}"),
+        };
         let kernels = KernelModule::load(&ctx, sources, &options, &arch)?;
         let stream = ctx.default_stream();
         check_params(&kernels, &stream)?;
@@ -89,9 +123,12 @@ impl CudaBackend {
             start: ctx.new_event(timing).context("creating a timing event")?,
             end: ctx.new_event(timing).context("creating a timing event")?,
             stream,
+            ordinal,
+            multiprocessors: u32::try_from(multiprocessors).unwrap_or(1).max(1),
             kernels,
             options,
-            device_name: format!("CUDA · {name} ({arch})"),
+            device_name,
+            model,
             arch,
             scene: None,
             film: None,
@@ -111,6 +148,22 @@ impl CudaBackend {
     /// The GPU architecture the kernels were compiled for, e.g. `sm_90`.
     pub fn arch(&self) -> &str {
         &self.arch
+    }
+
+    /// The GPU's name and architecture, "NVIDIA H200 (sm_90)".
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The device number this backend runs on.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// The GPU's streaming multiprocessors: [`super::multi::MultiBackend`] splits a
+    /// frame's samples in proportion to them (equal shares for identical GPUs).
+    pub fn multiprocessors(&self) -> u32 {
+        self.multiprocessors
     }
 
     /// Runs the device RNG on `(pixel_index, sample_index, seed, _)` inputs; each output
@@ -136,7 +189,7 @@ impl CudaBackend {
 
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
-        let start = FilmShape::start(self.film.as_ref().map(|f| f.shape), job)?;
+        let update = FilmShape::begin(self.film.as_ref().map(|f| f.shape), job)?;
         // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
         if 2 * u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
             bail!(
@@ -146,12 +199,20 @@ impl CudaBackend {
             );
         }
         let fits = |f: &DeviceFilm| (f.shape.width, f.shape.height) == (job.width, job.height);
-        if start == FilmStart::Fresh && !self.film.as_ref().is_some_and(fits) {
-            // Free the old film first: both may not fit at once.
+        if update.start == FilmStart::Fresh && !self.film.as_ref().is_some_and(fits) {
+            // Free the old film first: both may not fit at once. A new film is zeros.
             self.film = None;
             self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height)?);
+        } else if update.start == FilmStart::Fresh && (job.first_sample != 0 || job.samples == 0) {
+            // The kernel overwrites the old sums only for first_sample == 0 (film.cuh).
+            let film = self.film.as_mut().context("no film on the GPU")?;
+            self.stream.memset_zeros(&mut film.accum).context("clearing the film")?;
         }
         let film = self.film.as_mut().context("no film on the GPU")?;
+        if job.samples == 0 {
+            film.shape = update.after;
+            return Ok(FrameStats::default());
+        }
 
         let mut params = LaunchParams {
             sky_bottom: scene.sky_bottom,
@@ -193,7 +254,7 @@ impl CudaBackend {
         let rays =
             self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];
         let render_ms = self.start.elapsed_ms(&self.end).context("timing render")?;
-        film.shape.samples = job.first_sample + job.samples;
+        film.shape = update.after;
         let samples = u64::from(film.shape.pixels()) * u64::from(job.samples);
         Ok(FrameStats { render_ms: f64::from(render_ms), samples, rays })
     }
@@ -291,6 +352,14 @@ impl Backend for CudaBackend {
             let n = film.shape.divisor();
             let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
             Ok(sums.into_iter().map(|[r, g, b, _]| [r / n, g / n, b / n, 1.0]).collect())
+        })
+    }
+
+    fn read_sums(&mut self) -> anyhow::Result<FilmSums> {
+        guard("reading the film's sums", || {
+            let film = self.film()?;
+            let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
+            Ok(FilmSums { shape: film.shape, sums: sums.into_iter().map(|[r, g, b, _]| [r, g, b]).collect() })
         })
     }
 }

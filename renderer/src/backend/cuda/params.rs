@@ -4,7 +4,7 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{LightRecord, MaterialRecord, SphereRecord};
+use scene_compiler::blob::layout::{BoxRecord, LightRecord, MaterialRecord, SphereRecord};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -41,6 +41,8 @@ blob_record! {
         pub sky_top: [f32; 4],
         /// Blob section on the device (one allocation, every section 16-byte aligned).
         pub spheres: DevicePtr<SphereRecord>,
+        /// Blob section.
+        pub boxes: DevicePtr<BoxRecord>,
         /// Blob section: each primitive's material index.
         pub prim_materials: DevicePtr<u32>,
         /// Blob section.
@@ -73,11 +75,13 @@ blob_record! {
         pub light_count: u32,
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
+        /// Unused: keeps the size a multiple of 16 without hidden padding.
+        pub reserved: [u32; 2],
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 240);
+const _: () = assert!(size_of::<LaunchParams>() == 256);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -91,6 +95,7 @@ pub fn cuda_header() -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SectionPointers {
     pub spheres: u64,
+    pub boxes: u64,
     pub prim_materials: u64,
     pub materials: u64,
     pub nodes: u64,
@@ -117,6 +122,7 @@ impl LaunchParams {
     /// The scene part of the parameters.
     pub fn set_sections(&mut self, sections: &SectionPointers) {
         self.spheres = DevicePtr::new(sections.spheres);
+        self.boxes = DevicePtr::new(sections.boxes);
         self.prim_materials = DevicePtr::new(sections.prim_materials);
         self.materials = DevicePtr::new(sections.materials);
         self.nodes = DevicePtr::new(sections.nodes);

@@ -52,6 +52,7 @@ impl DeviceScene {
         let nodes = repack_nodes(stream, kernels, node_sections, node_count)?;
         let sections = SectionPointers {
             spheres: at(SectionId::Spheres),
+            boxes: at(SectionId::Boxes),
             prim_materials: at(SectionId::PrimMaterials),
             materials: at(SectionId::Materials),
             nodes: device_address(stream, &nodes),

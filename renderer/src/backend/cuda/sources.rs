@@ -27,8 +27,10 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("path.cuh", include_str!("../../../../kernels/path.cuh")),
     ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),
     ("scatter.cuh", include_str!("../../../../kernels/scatter.cuh")),
+    ("shape_box.cuh", include_str!("../../../../kernels/shape_box.cuh")),
     ("shape_sphere.cuh", include_str!("../../../../kernels/shape_sphere.cuh")),
     ("shapes.cuh", include_str!("../../../../kernels/shapes.cuh")),
+    ("surface.cuh", include_str!("../../../../kernels/surface.cuh")),
     ("traverse.cuh", include_str!("../../../../kernels/traverse.cuh")),
     ("vec3.cuh", include_str!("../../../../kernels/vec3.cuh")),
 ];

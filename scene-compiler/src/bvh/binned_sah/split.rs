@@ -32,6 +32,22 @@ pub(super) struct Settings {
     pub max_leaf_size: usize,
     /// The deepest tree allowed, in levels (`binned_sah.rs`: `MAX_DEPTH`).
     pub max_depth: u32,
+    /// Where each primitive kind after the first starts in the input numbering
+    /// (`u32::MAX` where unused): a leaf holds one kind (`binned_sah.rs`: `push_leaf`).
+    pub kind_starts: [u32; KIND_STARTS],
+}
+
+/// Room for the starts of every kind but the first.
+pub(super) const KIND_STARTS: usize = crate::limits::MAX_PRIM_KINDS as usize - 1;
+/// One kind only: no starts.
+pub(super) const ONE_KIND: [u32; KIND_STARTS] = [u32::MAX; KIND_STARTS];
+
+impl Settings {
+    /// The kind of input primitive `index`: how many kind starts are at or below it.
+    #[inline]
+    pub fn kind_of(&self, index: u32) -> usize {
+        self.kind_starts.iter().filter(|&&start| start <= index).count()
+    }
 }
 
 /// How a node was split: `refs[..mid]` went left and `refs[mid..]` right.
@@ -407,7 +423,7 @@ mod tests {
             .collect()
     }
 
-    const SETTINGS: Settings = Settings { bins: 16, max_leaf_size: 4, max_depth: 64 };
+    const SETTINGS: Settings = Settings { bins: 16, max_leaf_size: 4, max_depth: 64, kind_starts: super::ONE_KIND };
 
     #[test]
     fn two_far_apart_primitives_are_split() {

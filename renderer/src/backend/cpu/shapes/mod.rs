@@ -4,11 +4,13 @@
 //! shape's intersection, surface and light sampling live in its own file. Adding a
 //! shape adds a match arm to each function here.
 
+pub mod cuboid;
 pub mod sphere;
 
 use glam::Vec3A;
 use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
 
+use self::cuboid::{box_surface, intersect_box};
 use self::sphere::{intersect_sphere, sphere_solid_angle_pdf, sphere_surface};
 use super::scene::{CpuScene, Material};
 
@@ -56,6 +58,15 @@ pub fn intersect_leaf(
                 }
             }
         }
+        Some(PrimKind::Box) => {
+            for i in index..index + count {
+                let [min, max] = scene.boxes[i as usize];
+                if let Some(t) = intersect_box(min, max, origin, dir, *t_closest) {
+                    *t_closest = t;
+                    *closest = Some(kind_bits | i);
+                }
+            }
+        }
         // The blob loader refuses unknown kinds.
         None => {}
     }
@@ -71,6 +82,10 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
         Some(PrimKind::Sphere) => (index..index + count).any(|i| {
             kind_bits | i != skip && intersect_sphere(scene.spheres[i as usize], origin, dir, t_max).is_some()
         }),
+        Some(PrimKind::Box) => (index..index + count).any(|i| {
+            let [min, max] = scene.boxes[i as usize];
+            kind_bits | i != skip && intersect_box(min, max, origin, dir, t_max).is_some()
+        }),
         None => false,
     }
 }
@@ -81,6 +96,10 @@ pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -
     let (kind, index) = prim_parts(prim);
     match PrimKind::from_u32(kind) {
         Some(PrimKind::Sphere) | None => sphere_surface(scene.spheres[index as usize], origin, dir, t),
+        Some(PrimKind::Box) => {
+            let [min, max] = scene.boxes[index as usize];
+            box_surface(min, max, origin, dir, t)
+        }
     }
 }
 
@@ -91,6 +110,8 @@ pub fn solid_angle_pdf(scene: &CpuScene, prim: u32, o: Vec3A) -> f32 {
     let (kind, index) = prim_parts(prim);
     match PrimKind::from_u32(kind) {
         Some(PrimKind::Sphere) | None => sphere_solid_angle_pdf(scene.spheres[index as usize], o),
+        // Boxes are never lights (no light record points at one): nothing samples them.
+        Some(PrimKind::Box) => 0.0,
     }
 }
 

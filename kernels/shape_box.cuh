@@ -1,0 +1,101 @@
+// The axis-aligned box, docs/path-tracing.md "Intersection" and "Robust hits" (CPU twin:
+// renderer/src/backend/cpu/shapes/cuboid.rs). shapes.cuh dispatches to it by kind.
+//
+// The slabs are closed: a ray parallel to an axis is inside that axis's slab when its
+// origin is within [lo, hi], bounds included, decided explicitly (0 * inf would be a
+// NaN): a shadow ray that starts on a wall and runs along it must meet the box.
+#pragma once
+
+#include "surface.cuh"
+#include "vec3.cuh"
+
+// The relative error bound of the in-face coordinates of a hit, per component of
+// |origin| + |t dir| (4 * FLT_EPSILON); the face coordinate is exact.
+#define BOX_ERR (4.0f * 1.1920929e-7f)
+
+// An axis the ray does not move along: all of it inside the closed slab, or none.
+__device__ __forceinline__ void parallel_slab(float d, float o, float lo, float hi, float& near, float& far) {
+    if (d == 0.0f) {
+        const bool inside = lo <= o && o <= hi;
+        near = inside ? -PT_INFINITY : PT_INFINITY;
+        far = inside ? PT_INFINITY : -PT_INFINITY;
+    }
+}
+
+// Per axis, the ray's distances to the box's near and far planes.
+__device__ __forceinline__ void box_slabs(float3 lo, float3 hi, float3 origin, float3 dir, float3& near,
+                                          float3& far) {
+    const float3 inv = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    const float3 t0 = (lo - origin) * inv;
+    const float3 t1 = (hi - origin) * inv;
+    near = make_float3(fminf(t0.x, t1.x), fminf(t0.y, t1.y), fminf(t0.z, t1.z));
+    far = make_float3(fmaxf(t0.x, t1.x), fmaxf(t0.y, t1.y), fmaxf(t0.z, t1.z));
+    parallel_slab(dir.x, origin.x, lo.x, hi.x, near.x, far.x);
+    parallel_slab(dir.y, origin.y, lo.y, hi.y, near.y, far.y);
+    parallel_slab(dir.z, origin.z, lo.z, hi.z, near.z, far.z);
+}
+
+// The distance to the box in (0, t_max), written to `t_hit`: where the ray enters it,
+// or, from inside, where it leaves. False on a miss.
+__device__ __forceinline__ bool intersect_box(float4 lo4, float4 hi4, float3 origin, float3 dir, float t_max,
+                                              float& t_hit) {
+    float3 near, far;
+    box_slabs(xyz(lo4), xyz(hi4), origin, dir, near, far);
+    const float t_near = fmaxf(fmaxf(near.x, near.y), near.z);
+    const float t_far = fminf(fminf(far.x, far.y), far.z);
+    const float t = t_near > 0.0f ? t_near : t_far;
+    t_hit = t;
+    return t_near <= t_far && 0.0f < t && t < t_max;
+}
+
+// `v` clamped to [next float above lo, next float below hi], or the middle of a slab
+// thinner than that.
+__device__ __forceinline__ float clamp_inside(float v, float lo, float hi) {
+    const float in_lo = nextafterf(lo, PT_INFINITY), in_hi = nextafterf(hi, -PT_INFINITY);
+    if (in_lo > in_hi) return 0.5f * (lo + hi);
+    return fminf(fmaxf(v, in_lo), in_hi);
+}
+
+__device__ __forceinline__ float lane(float3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
+__device__ __forceinline__ void set_lane(float3& v, int axis, float value) {
+    if (axis == 0) v.x = value;
+    else if (axis == 1) v.y = value;
+    else v.z = value;
+}
+
+// The hit at distance `t` (from intersect_box): on the face's plane exactly, the other
+// two coordinates clamped strictly inside the face (one ulp in from every edge: far
+// from the origin, origin + t dir can round onto a side face's plane, and a shadow ray
+// leaving through that plane meets it at t = 0, which does not count), and the
+// outward face normal.
+__device__ __forceinline__ Surface box_surface(float4 lo4, float4 hi4, float3 origin, float3 dir, float t) {
+    const float3 lo = xyz(lo4), hi = xyz(hi4);
+    float3 near, far;
+    box_slabs(lo, hi, origin, dir, near, far);
+    const float t_near = fmaxf(fmaxf(near.x, near.y), near.z);
+    // Entering: the axis whose near plane is farthest; leaving: whose far plane is
+    // nearest. Ties (an edge or a corner) go to the first axis, as on the CPU.
+    const bool entering = t_near > 0.0f;
+    int axis = 0;
+    if (entering) {
+        if (near.y > lane(near, axis)) axis = 1;
+        if (near.z > lane(near, axis)) axis = 2;
+    } else {
+        if (far.y < lane(far, axis)) axis = 1;
+        if (far.z < lane(far, axis)) axis = 2;
+    }
+    const bool towards = lane(dir, axis) > 0.0f;
+    // Entering heading +axis crosses `lo`; leaving heading +axis crosses `hi`.
+    const bool on_max = entering != towards;
+    const float3 travelled = t * dir;
+    const float3 raw = origin + travelled;
+    Surface s;
+    s.point = make_float3(clamp_inside(raw.x, lo.x, hi.x), clamp_inside(raw.y, lo.y, hi.y),
+                          clamp_inside(raw.z, lo.z, hi.z));
+    set_lane(s.point, axis, on_max ? lane(hi, axis) : lane(lo, axis));
+    s.normal = make_float3(0.0f, 0.0f, 0.0f);
+    set_lane(s.normal, axis, on_max ? 1.0f : -1.0f);
+    s.error = BOX_ERR * (fabs3(origin) + fabs3(travelled));
+    set_lane(s.error, axis, 0.0f);
+    return s;
+}

@@ -1,0 +1,113 @@
+//! Film sums outside a backend: [`FilmSums`] as a backend read them back (f32, the
+//! device's own accumulation), and [`HostFilm`], the f64 sum of several of them: the
+//! GPUs of one frame ([`super::multi::MultiBackend`]) or the shards of a render farm
+//! (`renderer merge`, [`crate::shard`]).
+//!
+//! Adding f32 films in f64 rounds by at most a relative 2^-53 per addition, far below
+//! the f32 rounding inside each film's own running sum; what remains is the one
+//! rounding of the average to f32. So a merged image differs from a one-film render
+//! only by how the films' f32 running sums rounded (docs/shards.md, "How exact a
+//! merge is").
+
+use anyhow::bail;
+
+use super::{FilmShape, tonemap_rgb};
+
+/// A film's per-pixel sums (rgb, top row first) and its shape.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FilmSums {
+    pub shape: FilmShape,
+    pub sums: Vec<[f32; 3]>,
+}
+
+impl FilmSums {
+    /// A black film of `shape`'s size (an empty shard: no samples, nothing to render).
+    pub fn black(shape: FilmShape) -> FilmSums {
+        FilmSums { shape, sums: vec![[0.0; 3]; shape.pixels() as usize] }
+    }
+}
+
+/// Sums of films of one size added on the host in f64, and the samples they hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostFilm {
+    pub width: u32,
+    pub height: u32,
+    /// Samples per pixel in all the films added.
+    pub samples: u32,
+    pub sums: Vec<[f64; 3]>,
+}
+
+impl HostFilm {
+    /// A black `width × height` film with no samples.
+    pub fn new(width: u32, height: u32) -> HostFilm {
+        let pixels = width as usize * height as usize;
+        HostFilm { width, height, samples: 0, sums: vec![[0.0; 3]; pixels] }
+    }
+
+    /// Adds the sums of a film of `samples` samples per pixel (`sums` top row first).
+    pub fn add(&mut self, sums: &[[f32; 3]], samples: u32) -> anyhow::Result<()> {
+        if sums.len() != self.sums.len() {
+            bail!("cannot add a film of {} pixels to a {}x{} film", sums.len(), self.width, self.height);
+        }
+        let Some(total) = self.samples.checked_add(samples) else {
+            bail!("{} + {samples} samples per pixel overflow 32 bits", self.samples);
+        };
+        for (acc, s) in self.sums.iter_mut().zip(sums) {
+            for ch in 0..3 {
+                acc[ch] += f64::from(s[ch]);
+            }
+        }
+        self.samples = total;
+        Ok(())
+    }
+
+    /// The linear average per pixel, `f32(sum / samples)` computed in f64 (black for
+    /// no samples). For one film added this is bit for bit the f32 `sum / samples` a
+    /// backend computes: an f64 quotient of two f32 values rounds to the same f32.
+    pub fn average(&self) -> impl Iterator<Item = [f32; 3]> + '_ {
+        let n = f64::from(self.samples.max(1));
+        self.sums.iter().map(move |s| s.map(|c| (c / n) as f32))
+    }
+
+    /// The linear average per pixel with alpha 1, as [`super::Backend::read_linear`] gives it.
+    pub fn linear(&self) -> Vec<[f32; 4]> {
+        self.average().map(|[r, g, b]| [r, g, b, 1.0]).collect()
+    }
+
+    /// 8-bit RGBA, gamma 2, with the tonemap every host image uses ([`super::tonemap`]).
+    pub fn rgba8(&self) -> Vec<u8> {
+        self.average().flat_map(tonemap_rgb).collect()
+    }
+
+    /// The sums rounded to f32, with `shape` (sample range) for their film.
+    pub fn to_film_sums(&self, shape: FilmShape) -> FilmSums {
+        FilmSums { shape, sums: self.sums.iter().map(|s| s.map(|c| c as f32)).collect() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_film_averages_exactly_like_an_f32_division() {
+        let sums = [[1.0f32, 3.0, 7.0], [0.1, 1e-7, 123.456], [0.0, 2.5, 1e30]];
+        let mut film = HostFilm::new(3, 1);
+        film.add(&sums, 7).expect("same size");
+        for (got, s) in film.average().zip(sums) {
+            assert_eq!(got, s.map(|c| c / 7.0));
+        }
+        assert_eq!(film.rgba8().len(), 12);
+    }
+
+    #[test]
+    fn sizes_must_match_and_empty_is_black() {
+        let mut film = HostFilm::new(2, 2);
+        assert!(film.add(&[[1.0; 3]; 3], 1).is_err());
+        assert_eq!(film.linear(), vec![[0.0, 0.0, 0.0, 1.0]; 4]);
+        film.add(&[[2.0; 3]; 4], 1).expect("same size");
+        film.add(&[[4.0; 3]; 4], 3).expect("same size");
+        assert_eq!(film.samples, 4);
+        assert_eq!(film.linear(), vec![[1.5, 1.5, 1.5, 1.0]; 4]);
+    }
+}

@@ -1,0 +1,91 @@
+//! `renderer merge`: the partial films of a sharded render (`render --shard i/N`) into
+//! one image, written exactly as `render` writes an unsharded one (docs/shards.md).
+//!
+//! Every part's header is read and checked first (same render, every shard once), so
+//! a wrong set fails before any pixels are read; then the sums are added in f64, in
+//! shard order, divided by the render's spp and written as PNG (the host tonemap
+//! every host-made image uses) or EXR (the linear average).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use super::{Failure, OrFail};
+use crate::output::{self, ImageFormat, Pixels};
+use crate::shard::merge::{self, Part};
+use crate::shard::partial::{self, PartError};
+use crate::timing::ms;
+
+/// Flags of `renderer merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Partial films from `renderer render --shard i/N`: every shard of one render,
+    /// each once, in any order (e.g. `parts/part-*.exr`).
+    #[arg(required = true, value_name = "PART.exr")]
+    parts: Vec<PathBuf>,
+    /// Output image: `.png` (8-bit, gamma 2) or `.exr` (linear float), the same as an
+    /// unsharded `renderer render` writes.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+}
+
+/// A part that cannot be read is an I/O error (exit 2); one that is not a partial
+/// film, or a set that is not one render's every shard, is invalid input (exit 1).
+fn part_failure(error: PartError) -> Failure {
+    match error {
+        PartError::Unreadable { .. } => Failure::Usage(error.into()),
+        PartError::NotPartial { .. } => Failure::Invalid(error.into()),
+    }
+}
+
+/// Checks the parts, adds them and writes the image; prints a summary.
+pub fn run(args: &MergeArgs) -> Result<(), Failure> {
+    let total = Instant::now();
+    let format = output::check_output(&args.output).or_usage()?;
+    let start = Instant::now();
+    let mut parts = Vec::with_capacity(args.parts.len());
+    for path in &args.parts {
+        let info = partial::read_info(path).map_err(part_failure)?;
+        parts.push(Part { path: path.clone(), info });
+    }
+    let parts = merge::check(parts).map_err(|e| Failure::Invalid(e.into()))?;
+    let check = start.elapsed();
+
+    let start = Instant::now();
+    let film = merge::sum(&parts).map_err(part_failure)?;
+    let sum = start.elapsed();
+    let start = Instant::now();
+    let pixels = match format {
+        ImageFormat::Png => Pixels::Rgba8(film.rgba8()),
+        ImageFormat::Exr => Pixels::Linear(film.linear()),
+    };
+    output::write(&args.output, film.width, film.height, pixels).or_usage()?;
+    let encode = start.elapsed();
+
+    let render = &parts[0].info.render;
+    println!("merged {} parts -> {}", parts.len(), args.output.display());
+    println!(
+        "  image      {}x{}, {} spp in {} shards, max depth {}, seed {}, next-event estimation {}",
+        render.width,
+        render.height,
+        render.spp,
+        render.shard_count,
+        render.max_depth,
+        render.seed,
+        if render.nee { "on" } else { "off" }
+    );
+    println!("  scene      {}", render.blob_hash);
+    let mut devices: Vec<&str> = parts.iter().map(|p| p.info.backend.as_str()).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    println!("  rendered   on {}", devices.join("; "));
+    println!(
+        "  time       {} (headers {}, sums {}, encode {})",
+        ms(total.elapsed()),
+        ms(check),
+        ms(sum),
+        ms(encode)
+    );
+    Ok(())
+}

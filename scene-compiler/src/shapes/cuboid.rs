@@ -1,0 +1,45 @@
+//! The axis-aligned box: its bounds and its blob record, [`BoxRecord`].
+//! CUDA twin of its intersection: kernels/shape_box.cuh; CPU: the renderer's
+//! `backend/cpu/shapes/cuboid.rs`.
+
+use glam::Vec3;
+
+use super::Shape;
+use crate::blob::layout::{BoxRecord, PrimKind};
+use crate::bvh::Aabb;
+use crate::scene::Cuboid;
+
+impl Shape for Cuboid {
+    const KIND: PrimKind = PrimKind::Box;
+    type Record = BoxRecord;
+
+    fn record(&self) -> BoxRecord {
+        let (a, b) = (self.min, self.max);
+        BoxRecord { min: [a.x, a.y, a.z, 0.0], max: [b.x, b.y, b.z, 0.0] }
+    }
+
+    fn material(&self) -> u32 {
+        self.material
+    }
+
+    fn from_record(record: &BoxRecord, material: u32) -> Cuboid {
+        Cuboid { min: Vec3::from_slice(&record.min[..3]), max: Vec3::from_slice(&record.max[..3]), material }
+    }
+
+    fn record_bounds(record: &BoxRecord) -> Aabb {
+        Aabb { min: Vec3::from_slice(&record.min[..3]), max: Vec3::from_slice(&record.max[..3]) }
+    }
+
+    fn check_record(record: &BoxRecord) -> Result<(), &'static str> {
+        let (min, max) = (Vec3::from_slice(&record.min[..3]), Vec3::from_slice(&record.max[..3]));
+        if !(min.is_finite() && max.is_finite()) {
+            Err("non-finite corner")
+        } else if !min.cmplt(max).all() {
+            Err("min is not below max on every axis")
+        } else if record.min[3] != 0.0 || record.max[3] != 0.0 {
+            Err("unused lanes are not zero")
+        } else {
+            Ok(())
+        }
+    }
+}
