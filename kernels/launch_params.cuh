@@ -32,8 +32,8 @@ struct __align__(16) LaunchParams {
     unsigned int samples; // offset 220: Samples to add in this launch.
     unsigned int bvh_root; // offset 224: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
     unsigned int light_count; // offset 228: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    uint4 kind_first; // offset 232: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
-    unsigned int reserved[2]; // offset 248: Unused: keeps the size a multiple of 16 without hidden padding.
+    unsigned int reserved[2]; // offset 232: Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
+    uint4 kind_first; // offset 240: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
 };
 static_assert(sizeof(LaunchParams) == 256, "layout drift");
 #ifndef __CUDACC_RTC__
@@ -62,7 +62,7 @@ static_assert(__builtin_offsetof(LaunchParams, first_sample) == 216, "layout dri
 static_assert(__builtin_offsetof(LaunchParams, samples) == 220, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 224, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, light_count) == 228, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, kind_first) == 232, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved) == 248, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, reserved) == 232, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, kind_first) == 240, "layout drift");
 #endif
 

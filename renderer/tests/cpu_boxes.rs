@@ -17,7 +17,14 @@ use cpu_support::{compile, pinhole, render, scene};
 
 /// Mean and standard error of the average pixel value (channel 0) over `batches`
 /// renders of `spp` samples each, seeds 1..=batches.
-fn estimate(scene: &Scene, size: (u32, u32), spp: u32, max_depth: u32, nee: bool, batches: u32) -> (f64, f64) {
+fn estimate(
+    scene: &Scene,
+    size: (u32, u32),
+    spp: u32,
+    max_depth: u32,
+    nee: bool,
+    batches: u32,
+) -> (f64, f64) {
     let blob = compile(scene);
     let view = BlobView::parse(&blob).expect("valid blob");
     let means: Vec<f64> = (1..=batches)
@@ -43,7 +50,11 @@ fn assert_close(what: &str, (mean, se): (f64, f64), expected: f64) {
 }
 
 /// `materials` and `boxes` (min, max, material) seen through `camera`, black sky, no spheres.
-fn box_scene(camera: scene_compiler::scene::Camera, materials: &[MaterialKind], boxes: &[(Vec3, Vec3, u32)]) -> Scene {
+fn box_scene(
+    camera: scene_compiler::scene::Camera,
+    materials: &[MaterialKind],
+    boxes: &[(Vec3, Vec3, u32)],
+) -> Scene {
     let mut s = scene(camera, Sky::Constant(Vec3::ZERO), materials, &[]);
     s.boxes = boxes.iter().map(|&(min, max, material)| Cuboid { min, max, material }).collect();
     s
@@ -57,7 +68,12 @@ fn the_sun_on_a_box_top_is_albedo_over_pi_times_e_cos() {
     let camera = pinhole(Vec3::new(0.2, 3.0, 1.0), Vec3::new(0.2, 0.5, 0.1), 0.05);
     let mut s = box_scene(camera, &[grey], &[(Vec3::new(-5.0, -1.0, -5.0), Vec3::new(5.0, 0.5, 5.0), 0)]);
     let travel = Vec3::new(-1.0, -2.0, 0.5);
-    s.lights = vec![Light::Directional { direction: travel, color: Vec3::ONE, intensity: 3.0, angular_radius_deg: 0.0 }];
+    s.lights = vec![Light::Directional {
+        direction: travel,
+        color: Vec3::ONE,
+        intensity: 3.0,
+        angular_radius_deg: 0.0,
+    }];
     let cos = f64::from(-travel.normalize().y);
     let expected = f64::from(albedo) / std::f64::consts::PI * 3.0 * cos;
     assert_close("sun on the top face", estimate(&s, (1, 1), 64, 4, true, 4), expected);
@@ -81,7 +97,11 @@ fn emissive_box_furnace_sees_le_over_one_minus_albedo_at_every_scale() {
     let expected = f64::from(le / (1.0 - albedo));
     for (center, half) in SCALES {
         let s = inside_box(center, half, &[wall], &[]);
-        assert_close(&format!("box furnace {half} at {center}"), estimate(&s, (4, 4), 64, 48, true, 8), expected);
+        assert_close(
+            &format!("box furnace {half} at {center}"),
+            estimate(&s, (4, 4), 64, 48, true, 8),
+            expected,
+        );
     }
 }
 
@@ -90,11 +110,17 @@ fn closed_box_with_the_lamp_outside_is_exactly_black_at_every_scale() {
     let wall = MaterialKind::Lambert { albedo: Vec3::splat(0.75) };
     let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 10.0, albedo: Vec3::ZERO };
     for (center, half) in SCALES {
-        let lamp_box = (center + Vec3::new(-half, 2.0 * half, -half), center + Vec3::new(half, 3.0 * half, half), 1);
+        let lamp_box =
+            (center + Vec3::new(-half, 2.0 * half, -half), center + Vec3::new(half, 3.0 * half, half), 1);
         let mut s = inside_box(center, half, &[wall, lamp], &[lamp_box]);
         // And a sun and a point light outside: NEE must not see through the walls either.
         s.lights = vec![
-            Light::Directional { direction: -Vec3::Y, color: Vec3::ONE, intensity: 5.0, angular_radius_deg: 1.0 },
+            Light::Directional {
+                direction: -Vec3::Y,
+                color: Vec3::ONE,
+                intensity: 5.0,
+                angular_radius_deg: 1.0,
+            },
             Light::Point { position: center + Vec3::splat(2.0 * half), color: Vec3::ONE, intensity: 1e12 },
         ];
         let blob = compile(&s);
@@ -104,7 +130,10 @@ fn closed_box_with_the_lamp_outside_is_exactly_black_at_every_scale() {
             let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
             let (image, _) = render(&blob, &job);
             let lit = image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count();
-            assert_eq!(lit, 0, "half {half} at {center}, nee {nee}: {lit} pixels see light through the walls");
+            assert_eq!(
+                lit, 0,
+                "half {half} at {center}, nee {nee}: {lit} pixels see light through the walls"
+            );
         }
     }
 }

@@ -51,7 +51,7 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    unsigned int width; // offset 200:",
         "    unsigned int bvh_root; // offset 224:",
         "    unsigned int light_count; // offset 228:",
-        "    uint4 kind_first; // offset 232:",
+        "    uint4 kind_first; // offset 240:",
         "static_assert(sizeof(LaunchParams) == 256, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
         "static_assert(__builtin_offsetof(LaunchParams, samples) == 220, \"layout drift\");",

@@ -4,7 +4,9 @@
 mod common;
 
 use glam::Vec3;
-use scene_compiler::blob::layout::{BlobHeader, HEADER_LEN, PrimKind, SectionId, is_leaf, leaf_prims, prim_parts};
+use scene_compiler::blob::layout::{
+    BlobHeader, HEADER_LEN, PrimKind, SectionId, is_leaf, leaf_prims, prim_parts,
+};
 use scene_compiler::bvh::{self, Aabb, NodeKind};
 use scene_compiler::scene::{self, Cuboid};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};

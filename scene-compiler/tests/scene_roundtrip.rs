@@ -10,7 +10,11 @@ use scene_compiler::scene::{
 
 fn small_scene() -> Scene {
     Scene {
-        boxes: vec![Cuboid { min: Vec3::new(-1.0, -2.0, -3.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 0 }],
+        boxes: vec![Cuboid {
+            min: Vec3::new(-1.0, -2.0, -3.0),
+            max: Vec3::new(0.5, 0.25, 1e-3),
+            material: 0,
+        }],
         camera: Camera {
             look_from: Vec3::new(13.0, 2.0, 3.0),
             look_at: Vec3::ZERO,
@@ -77,6 +81,9 @@ fn to_ron_writes_the_documented_layout() {
     spheres: [
         (center: (0.0, -1000.0, 0.0), radius: 1000.0, material: "ground"),
         (center: (0.0, 1.0, 0.0), radius: 1.0, material: "say \"hi\""),
+    ],
+    boxes: [
+        (min: (-1.0, -2.0, -3.0), max: (0.5, 0.25, 0.001), material: "ground"),
     ],
     lights: [
         Point(position: (0.0, 10.0, 0.0), color: (1.0, 1.0, 1.0), intensity: 50.0),

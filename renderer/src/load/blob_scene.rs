@@ -43,7 +43,15 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
             }
         })
         .collect();
-    Scene { camera: view.camera(), settings: view.settings(), sky: view.sky(), materials, spheres, boxes, lights }
+    Scene {
+        camera: view.camera(),
+        settings: view.settings(),
+        sky: view.sky(),
+        materials,
+        spheres,
+        boxes,
+        lights,
+    }
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and

@@ -247,9 +247,13 @@ fn push_leaf(nodes: &mut Vec<Node>, refs: &mut [PrimRef], first: u32, extent: &E
     }
     // Stable, so a kind's primitives keep their order; leaves hold at most 16.
     refs.sort_by_key(|r| settings.kind_of(r.index));
-    let mid = refs.iter().take_while(|r| settings.kind_of(r.index) == settings.kind_of(refs[0].index)).count();
+    let mid =
+        refs.iter().take_while(|r| settings.kind_of(r.index) == settings.kind_of(refs[0].index)).count();
     let index = nodes.len();
-    nodes.push(Node { bounds: extent.bounds.to_aabb(), kind: NodeKind::Inner { left: index as u32 + 1, right: 0 } });
+    nodes.push(Node {
+        bounds: extent.bounds.to_aabb(),
+        kind: NodeKind::Inner { left: index as u32 + 1, right: 0 },
+    });
     let (left, right) = refs.split_at_mut(mid);
     nodes.push(leaf(&Extent::of(left), first, left.len()));
     let right_index = nodes.len() as u32;

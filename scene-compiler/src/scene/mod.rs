@@ -64,7 +64,9 @@ pub fn read_both(source: &str) -> (Option<String>, Option<String>) {
 fn read_ron(source: &str, origin: &str) -> Result<SceneFile, LoadError> {
     // `implicit_some` lets a user write `focus_dist: 8.0` for an optional field.
     let options = Options::default().with_default_extension(Extensions::IMPLICIT_SOME);
-    options.from_str(source).map_err(|err| LoadError::new(origin, source, vec![syntax::diagnose(source, &err)]))
+    options
+        .from_str(source)
+        .map_err(|err| LoadError::new(origin, source, vec![syntax::diagnose(source, &err)]))
 }
 
 /// Validates a file read from `source` and lowers it to a [`Scene`].

@@ -9,15 +9,21 @@
 use std::collections::HashMap;
 
 use glam::Vec3;
+use rayon::prelude::*;
 
 use crate::limits;
 
 use super::{
     model::{Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere},
-    schema::{BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3},
+    schema::{
+        BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3,
+    },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
 };
+
+/// Shapes checked by one task when a list is checked on all threads.
+const PAR_CHUNK: usize = 1 << 14;
 
 /// How many material names an "unknown material" hint lists.
 const MAX_LISTED: usize = 8;
@@ -310,25 +316,53 @@ impl Checker {
         materials: &HashMap<&str, u32>,
     ) -> Vec<Sphere> {
         self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
-        let mut out = Vec::with_capacity(spheres.len());
-        for (i, s) in spheres.iter().enumerate() {
-            let field = |name: &'static str| move || path.index(i).field(name);
-            let center_ok = self.sphere_geometry(path, i, s.center, s.radius);
-            match materials.get(s.material.as_str()) {
-                Some(&material) if center_ok => {
-                    out.push(Sphere { center: Vec3::from_array(s.center), radius: s.radius, material });
-                }
-                Some(_) => {}
-                None => {
-                    let message = format!("unknown material `{}`", s.material);
-                    let hint = unknown_material_hint(&s.material, materials);
-                    self.report(&field("material"), message, "no material with this name").set_hint(hint);
-                }
-            }
+        self.each(spheres, |c, i, s| {
+            let center_ok = c.sphere_geometry(path, i, s.center, s.radius);
+            let material = c.material(&|| path.index(i).field("material"), &s.material, materials)?;
+            center_ok.then(|| Sphere { center: Vec3::from_array(s.center), radius: s.radius, material })
+        })
+    }
+
+    /// A shape's material, by name; reports an unknown one.
+    fn material(&mut self, at: At, name: &str, materials: &HashMap<&str, u32>) -> Option<u32> {
+        let found = materials.get(name).copied();
+        if found.is_none() {
+            let hint = unknown_material_hint(name, materials);
+            self.report(at, format!("unknown material `{name}`"), "no material with this name")
+                .set_hint(hint);
+        }
+        found
+    }
+
+    /// Checks a list of shapes with `check`, which reports into the checker it is given
+    /// and returns the lowered shape, if any. A long list is checked in chunks on all
+    /// threads; the issues still come out in list order, as one walk would report them.
+    fn each<T: Sync, U: Send>(
+        &mut self,
+        items: &[T],
+        check: impl Fn(&mut Checker, usize, &T) -> Option<U> + Sync,
+    ) -> Vec<U> {
+        if items.len() < 2 * PAR_CHUNK {
+            return items.iter().enumerate().filter_map(|(i, item)| check(self, i, item)).collect();
+        }
+        let parts: Vec<(Vec<U>, Vec<Issue>)> = items
+            .par_chunks(PAR_CHUNK)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let mut c = Checker { issues: Vec::new() };
+                let first = k * PAR_CHUNK;
+                let out =
+                    chunk.iter().enumerate().filter_map(|(j, item)| check(&mut c, first + j, item)).collect();
+                (out, c.issues)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for (part, issues) in parts {
+            out.extend(part);
+            self.issues.extend(issues);
         }
         out
     }
-
     /// At least one primitive of some kind (reported at `spheres`, where one usually goes).
     fn primitive_count(&mut self, root: &ValuePath, n: usize) {
         if n == 0 {
@@ -340,33 +374,29 @@ impl Checker {
     /// Checks every box and resolves its material name.
     fn boxes(&mut self, path: &ValuePath, boxes: &[BoxFile], materials: &HashMap<&str, u32>) -> Vec<Cuboid> {
         self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
-        let mut out = Vec::with_capacity(boxes.len());
-        for (i, b) in boxes.iter().enumerate() {
-            let geometry_ok = self.box_geometry(path, i, b.min, b.max);
-            match materials.get(b.material.as_str()) {
-                Some(&material) if geometry_ok => {
-                    out.push(Cuboid { min: Vec3::from_array(b.min), max: Vec3::from_array(b.max), material });
-                }
-                Some(_) => {}
-                None => {
-                    let message = format!("unknown material `{}`", b.material);
-                    let hint = unknown_material_hint(&b.material, materials);
-                    self.report(&|| path.index(i).field("material"), message, "no material with this name")
-                        .set_hint(hint);
-                }
-            }
-        }
-        out
+        self.each(boxes, |c, i, b| {
+            let geometry_ok = c.box_geometry(path, i, b.min, b.max);
+            let material = c.material(&|| path.index(i).field("material"), &b.material, materials)?;
+            geometry_ok.then(|| Cuboid {
+                min: Vec3::from_array(b.min),
+                max: Vec3::from_array(b.max),
+                material,
+            })
+        })
     }
-
     /// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no
     /// inside, and the renderer's robust offsets assume one). True when usable.
     fn box_geometry(&mut self, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
         let field = |name: &'static str| move || path.index(i).field(name);
-        let finite = self.finite3(min, "box `min`", &field("min")) & self.finite3(max, "box `max`", &field("max"));
+        let finite =
+            self.finite3(min, "box `min`", &field("min")) & self.finite3(max, "box `max`", &field("max"));
         if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
-            let axes: Vec<&str> =
-                ["x", "y", "z"].into_iter().enumerate().filter(|&(a, _)| min[a] >= max[a]).map(|(_, n)| n).collect();
+            let axes: Vec<&str> = ["x", "y", "z"]
+                .into_iter()
+                .enumerate()
+                .filter(|&(a, _)| min[a] >= max[a])
+                .map(|(_, n)| n)
+                .collect();
             let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
             self.report(&field("max"), message, "not above `min`")
                 .set_hint("a box has a thickness on every axis: make `max` larger than `min`");

@@ -102,7 +102,13 @@ impl CpuScene {
         let g: &GlobalsRecord = blob.globals;
         CpuScene {
             spheres: blob.spheres.iter().map(|s| Vec4::from_array(s.center_radius)).collect(),
-            boxes: blob.boxes.iter().map(|b| [Vec3A::from_vec4(Vec4::from_array(b.min)), Vec3A::from_vec4(Vec4::from_array(b.max))]).collect(),
+            boxes: blob
+                .boxes
+                .iter()
+                .map(|b| {
+                    [Vec3A::from_vec4(Vec4::from_array(b.min)), Vec3A::from_vec4(Vec4::from_array(b.max))]
+                })
+                .collect(),
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),

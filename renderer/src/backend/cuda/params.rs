@@ -73,10 +73,10 @@ blob_record! {
         pub bvh_root: u32,
         /// Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
         pub light_count: u32,
+        /// Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
+        pub reserved: [u32; 2],
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
-        /// Unused: keeps the size a multiple of 16 without hidden padding.
-        pub reserved: [u32; 2],
     }
 }
 

@@ -423,7 +423,8 @@ mod tests {
             .collect()
     }
 
-    const SETTINGS: Settings = Settings { bins: 16, max_leaf_size: 4, max_depth: 64, kind_starts: super::ONE_KIND };
+    const SETTINGS: Settings =
+        Settings { bins: 16, max_leaf_size: 4, max_depth: 64, kind_starts: super::ONE_KIND };
 
     #[test]
     fn two_far_apart_primitives_are_split() {
