@@ -70,7 +70,7 @@ pub fn check_output(path: &Path) -> anyhow::Result<ImageFormat> {
 }
 
 /// The folder a file path is in (`.` for a bare file name).
-fn folder_of(path: &Path) -> &Path {
+pub fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),

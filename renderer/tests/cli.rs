@@ -1,20 +1,13 @@
 //! The `renderer` binary, driven as a user would: real files in temp folders,
 //! exit codes and messages checked.
 
+mod bin_support;
 mod cpu_support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use bin_support::{assert_exit, renderer, text};
 use cpu_support::{compile, mixed_scene};
-
-fn renderer(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_renderer")).args(args).current_dir(cwd).output().expect("run renderer")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A temp folder holding the mixed test scene as `scene.ron` (small settings) and `scene.blob`.
 fn scene_dir() -> (tempfile::TempDir, PathBuf, PathBuf) {
@@ -28,16 +21,6 @@ fn scene_dir() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let blob = dir.path().join("scene.blob");
     std::fs::write(&blob, &*compile(&scene)).expect("write blob");
     (dir, ron, blob)
-}
-
-fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 #[test]

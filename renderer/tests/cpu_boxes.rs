@@ -13,41 +13,7 @@ use renderer::backend::cpu::traverse::{occluded, traverse};
 use scene_compiler::BlobView;
 use scene_compiler::scene::{Cuboid, Light, MaterialKind, RenderSettings, Scene, Sky};
 
-use cpu_support::{compile, pinhole, render, scene};
-
-/// Mean and standard error of the average pixel value (channel 0) over `batches`
-/// renders of `spp` samples each, seeds 1..=batches.
-fn estimate(
-    scene: &Scene,
-    size: (u32, u32),
-    spp: u32,
-    max_depth: u32,
-    nee: bool,
-    batches: u32,
-) -> (f64, f64) {
-    let blob = compile(scene);
-    let view = BlobView::parse(&blob).expect("valid blob");
-    let means: Vec<f64> = (1..=batches)
-        .map(|seed| {
-            let settings = RenderSettings { width: size.0, height: size.1, spp, max_depth, seed };
-            let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
-            let (image, _) = render(&blob, &job);
-            image.iter().map(|p| f64::from(p[0])).sum::<f64>() / image.len() as f64
-        })
-        .collect();
-    let n = f64::from(batches);
-    let mean = means.iter().sum::<f64>() / n;
-    let variance = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, (variance / n).sqrt())
-}
-
-fn assert_close(what: &str, (mean, se): (f64, f64), expected: f64) {
-    let tolerance = 5.0 * se + 1e-4 * expected;
-    assert!(
-        (mean - expected).abs() <= tolerance,
-        "{what}: {mean} ± {se} (1 s.e.), expected {expected} (tolerance {tolerance})"
-    );
-}
+use cpu_support::{assert_close, compile, estimate, pinhole, render, scene};
 
 /// `materials` and `boxes` (min, max, material) seen through `camera`, black sky, no spheres.
 fn box_scene(

@@ -18,7 +18,7 @@ use renderer::backend::RenderJob;
 use scene_compiler::scene::{Light, MaterialKind, RenderSettings, Sky};
 use scene_compiler::{BlobView, Scene};
 
-use cpu_support::{compile, pinhole, render, scene};
+use cpu_support::{assert_close, compile, estimate, pinhole, render, scene};
 
 const PLANE_RADIUS: f32 = 1e3;
 const PLANE_CENTER: Vec3 = Vec3::new(0.0, -PLANE_RADIUS, 0.0);
@@ -35,40 +35,6 @@ fn lambert_under(point: Vec3, normal: Vec3, light: Vec3) -> (f64, f64) {
     (to.normalize().dot(normal.as_dvec3()), to.length_squared())
 }
 const ALBEDO: f32 = 0.5;
-
-/// Mean and standard error of the average pixel value (channel 0) over `batches`
-/// renders of `spp` samples each, seeds 1..=batches.
-fn estimate(
-    scene: &Scene,
-    size: (u32, u32),
-    spp: u32,
-    max_depth: u32,
-    nee: bool,
-    batches: u32,
-) -> (f64, f64) {
-    let blob = compile(scene);
-    let view = BlobView::parse(&blob).expect("valid blob");
-    let means: Vec<f64> = (1..=batches)
-        .map(|seed| {
-            let settings = RenderSettings { width: size.0, height: size.1, spp, max_depth, seed };
-            let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
-            let (image, _) = render(&blob, &job);
-            image.iter().map(|p| f64::from(p[0])).sum::<f64>() / image.len() as f64
-        })
-        .collect();
-    let n = f64::from(batches);
-    let mean = means.iter().sum::<f64>() / n;
-    let variance = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, (variance / n).sqrt())
-}
-
-fn assert_close(what: &str, (mean, se): (f64, f64), expected: f64) {
-    let tolerance = 5.0 * se + 1e-4 * expected;
-    assert!(
-        (mean - expected).abs() <= tolerance,
-        "{what}: {mean} ± {se} (1 s.e.), expected {expected} (tolerance {tolerance})"
-    );
-}
 
 /// A grey Lambert plane y = 0 (material 0) seen at `target` through a 0.05° pinhole
 /// from `eye`, black sky, plus `extra` spheres.

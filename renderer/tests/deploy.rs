@@ -9,12 +9,14 @@
 //! `--dependency=afterok:<id>` job only if job <id> succeeded) and `srun`. Kubernetes
 //! has no stand-in: the Jobs' `command` and `env` are read from the YAML.
 
+mod bin_support;
 mod cpu_support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use bin_support::text;
 use cpu_support::mixed_scene;
 
 fn repo() -> PathBuf {
@@ -23,10 +25,6 @@ fn repo() -> PathBuf {
 
 fn read(relative: &str) -> String {
     std::fs::read_to_string(repo().join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn assert_ok(out: &Output, what: &str) {

@@ -15,11 +15,13 @@
 //! within that bound of a rounding edge of the tonemap, which these small test images
 //! do not (checked bit for bit below).
 
+mod bin_support;
 mod cpu_support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use bin_support::{assert_exit, renderer, text};
 use cpu_support::{compile, mixed_scene};
 use renderer::shard::partial;
 use renderer::shard::{Shard, blob_hash, sample_range};
@@ -28,24 +30,6 @@ const WIDTH: u32 = 32;
 const HEIGHT: u32 = 24;
 /// Uneven in 3 and 16 shards (13/13/14; 2 and 3 samples).
 const SPP: u32 = 40;
-
-fn renderer(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_renderer")).args(args).current_dir(cwd).output().expect("run renderer")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
 
 /// A temp folder with the mixed test scene as `scene.ron` and `scene.blob`.
 fn scene_dir() -> tempfile::TempDir {

@@ -132,7 +132,10 @@ impl ViewApp {
             worker_error: None,
             last_reload: None,
             reload_attempts: 0,
-            screenshot_dir: options.screenshot_dir.clone().unwrap_or_else(|| scene_folder(&options.scene)),
+            screenshot_dir: options
+                .screenshot_dir
+                .clone()
+                .unwrap_or_else(|| output::folder_of(&options.scene).to_owned()),
             status: None,
             image_rect: None,
             ui_frame: Duration::ZERO,
@@ -441,14 +444,6 @@ impl eframe::App for ViewApp {
 fn screenshot_name(scene: &Path, samples: u32) -> String {
     let stem = scene.file_stem().map_or_else(|| "view".into(), |s| s.to_string_lossy().into_owned());
     format!("{stem}-{samples}spp.png")
-}
-
-/// The folder a scene file is in (`.` for a bare file name).
-fn scene_folder(scene: &Path) -> PathBuf {
-    match scene.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
-        _ => PathBuf::from("."),
-    }
 }
 
 /// Opens the scene and runs the editor window until it is closed.

@@ -334,6 +334,14 @@ impl Checker {
         found
     }
 
+    /// A shape's material, by index (an in-memory scene); reports one out of range.
+    fn material_index(&mut self, at: At, material: u32, material_count: usize) {
+        if material as usize >= material_count {
+            let message = format!("material index {material} out of range ({material_count} materials)");
+            self.report(at, message, "no such material");
+        }
+    }
+
     /// Checks a list of shapes with `check`, which reports into the checker it is given
     /// and returns the lowered shape, if any. A long list is checked in chunks on all
     /// threads; the issues still come out in list order, as one walk would report them.
@@ -363,6 +371,7 @@ impl Checker {
         }
         out
     }
+
     /// At least one primitive of some kind (reported at `spheres`, where one usually goes).
     fn primitive_count(&mut self, root: &ValuePath, n: usize) {
         if n == 0 {
@@ -384,6 +393,7 @@ impl Checker {
             })
         })
     }
+
     /// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no
     /// inside, and the renderer's robust offsets assume one). True when usable.
     fn box_geometry(&mut self, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
@@ -410,11 +420,7 @@ impl Checker {
         self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
         for (i, b) in boxes.iter().enumerate() {
             self.box_geometry(path, i, b.min.to_array(), b.max.to_array());
-            if b.material as usize >= material_count {
-                let message =
-                    format!("material index {} out of range ({material_count} materials)", b.material);
-                self.report(&|| path.index(i).field("material"), message, "no such material");
-            }
+            self.material_index(&|| path.index(i).field("material"), b.material, material_count);
         }
     }
 
@@ -431,11 +437,7 @@ impl Checker {
         self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
         for (i, s) in spheres.iter().enumerate() {
             self.sphere_geometry(path, i, s.center.to_array(), s.radius);
-            if s.material as usize >= material_count {
-                let message =
-                    format!("material index {} out of range ({material_count} materials)", s.material);
-                self.report(&|| path.index(i).field("material"), message, "no such material");
-            }
+            self.material_index(&|| path.index(i).field("material"), s.material, material_count);
         }
     }
 
