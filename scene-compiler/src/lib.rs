@@ -23,6 +23,7 @@ pub mod compile;
 pub mod limits;
 pub mod scene;
 pub mod shapes;
+pub mod terrain;
 
 pub use blob::{AlignedBytes, BlobError, BlobView};
 pub use compile::{CompileOptions, Compiled, compile_scene};

@@ -110,6 +110,7 @@ fn valid_scene_parses_to_the_expected_model() {
             Sphere { center: v(4.0, 1.0, 0.0), radius: 1.0, material: 2 },
         ],
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: vec![
             Light::Point { position: v(0.0, 10.0, 0.0), color: Vec3::ONE, intensity: 50.0 },
             Light::Directional {
@@ -427,7 +428,7 @@ fn zero_spheres_is_an_error() {
     let start = VALID.find("spheres: [").unwrap_or(0);
     let end = VALID.find("    lights").unwrap_or(0);
     let src = format!("{}spheres: [],\n{}", &VALID[..start], &VALID[end..]);
-    let d = one_error(&src, pos(&src, "[],"), "the scene has no spheres or boxes");
+    let d = one_error(&src, pos(&src, "[],"), "the scene has no spheres, boxes or terrain columns");
     assert!(d.hint().is_some());
 }
 

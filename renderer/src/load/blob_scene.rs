@@ -49,7 +49,9 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         sky: view.sky(),
         materials,
         spheres,
+        // A terrain's columns are boxes in the blob: they come back as boxes.
         boxes,
+        terrains: Vec::new(),
         lights,
     }
 }

@@ -39,6 +39,7 @@ pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(V
             .map(|&(center, radius, material)| Sphere { center, radius, material })
             .collect(),
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: Vec::new(),
     }
 }

@@ -108,6 +108,7 @@ pub fn constant_sky_scene(materials: Vec<Material>, spheres: Vec<Sphere>) -> Sce
         materials,
         spheres,
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: Vec::new(),
     }
 }

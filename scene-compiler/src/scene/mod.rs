@@ -15,6 +15,7 @@
 
 mod diagnostic;
 mod fast;
+mod heightmap;
 mod lex;
 mod model;
 mod schema;
@@ -36,7 +37,8 @@ use schema::SceneFile;
 use spans::{Located, SpanIndex};
 use validate::Issue;
 
-/// Parses and validates scene text; `origin` is the file name shown in messages.
+/// Parses and validates scene text. `origin` is the file's path: it names the file in
+/// messages, and terrain images are read relative to its folder.
 pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
     let file = match fast::parse(source) {
         Some(file) => file,
@@ -71,7 +73,8 @@ fn read_ron(source: &str, origin: &str) -> Result<SceneFile, LoadError> {
 
 /// Validates a file read from `source` and lowers it to a [`Scene`].
 fn check_file(source: &str, origin: &str, file: &SceneFile) -> Result<Scene, LoadError> {
-    validate::validate(file).map_err(|issues| LoadError::new(origin, source, locate(source, &issues)))
+    let folder = Path::new(origin).parent().unwrap_or(Path::new(""));
+    validate::validate(file, folder).map_err(|issues| LoadError::new(origin, source, locate(source, &issues)))
 }
 
 /// Checks a scene built in memory (an editor's edit) by the rules a file obeys, without

@@ -4,6 +4,9 @@
 //! indices), so later stages never re-check. Field names match the RON format
 //! (docs/scene-format.md) so a reader can hold one against the other.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use glam::Vec3;
 
 /// A scene after parsing and validation.
@@ -16,6 +19,7 @@ pub struct Scene {
     pub spheres: Vec<Sphere>,
     /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
     pub boxes: Vec<Cuboid>,
+    pub terrains: Vec<Terrain>,
     pub lights: Vec<Light>,
 }
 
@@ -94,6 +98,63 @@ pub struct Cuboid {
     pub min: Vec3,
     pub max: Vec3,
     pub material: u32,
+}
+
+/// A heightmap terrain: pixel `(x, z)` of the image with value `v > 0` is a column of
+/// `cell x v * height_scale x cell` standing on `origin + (x * cell, 0, z * cell)`
+/// (image rows run along +z). Compiling turns it into boxes (`crate::terrain`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Terrain {
+    /// The image as the scene file names it (relative to the file's folder).
+    pub image: String,
+    /// The image's pixels, read when the scene was loaded.
+    pub heights: Arc<Heightmap>,
+    pub origin: Vec3,
+    pub cell: f32,
+    pub height_scale: f32,
+    pub surface: TerrainSurface,
+}
+
+/// What the columns of a terrain are made of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TerrainSurface {
+    /// One material (index into [`Scene::materials`]) for every column.
+    Material(u32),
+    /// By height: a column takes the last band whose `from` is at most its height (the
+    /// first band when it is below them all). Bands ascend by `from`.
+    Palette(Vec<Band>),
+}
+
+/// One height band of a [`TerrainSurface::Palette`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Band {
+    /// In scene units (pixel value times `height_scale`).
+    pub from: f32,
+    pub material: u32,
+}
+
+/// A heightmap image's pixel values, row by row: 0..=255 for an 8-bit image,
+/// 0..=65535 for a 16-bit one (a colour image's luma).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heightmap {
+    /// The file it was read from, as opened (the scene's folder joined with the name):
+    /// what a live session watches.
+    pub path: PathBuf,
+    pub width: u32,
+    pub depth: u32,
+    pub values: Vec<u16>,
+}
+
+impl Heightmap {
+    /// The value of pixel `(x, z)`.
+    pub fn value(&self, x: u32, z: u32) -> u16 {
+        self.values[(z * self.width + x) as usize]
+    }
+
+    /// Pixels above zero: the columns before merging.
+    pub fn raised(&self) -> usize {
+        self.values.iter().filter(|&&v| v > 0).count()
+    }
 }
 
 /// A light the renderer samples directly (next-event estimation).

@@ -32,6 +32,8 @@ pub(crate) struct SceneFile {
     #[serde(default)]
     pub boxes: Vec<BoxFile>,
     #[serde(default)]
+    pub terrains: Vec<TerrainFile>,
+    #[serde(default)]
     pub lights: Vec<LightFile>,
 }
 
@@ -151,6 +153,36 @@ pub(crate) struct SphereFile {
 pub(crate) struct BoxFile {
     pub min: V3,
     pub max: V3,
+    pub material: String,
+}
+
+/// `Heightmap(image: "city.png", ...)`: a grayscale image whose pixels are columns of boxes.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Terrain", deny_unknown_fields)]
+pub(crate) enum TerrainFile {
+    Heightmap {
+        /// Relative to the scene file's folder.
+        image: String,
+        #[serde(default)]
+        origin: V3,
+        #[serde(default = "one")]
+        cell: f32,
+        #[serde(default = "one")]
+        height_scale: f32,
+        /// One material for every column; or `palette`, not both.
+        #[serde(default)]
+        material: Option<String>,
+        #[serde(default)]
+        palette: Vec<BandFile>,
+    },
+}
+
+/// `(from: 10.0, material: "brick")`: columns at least this tall (in scene units) and
+/// below the next band's `from` take this material.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Band", deny_unknown_fields)]
+pub(crate) struct BandFile {
+    pub from: f32,
     pub material: String,
 }
 

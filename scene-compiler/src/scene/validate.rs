@@ -7,6 +7,8 @@
 //! one message.
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use glam::Vec3;
 use rayon::prelude::*;
@@ -14,9 +16,14 @@ use rayon::prelude::*;
 use crate::limits;
 
 use super::{
-    model::{Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere},
+    heightmap,
+    model::{
+        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
+        Terrain, TerrainSurface,
+    },
     schema::{
-        BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile, V3,
+        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile,
+        TerrainFile, V3,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
@@ -44,7 +51,8 @@ pub(crate) struct Issue {
 }
 
 /// Checks `file` completely and lowers it to a [`Scene`], or returns every issue found.
-pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
+/// Terrain images are read from `folder` (the scene file's).
+pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Issue>> {
     let root = ValuePath::root();
     let mut c = Checker { issues: Vec::new() };
     c.camera(&root.field("camera"), &file.camera);
@@ -53,7 +61,8 @@ pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
     let materials = c.materials(&root.field("materials"), &file.materials.0);
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
     let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
-    c.primitive_count(&root, file.spheres.len() + file.boxes.len());
+    let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
+    c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains);
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
         return Err(c.issues);
@@ -65,6 +74,7 @@ pub(crate) fn validate(file: &SceneFile) -> Result<Scene, Vec<Issue>> {
         materials: file.materials.0.iter().map(|(name, kind)| lower_material(name, kind)).collect(),
         spheres,
         boxes,
+        terrains,
         lights: file.lights.iter().map(lower_light).collect(),
     })
 }
@@ -99,7 +109,8 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.materials(&root.field("materials"), &materials);
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
-    c.primitive_count(&root, scene.spheres.len() + scene.boxes.len());
+    c.model_terrains(&root.field("terrains"), &scene.terrains, scene.materials.len());
+    c.primitive_count(&root, scene.spheres.len(), scene.boxes.len(), &scene.terrains);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
     c.issues
@@ -372,11 +383,186 @@ impl Checker {
         out
     }
 
-    /// At least one primitive of some kind (reported at `spheres`, where one usually goes).
-    fn primitive_count(&mut self, root: &ValuePath, n: usize) {
-        if n == 0 {
-            self.report(&|| root.field("spheres"), "the scene has no spheres or boxes", "empty")
-                .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
+    /// At least one primitive of some kind (reported at `spheres`, where one usually goes),
+    /// and room in the blob for the boxes and every terrain column (counted before
+    /// merging, so whether a terrain fits does not depend on its content's regularity).
+    fn primitive_count(&mut self, root: &ValuePath, spheres: usize, boxes: usize, terrains: &[Terrain]) {
+        let columns: usize = terrains.iter().map(|t| t.heights.raised()).sum();
+        if spheres + boxes + columns == 0 {
+            self.report(
+                &|| root.field("spheres"),
+                "the scene has no spheres, boxes or terrain columns",
+                "empty",
+            )
+            .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
+        }
+        if !terrains.is_empty() && boxes + columns > limits::MAX_BOXES {
+            let message = format!(
+                "too many boxes: {boxes} boxes and {columns} terrain columns, at most {} in all are supported",
+                limits::MAX_BOXES
+            );
+            self.report(&|| root.field("terrains"), message, "too many columns")
+                .set_hint("use smaller heightmap images, or fewer of them");
+        }
+    }
+
+    /// Checks every terrain, resolves its materials and reads its image from `folder`.
+    fn terrains(
+        &mut self,
+        path: &ValuePath,
+        terrains: &[TerrainFile],
+        materials: &HashMap<&str, u32>,
+        folder: &Path,
+    ) -> Vec<Terrain> {
+        let mut out = Vec::with_capacity(terrains.len());
+        for (i, terrain) in terrains.iter().enumerate() {
+            let TerrainFile::Heightmap { image, origin, cell, height_scale, material, palette } = terrain;
+            let field = |name: &'static str| move || path.index(i).field(name);
+            let params_ok = self.terrain_params(path, i, *origin, *cell, *height_scale);
+            let surface = match (material, palette.is_empty()) {
+                (Some(name), true) => {
+                    self.material(&field("material"), name, materials).map(TerrainSurface::Material)
+                }
+                (None, false) => self.palette(&|| path.index(i).field("palette"), palette, materials),
+                (Some(_), false) => {
+                    self.report(
+                        &field("palette"),
+                        "a terrain has a `material` or a `palette`, not both",
+                        "second choice",
+                    )
+                    .set_hint(
+                        "remove `material` to colour the columns by height, or `palette` for one material",
+                    );
+                    None
+                }
+                (None, true) => {
+                    self.report(
+                        &field("image"),
+                        "a terrain needs a `material` or a `palette`",
+                        "no material",
+                    )
+                    .set_hint("add e.g. `material: \"concrete\"`");
+                    None
+                }
+            };
+            let heights = match heightmap::read(&folder.join(image)) {
+                Ok(heights) => Some(heights),
+                Err(error) => {
+                    let message = format!("cannot use terrain image `{image}`: {error}");
+                    self.report(&field("image"), message, "this image").set_hint(
+                        "the path is relative to the scene file's folder; heightmaps are 8- or 16-bit PNG images",
+                    );
+                    None
+                }
+            };
+            let resolvable = params_ok
+                && heights
+                    .as_ref()
+                    .is_some_and(|h| self.resolvable(&field("cell"), *origin, *cell, *height_scale, h));
+            if let (true, Some(surface), Some(heights)) = (resolvable, surface, heights) {
+                out.push(Terrain {
+                    image: image.clone(),
+                    heights: Arc::new(heights),
+                    origin: Vec3::from_array(*origin),
+                    cell: *cell,
+                    height_scale: *height_scale,
+                    surface,
+                });
+            }
+        }
+        out
+    }
+
+    /// Terrain `i`'s placement: a finite origin, a positive cell size and height scale.
+    fn terrain_params(
+        &mut self,
+        path: &ValuePath,
+        i: usize,
+        origin: V3,
+        cell: f32,
+        height_scale: f32,
+    ) -> bool {
+        let field = |name: &'static str| move || path.index(i).field(name);
+        let positive = |v| v > 0.0;
+        let origin_ok = self.finite3(origin, "terrain `origin`", &field("origin"));
+        let cell_ok = self.check(cell, "terrain `cell`", &field("cell"), positive, "positive").is_none();
+        let what = "terrain `height_scale`";
+        let scale_ok = self.check(height_scale, what, &field("height_scale"), positive, "positive").is_none();
+        origin_ok && cell_ok && scale_ok && cell.is_finite() && height_scale.is_finite()
+    }
+
+    /// Whether 32-bit floats tell a terrain's neighbouring columns (and height steps) apart
+    /// everywhere it reaches: far from the scene's origin a small `cell` would round to
+    /// nothing and the compiled columns would be flat.
+    fn resolvable(&mut self, at: At, origin: V3, cell: f32, height_scale: f32, heights: &Heightmap) -> bool {
+        let reach = Vec3::from_array(origin).abs().max_element()
+            + (heights.width.max(heights.depth) as f32 * cell)
+                .max(heights.values.iter().max().copied().unwrap_or(0) as f32 * height_scale);
+        // Four ulps of slack: the kernels' hit offsets are a few ulps.
+        let ok = reach * f32::EPSILON * 4.0 < cell.min(height_scale);
+        if !ok {
+            let message = format!(
+                "terrain `cell` {cell} and `height_scale` {height_scale} are too fine for a terrain reaching {reach} from the origin"
+            );
+            self.report(at, message, "too small here")
+                .set_hint("32-bit floats cannot tell the columns apart: move the terrain nearer the origin or use larger cells");
+        }
+        ok
+    }
+
+    /// A palette's bands: materials resolved, `from` finite and ascending.
+    fn palette(
+        &mut self,
+        at: At,
+        bands: &[BandFile],
+        materials: &HashMap<&str, u32>,
+    ) -> Option<TerrainSurface> {
+        let mut out = Vec::with_capacity(bands.len());
+        for (k, band) in bands.iter().enumerate() {
+            let from_ok = self.band_from(at, k, band.from, k.checked_sub(1).map(|p| bands[p].from));
+            let material = self.material(&|| at().index(k).field("material"), &band.material, materials);
+            if let (true, Some(material)) = (from_ok, material) {
+                out.push(Band { from: band.from, material });
+            }
+        }
+        (out.len() == bands.len()).then_some(TerrainSurface::Palette(out))
+    }
+
+    /// Band `k`'s `from`: finite, and above the previous band's.
+    fn band_from(&mut self, at: At, k: usize, from: f32, previous: Option<f32>) -> bool {
+        let field = || at().index(k).field("from");
+        if !self.finite(from, "palette band `from`", &field) {
+            return false;
+        }
+        if let Some(previous) = previous.filter(|&p| from <= p) {
+            let message =
+                format!("palette bands must ascend: `from` {from} is not above the band before's {previous}");
+            self.report(&field, message, "not ascending")
+                .set_hint("list the bands from the lowest to the highest");
+            return false;
+        }
+        true
+    }
+
+    /// [`Checker::terrains`] for terrains already loaded (an in-memory scene).
+    fn model_terrains(&mut self, path: &ValuePath, terrains: &[Terrain], material_count: usize) {
+        for (i, t) in terrains.iter().enumerate() {
+            self.terrain_params(path, i, t.origin.to_array(), t.cell, t.height_scale);
+            let field = |name: &'static str| move || path.index(i).field(name);
+            match &t.surface {
+                TerrainSurface::Material(m) => self.material_index(&field("material"), *m, material_count),
+                TerrainSurface::Palette(bands) => {
+                    let at = field("palette");
+                    for (k, band) in bands.iter().enumerate() {
+                        self.band_from(&at, k, band.from, k.checked_sub(1).map(|p| bands[p].from));
+                        self.material_index(
+                            &|| at().index(k).field("material"),
+                            band.material,
+                            material_count,
+                        );
+                    }
+                }
+            }
         }
     }
 

@@ -11,7 +11,10 @@ use std::fmt::Write;
 
 use glam::Vec3;
 
-use super::model::{Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use super::model::{
+    Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, Terrain,
+    TerrainSurface,
+};
 
 /// The RON text of `scene`.
 pub fn to_ron(scene: &Scene) -> String {
@@ -23,6 +26,7 @@ pub fn to_ron(scene: &Scene) -> String {
     materials(&mut out, &scene.materials);
     spheres(&mut out, &scene.spheres, &scene.materials);
     boxes(&mut out, &scene.boxes, &scene.materials);
+    terrains(&mut out, &scene.terrains, &scene.materials);
     lights(&mut out, &scene.lights);
     out.push_str(")\n");
     out
@@ -122,6 +126,37 @@ fn boxes(out: &mut String, boxes: &[Cuboid], materials: &[Material]) {
     for b in boxes {
         let name = material_name(b.material, materials);
         let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
+    }
+    out.push_str("    ],\n");
+}
+
+/// One terrain per block; like boxes, no `terrains:` line when there are none.
+fn terrains(out: &mut String, terrains: &[Terrain], materials: &[Material]) {
+    if terrains.is_empty() {
+        return;
+    }
+    out.push_str("    terrains: [\n");
+    for t in terrains {
+        out.push_str("        Heightmap(\n");
+        let line = |out: &mut String, name: &str, value: String| {
+            let _ = writeln!(out, "            {name}: {value},");
+        };
+        line(out, "image", string(&t.image));
+        line(out, "origin", v3(t.origin));
+        line(out, "cell", format!("{:?}", t.cell));
+        line(out, "height_scale", format!("{:?}", t.height_scale));
+        match &t.surface {
+            TerrainSurface::Material(m) => line(out, "material", material_name(*m, materials)),
+            TerrainSurface::Palette(bands) => {
+                out.push_str("            palette: [\n");
+                for band in bands {
+                    let name = material_name(band.material, materials);
+                    let _ = writeln!(out, "                (from: {:?}, material: {name}),", band.from);
+                }
+                out.push_str("            ],\n");
+            }
+        }
+        out.push_str("        ),\n");
     }
     out.push_str("    ],\n");
 }

@@ -51,6 +51,7 @@ pub fn test_scene(n: usize) -> Scene {
         materials,
         spheres,
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: vec![
             Light::Point { position: Vec3::new(0.0, 5.0, 0.0), color: Vec3::ONE, intensity: 10.0 },
             Light::Directional {

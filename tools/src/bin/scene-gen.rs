@@ -117,6 +117,7 @@ fn rtiow(csv: &Path) -> anyhow::Result<Scene> {
         materials,
         spheres,
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: Vec::new(),
     })
 }
@@ -165,6 +166,7 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
         materials,
         spheres,
         boxes: Vec::new(),
+        terrains: Vec::new(),
         lights: Vec::new(),
     })
 }
