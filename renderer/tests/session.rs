@@ -320,3 +320,68 @@ fn a_blob_session_decodes_its_scene_and_reloads_the_blob() {
     save_by_rename(&path, blob(&moved));
     wait_for(&mut session, "the new blob", |s, _| radius(s) == Some(0.2));
 }
+
+/// A scene with one terrain read from `maps/height.png` (a folder of its own, so the
+/// watch on an input's folder is tested, not the scene folder's).
+fn terrain_scene_dir(first: u8) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("maps")).expect("maps folder");
+    let image = dir.path().join("maps/height.png");
+    std::fs::write(&image, heightmap_png(first)).expect("write heightmap");
+    let text = "Scene(
+    camera: (look_from: (0.0, 5.0, 8.0), look_at: (1.0, 0.0, 1.0), vfov_deg: 40.0),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) },
+    terrains: [Heightmap(image: \"maps/height.png\", material: \"grey\")],
+)
+";
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, text).expect("write scene");
+    (dir, path, image)
+}
+
+/// A 2 x 2 heightmap PNG whose first pixel is `first`.
+fn heightmap_png(first: u8) -> Vec<u8> {
+    let image = image::GrayImage::from_raw(2, 2, vec![first, 1, 1, 1]).expect("2 x 2 pixels");
+    let mut bytes = Vec::new();
+    image.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png).expect("encode PNG");
+    bytes
+}
+
+/// The current scene's first heightmap pixel.
+fn first_height(session: &Session) -> Option<u16> {
+    session.current().map(|c| c.scene.terrains[0].heights.value(0, 0))
+}
+
+#[test]
+fn saving_a_terrain_image_reloads_the_scene_by_rename_or_in_place() {
+    let (_dir, path, image) = terrain_scene_dir(3);
+    let mut session = open(&path);
+    assert_eq!(first_height(&session), Some(3));
+
+    save_by_rename(&image, heightmap_png(7));
+    wait_for(&mut session, "the renamed-over image", |s, _| first_height(s) == Some(7));
+
+    std::fs::write(&image, heightmap_png(9)).expect("write in place");
+    wait_for(&mut session, "the image written in place", |s, _| first_height(s) == Some(9));
+
+    // The same pixels written again: a compile, but nothing new, so no reload.
+    std::fs::write(&image, heightmap_png(9)).expect("write in place");
+    assert_eq!(quiet(&mut session), []);
+}
+
+#[test]
+fn a_broken_terrain_image_is_reported_at_its_line_and_a_fix_recovers() {
+    let (_dir, path, image) = terrain_scene_dir(3);
+    let mut session = open(&path);
+    save_by_rename(&image, b"not a png at all");
+    let reloads = wait_for(&mut session, "the broken image's error", |s, _| s.last_error().is_some());
+    assert!(reloads.iter().any(|r| r.outcome.is_err()), "{reloads:#?}");
+    let error = session.last_error().expect("an error");
+    assert_eq!(error.line, Some(5), "{error}");
+    assert!(error.message.contains("maps/height.png"), "{error}");
+    assert_eq!(first_height(&session), Some(3), "the last good scene stays");
+
+    save_by_rename(&image, heightmap_png(4));
+    wait_for(&mut session, "the fixed image", |s, _| first_height(s) == Some(4) && s.last_error().is_none());
+}

@@ -20,6 +20,10 @@
 //!   names become `material0`…).
 //! - The initial load counts as generation 1; a scene that fails at open leaves 0.
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
+//! - The files a scene reads (terrain images) are watched like the scene: saving one
+//!   reloads the scene. Which files those are is learnt from each scene that loads, so
+//!   an image that is missing when the scene first fails to load is not watched until
+//!   the scene text changes.
 
 mod watcher;
 
@@ -223,7 +227,7 @@ impl Session {
         // A due retry reads what the file settled on; a new event decides for itself.
         let settled = if touched.scene { touched.scene_settled } else { retry };
         if (touched.scene || retry)
-            && let Some(reload) = self.reload_scene(settled)
+            && let Some(reload) = self.reload_scene(settled, touched.inputs)
         {
             reloads.push(reload);
         }
@@ -235,10 +239,11 @@ impl Session {
         reloads
     }
 
-    /// Re-reads the scene file; `None` when its content is what was last handled or it is
-    /// gone, or when it is not `settled` (maybe half-written) and does not compile: then
-    /// it is read again at its next event or after the debounce, and only then reported.
-    fn reload_scene(&mut self, settled: bool) -> Option<Reload> {
+    /// Re-reads the scene file; `None` when its content is what was last handled (and no
+    /// input of it changed: `inputs`, or when the compiled scene came out the same) or it
+    /// is gone, or when it is not `settled` (maybe half-written) and does not compile:
+    /// then it is read again at its next event or after the debounce, and only then reported.
+    fn reload_scene(&mut self, settled: bool, inputs: bool) -> Option<Reload> {
         let start = Instant::now();
         self.retry_at = None;
         let detect = age(std::fs::metadata(&self.scene_path).and_then(|m| m.modified()));
@@ -257,10 +262,19 @@ impl Session {
             }
         };
         let hash = content_hash(&bytes);
-        if self.file_hash == Some(hash) {
+        let same_text = self.file_hash == Some(hash);
+        if same_text && !inputs {
             return None;
         }
         match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile) {
+            // An input's event that changed nothing (its file rewritten as it was).
+            Ok(compiled)
+                if same_text
+                    && self.last_error.is_none()
+                    && self.current.as_ref().is_some_and(|c| c.content_hash == compiled.content_hash) =>
+            {
+                None
+            }
             Ok(compiled) => {
                 self.file_hash = Some(hash);
                 Some(self.make_current(compiled, Changed::Scene, detect, start.elapsed()))
@@ -320,6 +334,10 @@ impl Session {
         compile: Duration,
     ) -> Reload {
         let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
+        let inputs: Vec<&Path> = compiled.scene.terrains.iter().map(|t| t.heights.path.as_path()).collect();
+        // The image was just read, so its folder exists: a failure here is the system's
+        // watch limit, and costs only the automatic reload on the image's next save.
+        let _ = self.watcher.watch_inputs(&inputs);
         self.current = Some(Arc::new(compiled));
         self.last_error = None;
         self.generation += 1;

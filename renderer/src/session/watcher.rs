@@ -1,5 +1,8 @@
 //! The file watcher: a `notify` watcher on the scene's folder (and the kernels
-//! folder), reduced to "the scene may have changed" and "a kernel may have changed".
+//! folder, and the folders of the files the scene reads, such as terrain images),
+//! reduced to "the scene may have changed" and "a kernel may have changed".
+//! A change to a file the scene reads is a scene change (it reloads the same way),
+//! flagged so the session knows the scene text alone does not tell.
 //!
 //! Folders, not files, are watched, non-recursively: a watch on the file itself dies
 //! after the first save that renames a new file over it. Events are filtered by path.
@@ -35,6 +38,8 @@ pub struct Touched {
     pub scene: bool,
     /// The scene file is a whole save (see the module docs); meaningful with `scene`.
     pub scene_settled: bool,
+    /// Some of the scene's change was to a file the scene reads (see [`Watcher::watch_inputs`]).
+    pub inputs: bool,
     pub kernels: bool,
 }
 
@@ -54,6 +59,10 @@ pub struct Watcher {
     events: Receiver<Arrival>,
     /// The scene file as event paths name it (canonical folder + file name).
     scene_file: PathBuf,
+    /// Files the scene reads, named the same way.
+    inputs: Vec<PathBuf>,
+    /// Folders watched so far (a watch is never dropped: a folder is cheap to keep).
+    folders: Vec<PathBuf>,
     kernels_dir: Option<PathBuf>,
     debounce: Duration,
     scene: Burst,
@@ -67,6 +76,8 @@ struct Burst {
     last: Option<Instant>,
     /// Whether some arrived since the last report; reported once quiet.
     held: bool,
+    /// Whether those included a change to one of the scene's inputs.
+    inputs: bool,
 }
 
 impl Burst {
@@ -79,8 +90,10 @@ impl Burst {
 /// What one event is about.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Hit {
-    /// `Some(renamed_onto)` when it concerns the scene file.
+    /// `Some(renamed_onto)` when it concerns the scene file or one of its inputs.
     scene: Option<bool>,
+    /// It concerns one of the scene's inputs.
+    input: bool,
     kernels: bool,
 }
 
@@ -101,15 +114,50 @@ impl Watcher {
         let handler = move |event: notify::Result<Event>| {
             let _ = sender.send((Instant::now(), event));
         };
-        let mut watcher = notify::recommended_watcher(handler).context("cannot start the file watcher")?;
-        let folders = scene_file.parent().into_iter().chain(kernels_dir.as_deref());
-        for folder in folders {
-            watcher
-                .watch(folder, RecursiveMode::NonRecursive)
-                .with_context(|| format!("cannot watch `{}`", folder.display()))?;
-        }
+        let watcher = notify::recommended_watcher(handler).context("cannot start the file watcher")?;
         let (scene, kernels) = (Burst::default(), Burst::default());
-        Ok(Watcher { _watcher: watcher, events, scene_file, kernels_dir, debounce, scene, kernels })
+        let mut watcher = Watcher {
+            _watcher: watcher,
+            events,
+            inputs: Vec::new(),
+            folders: Vec::new(),
+            scene_file,
+            kernels_dir,
+            debounce,
+            scene,
+            kernels,
+        };
+        let folders: Vec<PathBuf> =
+            watcher.scene_file.parent().into_iter().chain(watcher.kernels_dir.as_deref()).map(Path::to_owned).collect();
+        for folder in folders {
+            watcher.watch_folder(folder)?;
+        }
+        Ok(watcher)
+    }
+
+    /// Also watches `files`, which the scene reads (terrain images): their changes are
+    /// scene changes from now on, in place of the previous inputs'.
+    pub fn watch_inputs(&mut self, files: &[&Path]) -> anyhow::Result<()> {
+        let mut inputs = Vec::with_capacity(files.len());
+        for file in files {
+            let file = canonical_file(file)?;
+            if let Some(folder) = file.parent() {
+                self.watch_folder(folder.to_owned())?;
+            }
+            inputs.push(file);
+        }
+        self.inputs = inputs;
+        Ok(())
+    }
+
+    fn watch_folder(&mut self, folder: PathBuf) -> anyhow::Result<()> {
+        if !self.folders.contains(&folder) {
+            self._watcher
+                .watch(&folder, RecursiveMode::NonRecursive)
+                .with_context(|| format!("cannot watch `{}`", folder.display()))?;
+            self.folders.push(folder);
+        }
+        Ok(())
     }
 
     /// What to handle now, without blocking.
@@ -157,6 +205,12 @@ impl Watcher {
                 // Covered by this batch's read, or held: the latest event says how settled.
                 touched.scene_settled = renamed_onto;
                 self.scene.last = Some(at);
+                if touched.scene {
+                    touched.inputs |= hit.input || self.scene.inputs;
+                    self.scene.inputs = false;
+                } else {
+                    self.scene.inputs |= hit.input;
+                }
             }
             if hit.kernels {
                 (self.kernels.held, self.kernels.last) = (true, Some(at));
@@ -165,6 +219,7 @@ impl Watcher {
         if !touched.scene && self.scene.due(self.debounce).is_some_and(|due| now >= due) {
             // The trailing edge: quiet for the debounce, so the last save is complete.
             (touched.scene, touched.scene_settled, self.scene.held) = (true, true, false);
+            (touched.inputs, self.scene.inputs) = (self.scene.inputs, false);
         }
         if self.kernels.due(self.debounce).is_some_and(|due| now >= due) {
             (touched.kernels, self.kernels.held) = (true, false);
@@ -180,8 +235,10 @@ impl Watcher {
             Ok(event) if counts(event) => {
                 let mut hit = Hit::default();
                 for path in &event.paths {
-                    if *path == self.scene_file {
+                    let input = self.inputs.contains(path);
+                    if *path == self.scene_file || input {
                         hit.scene = Some(renamed_onto(event, path));
+                        hit.input |= input;
                     }
                     hit.kernels |= self.is_kernel(path);
                 }
@@ -193,7 +250,7 @@ impl Watcher {
     }
 
     fn everything(&self) -> Hit {
-        Hit { scene: Some(false), kernels: self.kernels_dir.is_some() }
+        Hit { scene: Some(false), input: !self.inputs.is_empty(), kernels: self.kernels_dir.is_some() }
     }
 
     fn is_kernel(&self, path: &Path) -> bool {

@@ -62,7 +62,10 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
     let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
     let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
-    c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains);
+    // A terrain that failed has its own message: no "the scene is empty" on top of it.
+    if terrains.len() == file.terrains.len() {
+        c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains);
+    }
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
         return Err(c.issues);
