@@ -127,8 +127,13 @@ impl Watcher {
             scene,
             kernels,
         };
-        let folders: Vec<PathBuf> =
-            watcher.scene_file.parent().into_iter().chain(watcher.kernels_dir.as_deref()).map(Path::to_owned).collect();
+        let folders: Vec<PathBuf> = watcher
+            .scene_file
+            .parent()
+            .into_iter()
+            .chain(watcher.kernels_dir.as_deref())
+            .map(Path::to_owned)
+            .collect();
         for folder in folders {
             watcher.watch_folder(folder)?;
         }

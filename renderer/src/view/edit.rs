@@ -1,4 +1,4 @@
-//! Editing the scene in memory: the selected sphere, edits that go through
+//! Editing the scene in memory: the selection, edits that go through
 //! [`Session::apply`] (so they are validated exactly like a saved file), and undo/redo
 //! as stacks of whole-scene snapshots.
 //!
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use glam::Vec3;
 use scene_compiler::scene::{Scene, Sphere};
 
+use super::selected::Selected;
 use crate::load::SceneError;
 use crate::session::Session;
 
@@ -21,9 +22,8 @@ const MAX_UNDO: usize = 200;
 /// What an edit changed, for coalescing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EditKey {
-    SphereCenter(usize),
-    SphereRadius(usize),
-    SphereMaterial(usize),
+    /// One field of one thing, named as the selection editor labels it.
+    Field(Selected, &'static str),
     Material(usize),
     /// Adding or deleting: never coalesced.
     Structure,
@@ -32,8 +32,7 @@ pub enum EditKey {
 /// Selection and history of the in-memory edits.
 #[derive(Debug, Default)]
 pub struct Editor {
-    /// Index into `Scene::spheres` of the selected sphere.
-    pub selected: Option<usize>,
+    pub selected: Option<Selected>,
     undo: Vec<Scene>,
     redo: Vec<Scene>,
     last_edit: Option<(EditKey, Instant)>,
@@ -92,33 +91,39 @@ impl Editor {
         }
         to.push(current);
         self.last_edit = None;
-        if self.selected.is_some_and(|i| i >= target.spheres.len()) {
+        if self.selected.is_some_and(|s| !s.exists_in(&target)) {
             self.selected = None;
         }
         Ok(true)
     }
 
-    /// Adds a sphere at `at` with the selected sphere's material (or the first one) and selects it.
+    /// Adds a sphere at `at` with the selection's material (or the first one) and selects it.
     pub fn add_sphere(&mut self, session: &mut Session, at: Vec3, radius: f32) -> Result<(), SceneError> {
         let Some(mut scene) = session.current().map(|c| c.scene.clone()) else { return Ok(()) };
-        let material = self.selected.and_then(|i| scene.spheres.get(i)).map_or(0, |s| s.material);
+        let material = self.selected.and_then(|s| s.material(&scene)).unwrap_or(0);
         scene.spheres.push(Sphere { center: at, radius, material });
         let index = scene.spheres.len() - 1;
         self.apply(session, scene, EditKey::Structure)?;
-        self.selected = Some(index);
+        self.selected = Some(Selected::Sphere(index));
         Ok(())
     }
 
-    /// Deletes the selected sphere (a scene keeps at least one).
+    /// Whether the selection can be deleted: it exists, and is not the scene's last
+    /// thing (a scene without any does not validate).
+    pub fn can_delete(&self, scene: &Scene) -> bool {
+        let things = scene.spheres.len() + scene.boxes.len() + scene.terrains.len();
+        self.selected.is_some_and(|s| s.exists_in(scene)) && things > 1
+    }
+
+    /// Deletes the selection (see [`Editor::can_delete`]).
     pub fn delete_selected(&mut self, session: &mut Session) -> Result<(), SceneError> {
-        let (Some(index), Some(mut scene)) = (self.selected, session.current().map(|c| c.scene.clone()))
+        let (Some(selected), Some(mut scene)) = (self.selected, session.current().map(|c| c.scene.clone()))
         else {
             return Ok(());
         };
-        if index >= scene.spheres.len() || scene.spheres.len() == 1 {
+        if !self.can_delete(&scene) || !selected.remove_from(&mut scene) {
             return Ok(());
         }
-        scene.spheres.remove(index);
         self.apply(session, scene, EditKey::Structure)?;
         self.selected = None;
         Ok(())
