@@ -14,11 +14,11 @@
 #   4. renderer bench on assets/scenes/rtiow_final.ron, 30 spp, max depth 50:
 #      1280x720, 1920x1080, 3840x2160, then the schedule without path regeneration
 #      at 1280x720 and 1920x1080 (tools/gpu-sweep.sh compares more variants)
-#      -> $OUT/bench-*.json
+#      -> $OUT/bench-*.json; the voxel city (assets/scenes/city.ron) at 1280x720
 #   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
 #   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid
 #   7. compute-sanitizer memcheck on a 160x90, 4 spp render, and on the lit scenes
-#      (cornell, point_light, sun) at 160x120
+#      (cornell, point_light, sun) and the box scenes (boxes, city) at 160x120
 # The whole run takes a few minutes; every step has a timeout.
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
@@ -82,6 +82,11 @@ if [ -f "$scene" ]; then
     bench 3840x2160 3840 2160
     bench 1280x720-per-sample 1280 720 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=0
     bench 1920x1080-per-sample 1920 1080 RENDERER_KERNEL_DEFINES=PT_PATH_REGENERATION=0
+    # The voxel city (a 512 x 512 heightmap with a sun): boxes, NEE and the shape dispatch.
+    step bench-city-1280x720 120 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-city-1280x720.json" \
+        "$BUNDLE/bin/renderer" bench "$BUNDLE/assets/scenes/city.ron" --backend cuda --width 1280 --height 720 \
+        --spp 30 --max-depth 50 --json
+    cat "$OUT/bench-city-1280x720.json"
     step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
         "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
         --frames 5 --warmup 1 --json
@@ -95,7 +100,7 @@ if [ -f "$scene" ]; then
         "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \
         --output "$OUT/memcheck.png"
     # The lit scenes run next-event estimation (shadow rays, the light table).
-    for lit in cornell point_light sun; do
+    for lit in cornell point_light sun boxes city; do
         step "memcheck-$lit" 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
             "$BUNDLE/bin/renderer" render "$BUNDLE/assets/scenes/$lit.ron" --backend cuda --width 160 --height 120 \
             --spp 4 --output "$OUT/memcheck-$lit.png"

@@ -1,12 +1,18 @@
-//! Clicking a sphere: a ray from the lens center through the clicked point, traced by
+//! Clicking a thing: a ray from the lens center through the clicked point, traced by
 //! the CPU backend's own closest-hit traversal (so what is picked is what the renderer
-//! draws), mapped back to the sphere's index in the scene through the blob's
+//! draws), mapped back to the primitive's index in its kind's list through the blob's
 //! `prim_sources` (the blob stores each kind in leaf order).
+//!
+//! The blob's boxes are the scene's own followed by every terrain's columns, terrain
+//! after terrain (`scene_compiler::terrain::with_columns`): a box past the scene's own
+//! selects the terrain whose columns it falls among.
 
 use glam::{Vec3, Vec3A};
-use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
+use scene_compiler::scene::Scene;
+use scene_compiler::{BlobView, terrain};
 
+use super::selected::Selected;
 use crate::backend::cpu::scene::CpuScene;
 use crate::backend::cpu::traverse::traverse;
 use crate::camera::CameraFrame;
@@ -15,30 +21,48 @@ use crate::camera::CameraFrame;
 #[derive(Clone, Debug)]
 pub struct Picker {
     scene: CpuScene,
+    /// Per terrain, the index of its first column among the blob's boxes.
+    terrain_starts: Vec<usize>,
 }
 
 impl Picker {
-    /// Copies what picking needs out of a blob.
-    pub fn new(view: &BlobView<'_>) -> Picker {
-        Picker { scene: CpuScene::from_blob(view) }
+    /// Copies what picking needs out of the blob compiled from `scene`.
+    pub fn new(view: &BlobView<'_>, scene: &Scene) -> Picker {
+        let mut terrain_starts = Vec::with_capacity(scene.terrains.len());
+        let mut next = scene.boxes.len();
+        if let Some((_, counted)) = scene.terrains.split_last() {
+            terrain_starts.push(next);
+            // The last terrain's count is never needed: it runs to the end.
+            for t in counted {
+                next += terrain::columns(t).len();
+                terrain_starts.push(next);
+            }
+        }
+        Picker { scene: CpuScene::from_blob(view), terrain_starts }
     }
 
-    /// The scene index of the nearest sphere under `(s, t)` of `camera`'s image
-    /// (`s` left to right, `t` top to bottom, both in 0..=1), through the lens center.
-    pub fn pick(&self, camera: &CameraFrame, s: f32, t: f32) -> Option<usize> {
+    /// What is nearest under `(s, t)` of `camera`'s image (`s` left to right, `t` top
+    /// to bottom, both in 0..=1), through the lens center.
+    pub fn pick(&self, camera: &CameraFrame, s: f32, t: f32) -> Option<Selected> {
         let origin = camera.origin;
         let target = camera.lower_left + s * camera.horizontal + (1.0 - t) * camera.vertical;
         let dir = (target - origin).try_normalize()?;
         self.nearest(origin, dir)
     }
 
-    /// Scene index of the closest sphere the ray hits, if it hits a sphere first.
-    fn nearest(&self, origin: Vec3, dir: Vec3) -> Option<usize> {
+    /// What the ray hits first.
+    fn nearest(&self, origin: Vec3, dir: Vec3) -> Option<Selected> {
         let hit = traverse(&self.scene, Vec3A::from(origin), Vec3A::from(dir), f32::INFINITY)?;
         let (kind, index) = prim_parts(hit.prim);
         let slot = self.scene.kind_first[kind as usize] + index;
-        (PrimKind::from_u32(kind) == Some(PrimKind::Sphere))
-            .then(|| self.scene.prim_sources[slot as usize] as usize)
+        let source = self.scene.prim_sources[slot as usize] as usize;
+        match PrimKind::from_u32(kind)? {
+            PrimKind::Sphere => Some(Selected::Sphere(source)),
+            PrimKind::Box => Some(match self.terrain_starts.partition_point(|&start| start <= source) {
+                0 => Selected::Box(source),
+                after => Selected::Terrain(after - 1),
+            }),
+        }
     }
 }
 
