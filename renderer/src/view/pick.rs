@@ -86,19 +86,30 @@ pub fn project(camera: &CameraFrame, center: Vec3, radius: f32) -> Option<(f32, 
 
 #[cfg(test)]
 mod tests {
-    use scene_compiler::scene;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    use scene_compiler::scene::{self, Cuboid, Heightmap, Sphere, Terrain, TerrainSurface};
     use scene_compiler::{CompileOptions, compile_scene};
 
     use super::*;
     use crate::backend::cpu::shapes::sphere::intersect_sphere;
 
+    fn three_spheres() -> Scene {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/scenes/three_spheres.ron");
+        scene::load_file(Path::new(path)).expect("asset scene loads")
+    }
+
+    fn picker(scene: &Scene) -> Picker {
+        let compiled = compile_scene(scene, &CompileOptions::default());
+        let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
+        Picker::new(&view, scene)
+    }
+
     #[test]
     fn picks_the_sphere_in_the_middle_of_three_spheres() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/scenes/three_spheres.ron");
-        let scene = scene::load_file(std::path::Path::new(path)).expect("asset scene loads");
-        let compiled = compile_scene(&scene, &CompileOptions::default());
-        let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
-        let picker = Picker::new(&view);
+        let scene = three_spheres();
+        let picker = picker(&scene);
         let camera = CameraFrame::new(&scene.camera, 400, 300);
         // The camera looks at look_at; the sphere nearest to it along the view is hit.
         let picked = picker.pick(&camera, 0.5, 0.5).expect("the center pixel hits a sphere");
@@ -114,9 +125,53 @@ mod tests {
             })
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, i)| i);
-        assert_eq!(Some(picked), expected);
+        let Selected::Sphere(index) = picked else { panic!("{picked:?} is not a sphere") };
+        assert_eq!(Some(index), expected);
         assert_eq!(picker.nearest(Vec3::new(0.0, 5.0, 0.0), Vec3::Y), None, "a ray to the sky hits nothing");
-        let (s, t, _) = project(&camera, scene.spheres[picked].center, 0.5).expect("in front of the camera");
+        let (s, t, _) = project(&camera, scene.spheres[index].center, 0.5).expect("in front of the camera");
         assert_eq!(picker.pick(&camera, s, t), Some(picked), "a sphere's projected center picks it");
+    }
+
+    /// A terrain of `width` x 1 columns of heights `values` standing at `origin`.
+    fn terrain_row(origin: Vec3, values: Vec<u16>) -> Terrain {
+        let width = values.len() as u32;
+        let heights = Arc::new(Heightmap { path: PathBuf::from("row.png"), width, depth: 1, values });
+        Terrain {
+            image: "row.png".into(),
+            heights,
+            origin,
+            cell: 1.0,
+            height_scale: 0.5,
+            surface: TerrainSurface::Material(0),
+        }
+    }
+
+    #[test]
+    fn picks_spheres_boxes_and_the_terrain_a_column_belongs_to() {
+        // In a row across the view, left to right: a sphere, two boxes, two terrains;
+        // terrain 0 has three columns of distinct heights, so three boxes precede terrain 1's.
+        let mut scene = three_spheres();
+        scene.camera.look_from = Vec3::new(0.0, 6.0, 14.0);
+        scene.camera.look_at = Vec3::ZERO;
+        scene.camera.vfov_deg = 60.0;
+        scene.camera.aperture = 0.0;
+        scene.spheres = vec![Sphere { center: Vec3::new(-6.0, 1.0, 0.0), radius: 1.0, material: 0 }];
+        let cube = |x: f32| Cuboid { min: Vec3::new(x, 0.0, -0.5), max: Vec3::new(x + 1.0, 1.0, 0.5), material: 0 };
+        scene.boxes = vec![cube(-4.0), cube(-2.0)];
+        scene.terrains =
+            vec![terrain_row(Vec3::new(0.0, 0.0, -0.5), vec![2, 3, 4]), terrain_row(Vec3::new(4.0, 0.0, -0.5), vec![2])];
+        let picker = picker(&scene);
+        let camera = CameraFrame::new(&scene.camera, 400, 300);
+        let pick_point = |p: Vec3| {
+            let (s, t, _) = project(&camera, p, 0.0).expect("in front of the camera");
+            picker.pick(&camera, s, t)
+        };
+        assert_eq!(pick_point(Vec3::new(-6.0, 1.0, 0.0)), Some(Selected::Sphere(0)));
+        assert_eq!(pick_point(Vec3::new(-3.5, 0.5, 0.0)), Some(Selected::Box(0)));
+        assert_eq!(pick_point(Vec3::new(-1.5, 0.5, 0.0)), Some(Selected::Box(1)));
+        for x in [0.5, 1.5, 2.5] {
+            assert_eq!(pick_point(Vec3::new(x, 0.5, 0.0)), Some(Selected::Terrain(0)), "column at x {x}");
+        }
+        assert_eq!(pick_point(Vec3::new(4.5, 0.5, 0.0)), Some(Selected::Terrain(1)));
     }
 }
