@@ -15,6 +15,8 @@ pub struct Stages {
     pub compile: Option<Duration>,
     /// The BVH build alone (part of `compile`); `None` for a precompiled `.blob`.
     pub bvh_build: Option<Duration>,
+    /// Terrains to boxes (part of `compile`); listed when the scene has terrains.
+    pub terrains: Option<Duration>,
     /// Starting the backend (CUDA context creation and kernel load).
     pub backend_init: Duration,
     /// Copying the scene to the device.
@@ -44,6 +46,9 @@ impl fmt::Display for Stages {
         match (self.compile, self.bvh_build) {
             (Some(compile), Some(bvh)) => {
                 line("compile", ms(compile))?;
+                if let Some(terrains) = self.terrains.filter(|t| !t.is_zero()) {
+                    line("  terrains", ms(terrains))?;
+                }
                 line("  BVH build", ms(bvh))?;
             }
             _ => line("BVH build", "precompiled (blob)".to_owned())?,

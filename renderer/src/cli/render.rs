@@ -106,6 +106,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         load_parse,
         compile: scene.times.compile,
         bvh_build: scene.times.bvh_build,
+        terrains: scene.times.terrains,
         backend_init: backend_times.init,
         upload: backend_times.upload,
         kernel_compile: backend.kernel_compile(),

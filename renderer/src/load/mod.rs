@@ -113,6 +113,8 @@ pub struct LoadTimes {
     pub compile: Option<Duration>,
     /// For a `.ron`: the BVH build alone (part of `compile`).
     pub bvh_build: Option<Duration>,
+    /// For a `.ron`: turning terrains into boxes (part of `compile`).
+    pub terrains: Option<Duration>,
 }
 
 /// A scene that loaded: the scene, its validated blob, and what it took.
@@ -151,6 +153,7 @@ impl CompiledScene {
             load_parse: Duration::ZERO,
             compile: Some(start.elapsed()),
             bvh_build: Some(compiled.bvh_time),
+            terrains: Some(compiled.terrain_time),
         };
         CompiledScene {
             scene,

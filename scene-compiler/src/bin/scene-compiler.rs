@@ -125,9 +125,15 @@ fn build(
         .map_err(|e| invalid(format!("internal error: fresh blob invalid: {e}")))?;
 
     println!("compiled {} -> {}", path.display(), output.display());
+    let columns = view.boxes.len() - scene.boxes.len();
+    let terrains = match scene.terrains.len() {
+        0 => String::new(),
+        n => format!(" ({columns} of them columns of {n} terrain{})", if n == 1 { "" } else { "s" }),
+    };
     println!(
-        "  {} spheres, {} materials, {}",
+        "  {} spheres, {} boxes{terrains}, {} materials, {}",
         scene.spheres.len(),
+        view.boxes.len(),
         scene.materials.len(),
         light_summary(&view)
     );
@@ -135,8 +141,9 @@ fn build(
     print_sections(&view);
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     println!(
-        "  time: parse {:.2} ms, BVH {:.2} ms, encode {:.2} ms, write {:.2} ms",
+        "  time: parse {:.2} ms (terrain images included), terrains to boxes {:.2} ms, BVH {:.2} ms, encode {:.2} ms, write {:.2} ms",
         ms(parse_time),
+        ms(compiled.terrain_time),
         ms(compiled.bvh_time),
         ms(compiled.encode_time),
         ms(write_time)
