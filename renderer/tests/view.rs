@@ -1,6 +1,7 @@
 //! The live editor driven headless with egui_kittest (no display): pick a sphere by
-//! clicking its pixel, edit its radius in the panel, undo/redo, save, hot reload of a
-//! broken file, the byte-identical round trip of a save without edits. The rendered
+//! clicking its pixel, edit its radius in the panel, undo/redo, save; select boxes and
+//! terrains in the outline and edit them; hot reload of a broken file, the
+//! byte-identical round trip of a save without edits. The rendered
 //! snapshot of the window needs wgpu: it lives in tools/editor-snapshot.
 
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use renderer::backend::select::BackendChoice;
 use renderer::session::{Session, SessionOptions};
+use renderer::view::selected::Selected;
 use renderer::view::{ViewApp, ViewOptions};
 use scene_compiler::scene;
 
@@ -80,7 +82,7 @@ fn click_a_sphere_edit_its_radius_undo_redo_and_save() {
     // Sphere 1 (blue) is where the camera looks, unoccluded: click its center pixel.
     let (center, _) = harness.state().sphere_on_screen(1).expect("sphere 1 is in view");
     click_at(&mut harness, center);
-    assert_eq!(harness.state().editor.selected, Some(1));
+    assert_eq!(harness.state().editor.selected, Some(Selected::Sphere(1)));
 
     harness.get_by_label("radius").set_value_accesskit(0.75);
     harness.run_steps(3);
@@ -112,11 +114,141 @@ fn add_and_delete_spheres_go_through_the_session() {
     harness.run_steps(2);
     let count = |h: &Harness<'_, ViewApp>| h.state().session.current().map(|c| c.scene.spheres.len());
     assert_eq!(count(&harness), Some(5));
-    assert_eq!(harness.state().editor.selected, Some(4), "the new sphere is selected");
+    assert_eq!(harness.state().editor.selected, Some(Selected::Sphere(4)), "the new sphere is selected");
     harness.get_by_label("Delete").click_accesskit();
     harness.run_steps(2);
     assert_eq!(count(&harness), Some(4));
     assert_eq!(harness.state().editor.selected, None);
+}
+
+/// The current scene of the editor.
+fn current(harness: &Harness<'_, ViewApp>) -> scene::Scene {
+    harness.state().session.current().expect("a scene is current").scene.clone()
+}
+
+#[test]
+fn a_box_chosen_in_the_outline_moves_resizes_and_deletes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let asset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/boxes.ron");
+    let path = dir.path().join("boxes.ron");
+    std::fs::write(&path, scene::to_ron(&scene::load_file(&asset).expect("asset loads"))).expect("writable");
+    let mut harness = harness(&path);
+    let original = current(&harness).boxes;
+    let before = original[1];
+
+    harness.get_by_label("box 1").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(harness.state().editor.selected, Some(Selected::Box(1)));
+
+    // Resizing keeps the center; the other axes keep their corners bit for bit.
+    harness.get_by_label("size x").set_value_accesskit(2.0);
+    harness.run_steps(2);
+    let resized = current(&harness).boxes[1];
+    let center_x = (before.min.x + before.max.x) * 0.5;
+    assert!((resized.max.x - resized.min.x - 2.0).abs() < 1e-5, "{resized:?}");
+    assert!(((resized.min.x + resized.max.x) * 0.5 - center_x).abs() < 1e-5, "{resized:?}");
+    let y_and_z = |b: scene::Cuboid| [b.min.y, b.min.z, b.max.y, b.max.z];
+    assert_eq!(y_and_z(resized), y_and_z(before));
+
+    // Moving keeps the size: box 1 is 1 tall, from 0 to 1.
+    harness.get_by_label("center y").set_value_accesskit(3.0);
+    harness.run_steps(2);
+    let moved = current(&harness).boxes[1];
+    assert_eq!((moved.min.y, moved.max.y), (2.5, 3.5));
+    assert_eq!((moved.min.x, moved.max.x), (resized.min.x, resized.max.x));
+
+    // A size cannot be dragged to nothing (or below).
+    harness.get_by_label("size z").set_value_accesskit(-1.0);
+    harness.run_steps(2);
+    let thin = current(&harness).boxes[1];
+    let depth = thin.max.z - thin.min.z;
+    assert!(depth > 0.0 && depth < 0.01, "clamped to a sliver: {thin:?}");
+    assert!(harness.state().session.last_error().is_none(), "the clamped size validated");
+
+    for _ in 0..2 {
+        harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+        harness.run_steps(2);
+    }
+    assert_eq!(current(&harness).boxes[1], resized, "two undos take back the size z and the move");
+
+    harness.get_by_label("Delete").click_accesskit();
+    harness.run_steps(2);
+    let boxes = current(&harness).boxes;
+    assert_eq!(boxes.len(), 3);
+    assert_eq!(boxes[1], original[2], "the boxes after it move up");
+    assert_eq!(harness.state().editor.selected, None);
+}
+
+/// A scene with a box and a 2 x 2 terrain read from `maps/height.png`, in `dir`.
+fn terrain_scene(dir: &Path) -> PathBuf {
+    std::fs::create_dir(dir.join("maps")).expect("temp dir is writable");
+    let image = image::GrayImage::from_raw(2, 2, vec![3, 1, 1, 2]).expect("2 x 2 pixels");
+    image.save(dir.join("maps/height.png")).expect("write heightmap");
+    let text = "Scene(
+    camera: (look_from: (0.0, 6.0, 8.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 64, height: 48, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)), \"red\": Lambert(albedo: (0.8, 0.1, 0.1)) },
+    boxes: [(min: (-3.0, 0.0, -1.0), max: (-2.0, 1.0, 0.0), material: \"red\")],
+    terrains: [Heightmap(image: \"maps/height.png\", origin: (0.0, 0.0, 0.0), cell: 1.0, height_scale: 0.5, material: \"grey\")],
+)
+";
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+#[test]
+fn a_terrain_chosen_in_the_outline_is_moved_and_rescaled() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = terrain_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("terrain 0 · maps/height.png").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(harness.state().editor.selected, Some(Selected::Terrain(0)));
+    harness.get_by_label_contains("image maps/height.png · 2 x 2 pixels");
+
+    harness.get_by_label("height scale").set_value_accesskit(2.5);
+    harness.run_steps(2);
+    harness.get_by_label("origin x").set_value_accesskit(1.0);
+    harness.run_steps(2);
+    harness.get_by_label("cell").set_value_accesskit(0.0);
+    harness.run_steps(2);
+    let terrain = &current(&harness).terrains[0];
+    assert_eq!((terrain.height_scale, terrain.origin.x), (2.5, 1.0));
+    assert!(terrain.cell > 0.0 && terrain.cell < 0.01, "a cell is clamped, not zero: {}", terrain.cell);
+    assert!(harness.state().session.last_error().is_none(), "every edit validated");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(current(&harness).terrains[0].cell, 1.0, "Ctrl+Z restores the cell");
+}
+
+#[test]
+fn an_edited_box_and_terrain_save_and_read_back_equal() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = terrain_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("box 0").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label("center x").set_value_accesskit(-4.0);
+    harness.run_steps(2);
+    harness.get_by_label("terrain 0 · maps/height.png").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label("height scale").set_value_accesskit(0.75);
+    harness.run_steps(2);
+    harness.get_by_label("origin z").set_value_accesskit(-2.0);
+    harness.run_steps(2);
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let edited = current(&harness);
+    assert_eq!((edited.boxes[0].min.x, edited.boxes[0].max.x), (-4.5, -3.5));
+    assert_eq!((edited.terrains[0].height_scale, edited.terrains[0].origin.z), (0.75, -2.0));
+    let saved = std::fs::read_to_string(&path).expect("saved file");
+    let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_eq!(read_back, edited);
+    assert_eq!(scene::to_ron(&read_back), saved, "the saved form is stable");
 }
 
 #[test]

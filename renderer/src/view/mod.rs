@@ -1,32 +1,41 @@
 //! `renderer view`: a live editor. The window shows the scene path-traced
-//! progressively; the scene file hot-reloads through a [`Session`]; spheres can be
-//! picked, edited, added and deleted, with undo/redo, and saved back as RON.
+//! progressively; the scene file hot-reloads through a [`Session`]; spheres, boxes and
+//! terrains can be picked (or chosen in the outline) and edited, spheres added, any of
+//! them deleted, with undo/redo, and the scene saved back as RON.
 //!
 //! One [`ViewApp`] holds the UI state. Its [`ViewApp::show`] only lays out widgets and
 //! sends commands: compiles happen in the session (milliseconds), renders on the
 //! render thread ([`worker`]), so the UI never waits on either.
 //!
 //! - [`orbit`]: the camera (orbit, pan, zoom, fly).
-//! - [`pick`]: which sphere is under a pixel.
+//! - [`selected`]: what a selection names.
+//! - [`pick`]: what is under a pixel.
+//! - [`highlight`]: the selection drawn over the render.
 //! - [`edit`]: selection, edits through the session, undo/redo.
-//! - [`panels`]: the side panel, tool bar and error panel.
+//! - [`panels`]: the side panel, tool bar and error panel; [`outline`] and
+//!   [`selection_editor`]: the side panel's list of things and the editor of the selected one.
 
 pub mod edit;
+mod highlight;
 pub mod orbit;
+mod outline;
 mod panels;
 pub mod pick;
+pub mod selected;
+mod selection_editor;
 pub mod worker;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, Sense, Stroke};
+use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, Sense};
 use scene_compiler::scene::Camera;
 
 use self::edit::Editor;
 use self::orbit::Orbit;
 use self::pick::Picker;
+use self::selected::Selected;
 use self::worker::{Command, Event, Frame, ViewParams, Worker};
 use crate::backend::select::BackendChoice;
 use crate::job::Overrides;
@@ -84,6 +93,8 @@ pub struct ViewApp {
     scene_camera: Option<Camera>,
     sent_scene: Option<Arc<CompiledScene>>,
     sent_params: Option<ViewParams>,
+    /// Keyed by the session's generation: a blob alone does not tell the scene's own
+    /// boxes from its terrains' columns.
     picker: Option<(u64, Picker)>,
     frame: Option<Box<Frame>>,
     texture: Option<egui::TextureHandle>,
@@ -212,7 +223,7 @@ impl ViewApp {
         if self.controls.max_depth.is_none() {
             self.controls.max_depth = Some(current.scene.settings.max_depth);
         }
-        if self.editor.selected.is_some_and(|i| i >= current.scene.spheres.len()) {
+        if self.editor.selected.is_some_and(|s| !s.exists_in(&current.scene)) {
             self.editor.selected = None;
         }
         // A save or a no-op reload yields a new Arc with the same blob: nothing to upload.
@@ -328,20 +339,23 @@ impl ViewApp {
         {
             self.editor.selected = self.pick_at(pos);
         }
-        if let Some((center, radius)) = self.editor.selected.and_then(|i| self.sphere_on_screen(i)) {
-            let stroke = Stroke::new(2.0, Color32::from_rgb(255, 200, 0));
-            ui.painter().with_clip_rect(rect).circle_stroke(center, radius.max(4.0), stroke);
+        if let (Some(selected), Some(params), Some(current)) =
+            (self.editor.selected, self.sent_params, self.session.current())
+        {
+            let painter = ui.painter().with_clip_rect(rect);
+            highlight::draw(&painter, rect, &params.frame(), &current.scene, selected);
         }
     }
 
-    /// The scene index of the sphere drawn at `pos` (points), if any.
-    pub fn pick_at(&mut self, pos: Pos2) -> Option<usize> {
+    /// What is drawn at `pos` (points), if anything.
+    pub fn pick_at(&mut self, pos: Pos2) -> Option<Selected> {
         let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
         if !rect.contains(pos) {
             return None;
         }
-        if self.picker.as_ref().is_none_or(|(hash, _)| *hash != current.content_hash) {
-            self.picker = Some((current.content_hash, Picker::new(&current.view())));
+        let generation = self.session.generation();
+        if self.picker.as_ref().is_none_or(|(built, _)| *built != generation) {
+            self.picker = Some((generation, Picker::new(&current.view(), &current.scene)));
         }
         let (_, picker) = self.picker.as_ref()?;
         let s = (pos.x - rect.min.x) / rect.width();
@@ -354,10 +368,7 @@ impl ViewApp {
         let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
         let sphere = current.scene.spheres.get(index)?;
         let (s, t, radius) = pick::project(&params.frame(), sphere.center, sphere.radius)?;
-        Some((
-            Pos2::new(rect.min.x + s * rect.width(), rect.min.y + t * rect.height()),
-            radius * rect.width(),
-        ))
+        Some((highlight::in_rect(rect, s, t), radius * rect.width()))
     }
 
     /// Sends the current camera and settings when they changed (resetting accumulation).

@@ -1,14 +1,12 @@
-//! The editor's panels: tool bar, side panel (stats, render controls, the selected
-//! sphere and its material) and the error panel. Widgets only: every change becomes
-//! an edit through [`super::edit::Editor`] or a field of [`super::Controls`].
+//! The editor's panels: tool bar, side panel (stats, render controls, then the
+//! outline and the selection editor of their own modules) and the error panel.
+//! Widgets only: every change becomes an edit through [`super::edit::Editor`] or a
+//! field of [`super::Controls`].
 
-use eframe::egui::{self, Color32, DragValue, RichText};
-use glam::Vec3;
+use eframe::egui::{self, Color32, RichText};
 use scene_compiler::limits;
-use scene_compiler::scene::{MaterialKind, Scene};
 
 use super::ViewApp;
-use super::edit::EditKey;
 use crate::backend::select::BackendChoice;
 use crate::load::SceneError;
 use crate::timing::{mega_per_second, ms};
@@ -50,10 +48,11 @@ impl ViewApp {
         });
     }
 
-    /// Stats, render controls and the selection editor.
+    /// Stats, render controls, the outline and the selection editor.
     pub(super) fn side_panel(&mut self, ui: &mut egui::Ui) {
         egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| self.stats(ui));
         egui::CollapsingHeader::new("Render").default_open(true).show(ui, |ui| self.render_controls(ui));
+        egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| self.outline(ui));
         egui::CollapsingHeader::new("Selection").default_open(true).show(ui, |ui| self.selection(ui));
     }
 
@@ -139,117 +138,6 @@ impl ViewApp {
             }
         });
         ui.label("Drag: orbit · right/middle drag: pan · scroll: zoom · WASD/QE: fly · click: select");
-    }
-
-    fn selection(&mut self, ui: &mut egui::Ui) {
-        let Some(scene) = self.session.current().map(|c| c.scene.clone()) else {
-            ui.label("no scene");
-            return;
-        };
-        ui.horizontal(|ui| {
-            if ui.button("Add sphere").clicked()
-                && let Some(orbit) = &self.orbit
-            {
-                let result = self.editor.add_sphere(&mut self.session, orbit.target, orbit.distance * 0.05);
-                self.report_edit(result);
-            }
-            let deletable = self.editor.selected.is_some() && scene.spheres.len() > 1;
-            if ui.add_enabled(deletable, egui::Button::new("Delete")).on_hover_text("Delete key").clicked() {
-                let result = self.editor.delete_selected(&mut self.session);
-                self.report_edit(result);
-            }
-            if ui.button("Set scene camera").on_hover_text("store the current view in the scene").clicked()
-                && let Some(orbit) = &self.orbit
-            {
-                let edited = Scene { camera: orbit.camera(), ..scene.clone() };
-                let result = self.editor.apply(&mut self.session, edited, EditKey::Structure);
-                self.report_edit(result);
-            }
-        });
-        let Some(index) = self.editor.selected.filter(|&i| i < scene.spheres.len()) else {
-            ui.label("Click a sphere to select it.");
-            return;
-        };
-        let mut edited = scene.clone();
-        let mut key = None;
-        ui.label(RichText::new(format!("sphere {index}")).strong());
-        egui::Grid::new("sphere").num_columns(2).show(ui, |ui| {
-            let sphere = &mut edited.spheres[index];
-            let speed = (sphere.radius * 0.02).max(1e-3);
-            for (axis, value) in ["center x", "center y", "center z"].into_iter().zip(sphere.center.as_mut())
-            {
-                if labelled_drag(ui, axis, DragValue::new(value).speed(speed)) {
-                    key = Some(EditKey::SphereCenter(index));
-                }
-            }
-            let radius = DragValue::new(&mut sphere.radius).speed(speed).range(1e-3..=1e6);
-            if labelled_drag(ui, "radius", radius) {
-                key = Some(EditKey::SphereRadius(index));
-            }
-            let label = ui.label("material");
-            let names: Vec<&str> = scene.materials.iter().map(|m| m.name.as_str()).collect();
-            let current = names.get(sphere.material as usize).copied().unwrap_or("?");
-            let combo = egui::ComboBox::from_id_salt("material").selected_text(current).show_ui(ui, |ui| {
-                for (i, name) in names.iter().enumerate() {
-                    if ui.selectable_value(&mut sphere.material, i as u32, *name).changed() {
-                        key = Some(EditKey::SphereMaterial(index));
-                    }
-                }
-            });
-            combo.response.labelled_by(label.id);
-            ui.end_row();
-        });
-        let material_index = edited.spheres[index].material as usize;
-        if let Some(material) = edited.materials.get_mut(material_index) {
-            ui.label(
-                RichText::new(format!("material \"{}\" (shared by every sphere using it)", material.name))
-                    .strong(),
-            );
-            egui::Grid::new("material").num_columns(2).show(ui, |ui| {
-                if material_editor(ui, &mut material.kind) {
-                    key = Some(EditKey::Material(material_index));
-                }
-            });
-        }
-        if let Some(key) = key {
-            let result = self.editor.apply(&mut self.session, edited, key);
-            self.report_edit(result);
-        }
-    }
-}
-
-/// A label and a drag value in one grid row, linked for accessibility (and tests); true when changed.
-fn labelled_drag(ui: &mut egui::Ui, name: &str, drag: DragValue<'_>) -> bool {
-    let label = ui.label(name);
-    let changed = ui.add(drag).labelled_by(label.id).changed();
-    ui.end_row();
-    changed
-}
-
-/// The parameters of one material kind; true when one changed.
-fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
-    let color = |ui: &mut egui::Ui, name: &str, value: &mut Vec3| {
-        let label = ui.label(name);
-        let mut rgb = value.to_array();
-        let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
-        *value = Vec3::from_array(rgb);
-        ui.end_row();
-        changed
-    };
-    match kind {
-        MaterialKind::Lambert { albedo } => color(ui, "albedo", albedo),
-        MaterialKind::Metal { albedo, fuzz } => {
-            let a = color(ui, "albedo", albedo);
-            a | labelled_drag(ui, "fuzz", DragValue::new(fuzz).speed(0.01).range(0.0..=1.0))
-        }
-        MaterialKind::Dielectric { ior } => {
-            labelled_drag(ui, "ior", DragValue::new(ior).speed(0.01).range(1.0..=4.0))
-        }
-        MaterialKind::Emissive { color: emitted, strength, albedo } => {
-            let a = color(ui, "color", emitted);
-            let b = labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4));
-            a | b | color(ui, "albedo", albedo)
-        }
     }
 }
 

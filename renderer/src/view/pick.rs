@@ -156,10 +156,13 @@ mod tests {
         scene.camera.vfov_deg = 60.0;
         scene.camera.aperture = 0.0;
         scene.spheres = vec![Sphere { center: Vec3::new(-6.0, 1.0, 0.0), radius: 1.0, material: 0 }];
-        let cube = |x: f32| Cuboid { min: Vec3::new(x, 0.0, -0.5), max: Vec3::new(x + 1.0, 1.0, 0.5), material: 0 };
+        let cube =
+            |x: f32| Cuboid { min: Vec3::new(x, 0.0, -0.5), max: Vec3::new(x + 1.0, 1.0, 0.5), material: 0 };
         scene.boxes = vec![cube(-4.0), cube(-2.0)];
-        scene.terrains =
-            vec![terrain_row(Vec3::new(0.0, 0.0, -0.5), vec![2, 3, 4]), terrain_row(Vec3::new(4.0, 0.0, -0.5), vec![2])];
+        scene.terrains = vec![
+            terrain_row(Vec3::new(0.0, 0.0, -0.5), vec![2, 3, 4]),
+            terrain_row(Vec3::new(4.0, 0.0, -0.5), vec![2]),
+        ];
         let picker = picker(&scene);
         let camera = CameraFrame::new(&scene.camera, 400, 300);
         let pick_point = |p: Vec3| {

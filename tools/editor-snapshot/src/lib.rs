@@ -40,7 +40,7 @@ pub fn settled_editor(scene: &Path, shot: &Shot) -> anyhow::Result<Harness<'stat
         .with_context(|| format!("cannot open `{}`", scene.display()))?;
     let mut app = ViewApp::new(session, &options);
     app.controls.max_spp = shot.spp;
-    app.editor.selected = shot.selected;
+    app.editor.selected = shot.selected.map(renderer::view::selected::Selected::Sphere);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(shot.size.0, shot.size.1))
         .wgpu()

@@ -1,0 +1,69 @@
+//! The outline: the scene's spheres, boxes and terrains, listed by kind; clicking an
+//! entry selects it. Only the rows in view are laid out, so a million spheres cost
+//! what a dozen do.
+
+use eframe::egui::{self, Button, TextStyle};
+use scene_compiler::scene::Scene;
+
+use super::ViewApp;
+use super::selected::Selected;
+
+/// Rows shown before a kind's list scrolls.
+const VISIBLE_ROWS: f32 = 8.0;
+
+/// One list of the outline: its title, its length, and what its entry `i` selects.
+type List = (&'static str, usize, fn(usize) -> Selected);
+
+impl ViewApp {
+    pub(super) fn outline(&mut self, ui: &mut egui::Ui) {
+        // Without a scene the selection editor below says so.
+        let Some(current) = self.session.current().cloned() else { return };
+        let scene = &current.scene;
+        let lists: [List; 3] = [
+            ("Spheres", scene.spheres.len(), Selected::Sphere),
+            ("Boxes", scene.boxes.len(), Selected::Box),
+            ("Terrains", scene.terrains.len(), Selected::Terrain),
+        ];
+        for (title, count, select) in lists.into_iter().filter(|&(_, count, _)| count > 0) {
+            egui::CollapsingHeader::new(format!("{title} ({count})"))
+                .id_salt(title)
+                .default_open(true)
+                .show(ui, |ui| self.rows(ui, scene, title, count, select));
+        }
+    }
+
+    /// One kind's entries, in a scroll area of their own.
+    fn rows(
+        &mut self,
+        ui: &mut egui::Ui,
+        scene: &Scene,
+        title: &str,
+        count: usize,
+        select: fn(usize) -> Selected,
+    ) {
+        // Every row exactly this tall: show_rows finds the rows in view by arithmetic.
+        let spacing = ui.spacing();
+        let row_height = (ui.text_style_height(&TextStyle::Button) + 2.0 * spacing.button_padding.y)
+            .max(spacing.interact_size.y);
+        let height = VISIBLE_ROWS * (row_height + spacing.item_spacing.y);
+        egui::ScrollArea::vertical().id_salt(title).max_height(height).auto_shrink([false, true]).show_rows(
+            ui,
+            row_height,
+            count,
+            |ui, rows| {
+                for i in rows {
+                    let entry = select(i);
+                    let text = match entry {
+                        Selected::Terrain(t) => format!("{entry} · {}", scene.terrains[t].image),
+                        _ => entry.to_string(),
+                    };
+                    let button = Button::selectable(self.editor.selected == Some(entry), text)
+                        .min_size(egui::vec2(0.0, row_height));
+                    if ui.add(button).clicked() {
+                        self.editor.selected = Some(entry);
+                    }
+                }
+            },
+        );
+    }
+}

@@ -1,0 +1,237 @@
+//! The selection editor: the selected sphere's, box's or terrain's fields, and its
+//! material. A change edits a copy of the thing; only then is the scene copied, the
+//! copy put in, and the whole applied through [`super::edit::Editor`] (validated,
+//! undoable), so an idle frame never copies a large scene.
+
+use eframe::egui::{self, DragValue, RichText};
+use glam::Vec3;
+use scene_compiler::scene::{Cuboid, Material, MaterialKind, Scene, Sphere, Terrain, TerrainSurface};
+
+use super::ViewApp;
+use super::edit::EditKey;
+use super::selected::Selected;
+
+/// The least a radius, size, cell or height scale is dragged to: they must stay positive.
+const MIN_SIZE: f32 = 1e-3;
+
+impl ViewApp {
+    /// Add, delete, store the camera; then the selection's fields.
+    pub(super) fn selection(&mut self, ui: &mut egui::Ui) {
+        let Some(current) = self.session.current().cloned() else {
+            ui.label("no scene");
+            return;
+        };
+        let scene = &current.scene;
+        ui.horizontal(|ui| {
+            if ui.button("Add sphere").clicked()
+                && let Some(orbit) = &self.orbit
+            {
+                let result = self.editor.add_sphere(&mut self.session, orbit.target, orbit.distance * 0.05);
+                self.report_edit(result);
+            }
+            let deletable = self.editor.can_delete(scene);
+            if ui.add_enabled(deletable, egui::Button::new("Delete")).on_hover_text("Delete key").clicked() {
+                let result = self.editor.delete_selected(&mut self.session);
+                self.report_edit(result);
+            }
+            if ui.button("Set scene camera").on_hover_text("store the current view in the scene").clicked()
+                && let Some(orbit) = &self.orbit
+            {
+                let edited = Scene { camera: orbit.camera(), ..scene.clone() };
+                let result = self.editor.apply(&mut self.session, edited, EditKey::Structure);
+                self.report_edit(result);
+            }
+        });
+        let Some(selected) = self.editor.selected.filter(|s| s.exists_in(scene)) else {
+            ui.label("Click a thing in the render or the outline to select it.");
+            return;
+        };
+        ui.label(RichText::new(format!("selected: {selected}")).strong());
+        let edited = egui::Grid::new("selected").num_columns(2).show(ui, |ui| match selected {
+            Selected::Sphere(i) => {
+                let mut sphere = scene.spheres[i];
+                sphere_rows(ui, &mut sphere, &scene.materials).map(|field| {
+                    let mut edited = scene.clone();
+                    edited.spheres[i] = sphere;
+                    (edited, field)
+                })
+            }
+            Selected::Box(i) => {
+                let mut cuboid = scene.boxes[i];
+                box_rows(ui, &mut cuboid, &scene.materials).map(|field| {
+                    let mut edited = scene.clone();
+                    edited.boxes[i] = cuboid;
+                    (edited, field)
+                })
+            }
+            Selected::Terrain(i) => {
+                let mut terrain = scene.terrains[i].clone();
+                terrain_rows(ui, &mut terrain, &scene.materials).map(|field| {
+                    let mut edited = scene.clone();
+                    edited.terrains[i] = terrain;
+                    (edited, field)
+                })
+            }
+        });
+        let mut edit = edited.inner.map(|(scene, field)| (scene, EditKey::Field(selected, field)));
+        if let Selected::Terrain(i) = selected {
+            let t = &scene.terrains[i];
+            ui.label(format!("image {} · {} x {} pixels", t.image, t.heights.width, t.heights.depth));
+            if let TerrainSurface::Palette(bands) = &t.surface {
+                ui.label(format!("coloured by height: {} bands (edit them in the scene file)", bands.len()));
+            }
+        }
+        // A material edit below overrides one above: two in one frame is not a thing a pointer does.
+        if let Some(index) = selected.material(scene)
+            && let Some(material) = scene.materials.get(index as usize)
+        {
+            ui.label(
+                RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong(),
+            );
+            let mut kind = material.kind;
+            let changed =
+                egui::Grid::new("material").num_columns(2).show(ui, |ui| material_editor(ui, &mut kind));
+            if changed.inner {
+                let mut edited = scene.clone();
+                edited.materials[index as usize].kind = kind;
+                edit = Some((edited, EditKey::Material(index as usize)));
+            }
+        }
+        if let Some((edited, key)) = edit {
+            let result = self.editor.apply(&mut self.session, edited, key);
+            self.report_edit(result);
+        }
+    }
+}
+
+/// A sphere's center, radius and material; the field changed, if one was.
+fn sphere_rows(ui: &mut egui::Ui, sphere: &mut Sphere, materials: &[Material]) -> Option<&'static str> {
+    let mut field = None;
+    let speed = (sphere.radius * 0.02).max(MIN_SIZE);
+    for (name, value) in ["center x", "center y", "center z"].into_iter().zip(sphere.center.as_mut()) {
+        if labelled_drag(ui, name, DragValue::new(value).speed(speed)) {
+            field = Some("center");
+        }
+    }
+    if positive_drag(ui, "radius", &mut sphere.radius) {
+        field = Some("radius");
+    }
+    if material_combo(ui, materials, &mut sphere.material) {
+        field = Some("material");
+    }
+    field
+}
+
+/// A box's center (moving it whole), size (about the center) and material; the field changed.
+fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> Option<&'static str> {
+    let mut field = None;
+    let (mut center, mut size) = ((cuboid.min + cuboid.max) * 0.5, cuboid.max - cuboid.min);
+    let speed = (size.max_element() * 0.02).max(MIN_SIZE);
+    let mut edited = [false; 3];
+    for (axis, name) in ["center x", "center y", "center z"].into_iter().enumerate() {
+        if labelled_drag(ui, name, DragValue::new(&mut center[axis]).speed(speed)) {
+            (edited[axis], field) = (true, Some("center"));
+        }
+    }
+    for (axis, name) in ["size x", "size y", "size z"].into_iter().enumerate() {
+        if positive_drag(ui, name, &mut size[axis]) {
+            (edited[axis], field) = (true, Some("size"));
+        }
+    }
+    // Only edited axes get new corners: the round trip through center and size can move
+    // a corner by an ulp, which a save would write out.
+    for axis in (0..3).filter(|&axis| edited[axis]) {
+        cuboid.min[axis] = center[axis] - size[axis] * 0.5;
+        cuboid.max[axis] = center[axis] + size[axis] * 0.5;
+    }
+    if material_combo(ui, materials, &mut cuboid.material) {
+        field = Some("material");
+    }
+    field
+}
+
+/// A terrain's origin, cell, height scale and single material; the field changed.
+fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]) -> Option<&'static str> {
+    let mut field = None;
+    let speed = (terrain.cell * 0.1).max(MIN_SIZE);
+    for (name, value) in ["origin x", "origin y", "origin z"].into_iter().zip(terrain.origin.as_mut()) {
+        if labelled_drag(ui, name, DragValue::new(value).speed(speed)) {
+            field = Some("origin");
+        }
+    }
+    if positive_drag(ui, "cell", &mut terrain.cell) {
+        field = Some("cell");
+    }
+    if positive_drag(ui, "height scale", &mut terrain.height_scale) {
+        field = Some("height scale");
+    }
+    if let TerrainSurface::Material(material) = &mut terrain.surface
+        && material_combo(ui, materials, material)
+    {
+        field = Some("material");
+    }
+    field
+}
+
+/// [`labelled_drag`] of a value that must stay positive: a change ends at least
+/// [`MIN_SIZE`] (however it came, a set value included); a smaller value the file already
+/// holds is shown as it is, since clamping it would be an edit nobody made.
+fn positive_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
+    let speed = (*value * 0.02).max(MIN_SIZE);
+    let drag = DragValue::new(value).speed(speed).range(MIN_SIZE..=f32::MAX).clamp_existing_to_range(false);
+    let changed = labelled_drag(ui, name, drag);
+    if changed {
+        *value = value.max(MIN_SIZE);
+    }
+    changed
+}
+
+/// A label and a drag value in one grid row, linked for accessibility (and tests); true when changed.
+fn labelled_drag(ui: &mut egui::Ui, name: &str, drag: DragValue<'_>) -> bool {
+    let label = ui.label(name);
+    let changed = ui.add(drag).labelled_by(label.id).changed();
+    ui.end_row();
+    changed
+}
+
+/// The "material" row: a choice among the scene's materials; true when changed.
+fn material_combo(ui: &mut egui::Ui, materials: &[Material], material: &mut u32) -> bool {
+    let label = ui.label("material");
+    let current = materials.get(*material as usize).map_or("?", |m| m.name.as_str());
+    let mut changed = false;
+    let combo = egui::ComboBox::from_id_salt("material").selected_text(current).show_ui(ui, |ui| {
+        for (i, m) in materials.iter().enumerate() {
+            changed |= ui.selectable_value(material, i as u32, m.name.as_str()).changed();
+        }
+    });
+    combo.response.labelled_by(label.id);
+    ui.end_row();
+    changed
+}
+
+/// The parameters of one material kind; true when one changed.
+fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
+    let color = |ui: &mut egui::Ui, name: &str, value: &mut Vec3| {
+        let label = ui.label(name);
+        let mut rgb = value.to_array();
+        let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
+        *value = Vec3::from_array(rgb);
+        ui.end_row();
+        changed
+    };
+    match kind {
+        MaterialKind::Lambert { albedo } => color(ui, "albedo", albedo),
+        MaterialKind::Metal { albedo, fuzz } => {
+            let a = color(ui, "albedo", albedo);
+            a | labelled_drag(ui, "fuzz", DragValue::new(fuzz).speed(0.01).range(0.0..=1.0))
+        }
+        MaterialKind::Dielectric { ior } => {
+            labelled_drag(ui, "ior", DragValue::new(ior).speed(0.01).range(1.0..=4.0))
+        }
+        MaterialKind::Emissive { color: emitted, strength, albedo } => {
+            let a = color(ui, "color", emitted);
+            let b = labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4));
+            a | b | color(ui, "albedo", albedo)
+        }
+    }
+}
