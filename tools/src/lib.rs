@@ -1,4 +1,7 @@
-//! Shared pieces of the developer tools: a seeded RNG for generated scenes.
+//! Shared pieces of the developer tools: a seeded RNG for generated scenes, and the
+//! procedural city of `scene-gen terrain`.
+
+pub mod city;
 
 /// PCG32 (O'Neill): small, fast, and the same stream on every platform, so a
 /// generated scene depends only on its seed.
@@ -32,5 +35,10 @@ impl Pcg32 {
     /// Uniform in [lo, hi).
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next_f32()
+    }
+
+    /// Uniform in `lo..=hi` (`lo <= hi`).
+    pub fn between(&mut self, lo: u32, hi: u32) -> u32 {
+        lo + ((u64::from(self.next_u32()) * u64::from(hi - lo + 1)) >> 32) as u32
     }
 }

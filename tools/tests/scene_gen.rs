@@ -1,5 +1,7 @@
 //! scene-gen from a clean checkout: the RTIOW generator reads only the repository's
-//! own data (assets/data) and reproduces the committed benchmark scene byte for byte.
+//! own data (assets/data) and reproduces the committed benchmark scene byte for byte;
+//! the city generator writes a heightmap and a scene that load, merge and compile, and
+//! reproduces the committed city.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,4 +35,120 @@ fn a_missing_csv_is_an_error_naming_the_file() {
     assert!(!run.status.success());
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("no/such.csv"), "{stderr}");
+}
+
+/// Runs `scene-gen terrain` with `args`, writing the scene to `output`.
+fn terrain(args: &[&str], output: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+        .arg("terrain")
+        .args(args)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .expect("scene-gen runs")
+}
+
+/// The scene `scene-gen terrain` wrote at `ron`, parsed as the renderer would.
+fn load(ron: &Path) -> scene_compiler::Scene {
+    let text = std::fs::read_to_string(ron).unwrap();
+    scene_compiler::scene::parse(&text, ron.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn terrain_writes_a_city_that_loads_and_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let ron = dir.path().join("city.ron");
+    let run = terrain(&["--size", "64", "--seed", "3"], &ron);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("city.png") && stdout.contains("raised pixels"), "{stdout}");
+
+    // The PNG: next to the scene, named after it, 8-bit gray.
+    let png = dir.path().join("city.png");
+    let image = image::open(&png).unwrap();
+    assert!(matches!(image, image::DynamicImage::ImageLuma8(_)), "{:?}", image.color());
+    let pixels = image.into_luma8();
+    assert_eq!(pixels.dimensions(), (64, 64));
+    let values = pixels.into_raw();
+    assert!(values.contains(&1), "no streets");
+    assert!(values.iter().any(|&v| v >= 4), "no buildings");
+    assert!(values.iter().all(|&v| (1..=125).contains(&v)), "a value out of range");
+
+    // The scene names the PNG without a folder and reads it.
+    let text = std::fs::read_to_string(&ron).unwrap();
+    assert!(text.contains("image: \"city.png\""), "{text}");
+    let scene = load(&ron);
+    assert_eq!(scene.terrains.len(), 1);
+    let heights = &scene.terrains[0].heights;
+    assert_eq!((heights.width, heights.depth), (64, 64));
+    assert_eq!(heights.values, values.iter().map(|&v| u16::from(v)).collect::<Vec<_>>());
+    assert_eq!(scene.terrains[0].origin, glam::Vec3::new(-32.0, 0.0, -32.0));
+
+    // Lots and streets are rectangles of one value: merging leaves a few boxes.
+    let raised = heights.raised();
+    assert_eq!(raised, 64 * 64, "the streets close the ground");
+    let boxes = scene_compiler::terrain::columns(&scene.terrains[0]).len();
+    assert!(boxes * 10 < raised, "{boxes} boxes from {raised} columns");
+    let compiled = scene_compiler::compile_scene(&scene, &Default::default());
+    scene_compiler::BlobView::parse(&compiled.blob).expect("the loader accepts the blob");
+
+    // The same seed again: the same bytes; another seed: another city.
+    let again = dir.path().join("again.ron");
+    assert!(terrain(&["--size", "64", "--seed", "3"], &again).status.success());
+    assert_eq!(std::fs::read(dir.path().join("again.png")).unwrap(), std::fs::read(&png).unwrap());
+    assert_eq!(std::fs::read_to_string(&again).unwrap().replace("again.png", "city.png"), text);
+    let other = dir.path().join("other.ron");
+    assert!(terrain(&["--size", "64", "--seed", "4"], &other).status.success());
+    assert_ne!(load(&other).terrains[0].heights.values, heights.values);
+}
+
+#[test]
+fn terrain_of_one_pixel() {
+    let dir = tempfile::tempdir().unwrap();
+    let ron = dir.path().join("one.ron");
+    let run = terrain(&["--size", "1"], &ron);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let scene = load(&ron);
+    assert_eq!(scene.terrains[0].heights.values, vec![1]);
+    let compiled = scene_compiler::compile_scene(&scene, &Default::default());
+    scene_compiler::BlobView::parse(&compiled.blob).expect("the loader accepts the blob");
+}
+
+#[test]
+fn terrain_sizes_out_of_range_and_unwritable_outputs_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expect) in [
+        (&["--size", "0"][..], "at least 1"),
+        (&["--size", "16385"][..], "too large"),
+        (&["--size", "8"][..], "no/such/folder/city.png"),
+    ] {
+        let output = if expect.starts_with("no/") {
+            dir.path().join("no/such/folder/city.ron")
+        } else {
+            dir.path().join("x.ron")
+        };
+        let run = terrain(args, &output);
+        assert!(!run.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn terrain_512_seed_1_is_the_committed_city() {
+    let dir = tempfile::tempdir().unwrap();
+    let ron = dir.path().join("city.ron");
+    let run = terrain(&["--size", "512", "--seed", "1"], &ron);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let committed = repo_root().join("assets/scenes");
+    assert!(
+        std::fs::read(&ron).unwrap() == std::fs::read(committed.join("city.ron")).unwrap(),
+        "scene-gen terrain --size 512 --seed 1 no longer writes assets/scenes/city.ron"
+    );
+    assert!(
+        std::fs::read(dir.path().join("city.png")).unwrap()
+            == std::fs::read(committed.join("city.png")).unwrap(),
+        "scene-gen terrain --size 512 --seed 1 no longer writes assets/scenes/city.png"
+    );
 }

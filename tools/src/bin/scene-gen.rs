@@ -1,14 +1,17 @@
-//! Scene generators: the RTIOW benchmark scene from the reference CSV, and large
-//! random sphere fields for scale tests. Output is RON written by
-//! `scene_compiler::scene::to_ron`, so it parses back exactly.
+//! Scene generators: the RTIOW benchmark scene from the reference CSV, large
+//! random sphere fields for scale tests, and a procedural city heightmap
+//! (`tools::city`). Output is RON written by `scene_compiler::scene::to_ron`, so it
+//! parses back exactly.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use glam::Vec3;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{ExtendedColorType, ImageEncoder};
 use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron};
-use tools::Pcg32;
+use tools::{Pcg32, city};
 
 #[derive(Parser)]
 #[command(about = "Generate scenes for scene-compiler and the renderer")]
@@ -36,12 +39,35 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// A procedural city: an N x N heightmap PNG of blocks of buildings between
+    /// streets, and a scene that renders it (a terrain with a palette by height, an
+    /// aerial camera, a sky and a low sun).
+    ///
+    /// The PNG (8-bit grayscale) goes next to the scene, named after it (`-o
+    /// city.ron` writes city.ron and city.png), and the scene names it without a
+    /// folder, so the two can move together. Pixel values: 1 streets, 2-3 parks and
+    /// trees, 4..=125 buildings (one height per lot, towers towards the middle). The
+    /// same size and seed give the same files, byte for byte.
+    #[command(verbatim_doc_comment)]
+    Terrain {
+        /// Side of the map in pixels (one pixel is one unit of the scene); at most
+        /// 5792, the largest terrain image a scene takes.
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        /// The same size and seed give the same city.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The scene to write (`.ron`); the PNG goes next to it.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     let (scene, output) = match Cli::parse().command {
         Command::Rtiow { csv, output } => (rtiow(&csv)?, output),
         Command::Grid { count, seed, output } => (grid(count, seed)?, output),
+        Command::Terrain { size, seed, output } => return terrain(size, seed, &output),
     };
     std::fs::write(&output, to_ron(&scene)).with_context(|| format!("writing {}", output.display()))?;
     println!(
@@ -169,4 +195,41 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
         terrains: Vec::new(),
         lights: Vec::new(),
     })
+}
+
+/// Writes the city of `size` and `seed`: its PNG next to `output`, then the scene.
+fn terrain(size: u32, seed: u64, output: &Path) -> anyhow::Result<()> {
+    if output.extension().is_some_and(|e| e.eq_ignore_ascii_case("png")) {
+        bail!("{}: the output is the scene (`.ron`); its PNG is written next to it", output.display());
+    }
+    if output.is_dir() {
+        bail!(
+            "{} is a folder; name the scene to write in it, e.g. {}",
+            output.display(),
+            output.join("city.ron").display()
+        );
+    }
+    let Some(stem) = output.file_stem() else {
+        bail!("{}: name the scene file to write, e.g. city.ron", output.display());
+    };
+    let image = format!("{}.png", stem.to_string_lossy());
+    let png = output.with_file_name(&image);
+    let values = city::heightmap(size, seed).map_err(|e| anyhow::anyhow!("--size {size}: {e}"))?;
+    let mut bytes = Vec::new();
+    PngEncoder::new_with_quality(&mut bytes, CompressionType::Best, FilterType::Adaptive)
+        .write_image(&values, size, size, ExtendedColorType::L8)
+        .context("encoding the heightmap")?;
+    std::fs::write(&png, &bytes).with_context(|| format!("writing {}", png.display()))?;
+    let scene = city::scene(size, &values, &image, png.clone());
+    let text = format!(
+        "// A procedural city: `scene-gen terrain --size {size} --seed {seed}` wrote this scene and\n\
+         // its heightmap, {image} (1 streets, 2-3 parks, 4..=125 buildings).\n{}",
+        to_ron(&scene)
+    );
+    std::fs::write(output, text).with_context(|| format!("writing {}", output.display()))?;
+    let raised = city::raised(&values);
+    let boxes = scene_compiler::terrain::columns(&scene.terrains[0]).len();
+    println!("wrote {} and {} ({size} x {size}, seed {seed})", output.display(), png.display());
+    println!("{raised} raised pixels, {boxes} boxes once merged");
+    Ok(())
 }
