@@ -258,7 +258,7 @@ fn print_bvh(s: &BvhStats, layout: NodeLayout) {
         .filter(|(_, n)| **n > 0)
         .map(|(size, n)| format!("{size}:{n}"))
         .collect();
-    println!("  leaf sizes (spheres:leaves): {}", histogram.join(" "));
+    println!("  leaf sizes (primitives:leaves): {}", histogram.join(" "));
 }
 
 fn print_sections(view: &BlobView<'_>) {
