@@ -1,10 +1,11 @@
 //! The pipeline from a validated [`Scene`] to blob bytes: build the BVH, optionally
 //! reorder it, encode. Parsing is the caller's (it owns the file and its errors).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
-use crate::bvh::{self, BuildOptions, BvhStats};
+use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
 use crate::scene::Scene;
 use crate::shapes;
 use crate::terrain;
@@ -26,9 +27,15 @@ impl Default for CompileOptions {
 #[derive(Debug)]
 pub struct Compiled {
     pub blob: AlignedBytes,
+    /// The BVH the blob was encoded from (node order as in the blob): what
+    /// [`compile_scene_reusing`] takes back for the next compile of an edited scene.
+    pub bvh: Arc<Bvh>,
+    /// True when `bvh` came from the previous compile rather than a build.
+    pub bvh_reused: bool,
     pub bvh_stats: BvhStats,
     /// Turning terrains into boxes (zero without terrains).
     pub terrain_time: Duration,
+    /// Building the BVH (or checking that the previous one still fits).
     pub bvh_time: Duration,
     pub encode_time: Duration,
 }
@@ -36,21 +43,45 @@ pub struct Compiled {
 /// Turns terrains into boxes, builds the BVH over every primitive of the scene and
 /// encodes the blob. Deterministic.
 pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
+    compile_scene_reusing(scene, options, None)
+}
+
+/// [`compile_scene`], reusing `previous` (an earlier compile's scene and BVH, made with
+/// the same `options`) when this scene's primitives are the same: an edit of the camera,
+/// the settings, the sky, lights or material parameters needs no new BVH, and the blob
+/// comes out byte for byte as a fresh compile's (the build is deterministic).
+pub fn compile_scene_reusing(
+    scene: &Scene,
+    options: &CompileOptions,
+    previous: Option<(&Scene, &Arc<Bvh>)>,
+) -> Compiled {
     let start = Instant::now();
+    let reusable =
+        previous.filter(|(before, _)| same_primitives(before, scene)).map(|(_, bvh)| Arc::clone(bvh));
     let scene = &*terrain::with_columns(scene);
-    let terrain_time = start.elapsed();
+    let terrain_time = if reusable.is_some() { Duration::ZERO } else { start.elapsed() };
     let start = Instant::now();
-    let mut tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
     let flags = match options.layout {
         NodeLayout::DepthFirst => 0,
-        NodeLayout::VanEmdeBoas => {
-            tree = bvh::veb::reorder(&tree);
-            FLAG_LAYOUT_VEB
-        }
+        NodeLayout::VanEmdeBoas => FLAG_LAYOUT_VEB,
     };
+    let bvh_reused = reusable.is_some();
+    let tree = reusable.unwrap_or_else(|| {
+        let tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
+        Arc::new(match options.layout {
+            NodeLayout::DepthFirst => tree,
+            NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
+        })
+    });
     let bvh_stats = bvh::stats(&tree);
     let bvh_time = start.elapsed();
     let start = Instant::now();
     let blob = blob::write(scene, &tree, flags);
-    Compiled { blob, bvh_stats, terrain_time, bvh_time, encode_time: start.elapsed() }
+    Compiled { blob, bvh: tree, bvh_reused, bvh_stats, terrain_time, bvh_time, encode_time: start.elapsed() }
+}
+
+/// Whether two scenes have the same primitives, in the same order, with the same
+/// material indices: all a BVH depends on.
+fn same_primitives(a: &Scene, b: &Scene) -> bool {
+    a.spheres == b.spheres && a.boxes == b.boxes && a.terrains == b.terrains
 }

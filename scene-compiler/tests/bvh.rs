@@ -566,3 +566,36 @@ fn pathological_scenes_stay_within_the_loader_depth_and_load() {
         }
     }
 }
+
+/// An edit that leaves the primitives alone reuses the previous BVH, and the blob is
+/// byte for byte a fresh compile's; any change to a primitive builds a new one.
+#[test]
+fn recompiling_an_edit_reuses_the_bvh_only_when_the_primitives_are_unchanged() {
+    use scene_compiler::compile_scene_reusing;
+    use scene_compiler::scene::MaterialKind;
+
+    for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
+        let options = CompileOptions { layout, ..CompileOptions::default() };
+        let scene = common::test_scene(500);
+        let first = compile_scene(&scene, &options);
+        assert!(!first.bvh_reused);
+
+        let mut camera_edit = scene.clone();
+        camera_edit.camera.vfov_deg += 5.0;
+        if let MaterialKind::Lambert { albedo } = &mut camera_edit.materials[0].kind {
+            *albedo *= 0.5;
+        }
+        let again = compile_scene_reusing(&camera_edit, &options, Some((&scene, &first.bvh)));
+        assert!(again.bvh_reused, "{layout:?}");
+        assert!(
+            *again.blob == *compile_scene(&camera_edit, &options).blob,
+            "{layout:?}: not a fresh compile's blob"
+        );
+
+        let mut moved = scene.clone();
+        moved.spheres[7].center.x += 0.25;
+        let rebuilt = compile_scene_reusing(&moved, &options, Some((&scene, &first.bvh)));
+        assert!(!rebuilt.bvh_reused, "{layout:?}");
+        assert!(*rebuilt.blob == *compile_scene(&moved, &options).blob, "{layout:?}");
+    }
+}

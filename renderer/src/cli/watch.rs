@@ -152,8 +152,9 @@ impl Loop<'_> {
             (Changed::Scene, Ok(())) => {
                 let Some(scene) = session.current().cloned() else { return Ok(false) };
                 let times = self.frame(&scene, reload.content_changed)?;
+                let reused = if scene.times.bvh_reused { " (BVH reused)" } else { "" };
                 say(&format!(
-                    "gen {} scene: detect {}, compile {}, {}",
+                    "gen {} scene: detect {}, compile {}{reused}, {}",
                     reload.generation,
                     ms(reload.detect),
                     ms(reload.compile),

@@ -14,9 +14,11 @@ use std::path::Path;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use scene_compiler::bvh::{self, BvhStats};
+use std::sync::Arc;
+
+use scene_compiler::bvh::{self, Bvh, BvhStats};
 use scene_compiler::scene::{self, LoadError, Scene};
-use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene};
+use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene_reusing};
 
 /// Which compiler a file goes through, by its extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,8 +113,10 @@ pub struct LoadTimes {
     pub load_parse: Duration,
     /// For a `.ron`: the in-memory compile (BVH build and blob encode).
     pub compile: Option<Duration>,
-    /// For a `.ron`: the BVH build alone (part of `compile`).
+    /// For a `.ron`: the BVH build alone (part of `compile`; near zero when reused).
     pub bvh_build: Option<Duration>,
+    /// For a `.ron`: the BVH came from the previous compile (see [`CompiledScene::recompile`]).
+    pub bvh_reused: bool,
     /// For a `.ron`: turning terrains into boxes (part of `compile`).
     pub terrains: Option<Duration>,
 }
@@ -129,6 +133,9 @@ pub struct CompiledScene {
     pub times: LoadTimes,
     /// Known from the build for a `.ron`; measured on first use for a `.blob`.
     bvh_stats: OnceLock<BvhStats>,
+    /// The BVH of a `.ron` compile, kept for the next compile of an edit of it (a live
+    /// session); `None` for a `.blob` and after [`load`], which never recompiles.
+    bvh: Option<Arc<Bvh>>,
 }
 
 impl CompiledScene {
@@ -147,12 +154,22 @@ impl CompiledScene {
 
     /// Compiles a validated scene.
     pub fn from_scene(scene: Scene, options: &CompileOptions) -> CompiledScene {
+        CompiledScene::recompile(scene, options, None)
+    }
+
+    /// Compiles a validated scene that is an edit of `previous` (compiled with the same
+    /// `options`): when the primitives did not change (a camera, settings, sky, light or
+    /// material-parameter edit) the previous BVH is reused, and the blob is still byte for
+    /// byte what a fresh compile gives.
+    pub fn recompile(scene: Scene, options: &CompileOptions, previous: Option<&CompiledScene>) -> CompiledScene {
         let start = Instant::now();
-        let compiled = compile_scene(&scene, options);
+        let previous = previous.and_then(|p| Some((&p.scene, p.bvh.as_ref()?)));
+        let compiled = compile_scene_reusing(&scene, options, previous);
         let times = LoadTimes {
             load_parse: Duration::ZERO,
             compile: Some(start.elapsed()),
             bvh_build: Some(compiled.bvh_time),
+            bvh_reused: compiled.bvh_reused,
             terrains: Some(compiled.terrain_time),
         };
         CompiledScene {
@@ -161,15 +178,19 @@ impl CompiledScene {
             blob: compiled.blob,
             times,
             bvh_stats: OnceLock::from(compiled.bvh_stats),
+            bvh: Some(compiled.bvh),
         }
     }
 
-    /// Compiles file content of `kind`; `path` names it in messages.
+    /// Compiles file content of `kind`; `path` names it in messages. `previous`: the
+    /// last compile of the same file, whose BVH is reused if it still fits (see
+    /// [`CompiledScene::recompile`]).
     pub fn from_bytes(
         kind: SceneKind,
         bytes: &[u8],
         path: &Path,
         options: &CompileOptions,
+        previous: Option<&CompiledScene>,
     ) -> Result<CompiledScene, SceneError> {
         match kind {
             SceneKind::Ron => {
@@ -179,18 +200,23 @@ impl CompiledScene {
                         format!("`{}` is not UTF-8 text: {e}", path.display()),
                     )
                 })?;
-                CompiledScene::from_ron(text, &path.display().to_string(), options)
+                CompiledScene::from_ron(text, &path.display().to_string(), options, previous)
             }
             SceneKind::Blob => CompiledScene::from_blob(bytes, path),
         }
     }
 
     /// Parses, validates and compiles RON scene text; `origin` names it in diagnostics.
-    pub fn from_ron(text: &str, origin: &str, options: &CompileOptions) -> Result<CompiledScene, SceneError> {
+    pub fn from_ron(
+        text: &str,
+        origin: &str,
+        options: &CompileOptions,
+        previous: Option<&CompiledScene>,
+    ) -> Result<CompiledScene, SceneError> {
         let start = Instant::now();
         let scene = scene::parse(text, origin).map_err(|e| SceneError::from_diagnostics(&e))?;
         let load_parse = start.elapsed();
-        let mut compiled = CompiledScene::from_scene(scene, options);
+        let mut compiled = CompiledScene::recompile(scene, options, previous);
         compiled.times.load_parse = load_parse;
         Ok(compiled)
     }
@@ -215,6 +241,7 @@ impl CompiledScene {
             blob,
             times,
             bvh_stats: OnceLock::new(),
+            bvh: None,
         })
     }
 }
@@ -225,8 +252,10 @@ pub fn load(path: &Path, options: &CompileOptions) -> Result<CompiledScene, Scen
     let start = Instant::now();
     let bytes = read(path)?;
     let read_time = start.elapsed();
-    let mut compiled = CompiledScene::from_bytes(kind, &bytes, path, options)?;
+    let mut compiled = CompiledScene::from_bytes(kind, &bytes, path, options, None)?;
     compiled.times.load_parse += read_time;
+    // A one-shot load is never recompiled: free the BVH (as large as half the blob).
+    compiled.bvh = None;
     Ok(compiled)
 }
 

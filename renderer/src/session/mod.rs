@@ -20,6 +20,8 @@
 //!   names become `material0`…).
 //! - The initial load counts as generation 1; a scene that fails at open leaves 0.
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
+//! - A reload, edit or save whose primitives did not change (camera, settings, sky,
+//!   lights, material parameters) reuses the current scene's BVH.
 //! - The files a scene reads (terrain images) are watched like the scene: saving one
 //!   reloads the scene. Which files those are is learnt from each scene that loads, so
 //!   an image that is missing when the scene first fails to load is not watched until
@@ -190,7 +192,7 @@ impl Session {
             self.last_error = Some(error.clone());
             return Err(error);
         }
-        let compiled = CompiledScene::from_scene(scene, &self.options.compile);
+        let compiled = CompiledScene::recompile(scene, &self.options.compile, self.current.as_deref());
         Ok(self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed()))
     }
 
@@ -206,7 +208,7 @@ impl Session {
         }
         self.check(scene).map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
         let text = scene::to_ron(scene);
-        let compiled = CompiledScene::from_scene(scene.clone(), &self.options.compile);
+        let compiled = CompiledScene::recompile(scene.clone(), &self.options.compile, self.current.as_deref());
         write_atomically(&self.scene_path, text.as_bytes())?;
         // The watcher will report this write; its content hash now matches, so it is skipped.
         self.file_hash = Some(content_hash(text.as_bytes()));
@@ -266,7 +268,8 @@ impl Session {
         if same_text && !inputs {
             return None;
         }
-        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile) {
+        let previous = self.current.as_deref();
+        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile, previous) {
             // An input's event that changed nothing (its file rewritten as it was).
             Ok(compiled)
                 if same_text
@@ -296,7 +299,7 @@ impl Session {
     fn take_content(&mut self, bytes: &[u8], detect: Duration) -> Reload {
         let start = Instant::now();
         self.file_hash = Some(content_hash(bytes));
-        match CompiledScene::from_bytes(self.kind, bytes, &self.scene_path, &self.options.compile) {
+        match CompiledScene::from_bytes(self.kind, bytes, &self.scene_path, &self.options.compile, None) {
             Ok(compiled) => self.make_current(compiled, Changed::Scene, detect, start.elapsed()),
             Err(error) => {
                 self.last_error = Some(error.clone());
