@@ -46,34 +46,46 @@ pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
     compile_scene_reusing(scene, options, None)
 }
 
-/// [`compile_scene`], reusing `previous` (an earlier compile's scene and BVH, made with
-/// the same `options`) when this scene's primitives are the same: an edit of the camera,
+/// An earlier compile, as [`compile_scene_reusing`] takes it back.
+#[derive(Clone, Copy, Debug)]
+pub struct Previous<'a> {
+    pub scene: &'a Scene,
+    pub bvh: &'a Arc<Bvh>,
+    pub bvh_stats: &'a BvhStats,
+}
+
+/// [`compile_scene`], reusing `previous` (an earlier compile, made with the same
+/// `options`) when this scene's primitives are the same: an edit of the camera,
 /// the settings, the sky, lights or material parameters needs no new BVH, and the blob
 /// comes out byte for byte as a fresh compile's (the build is deterministic).
 pub fn compile_scene_reusing(
     scene: &Scene,
     options: &CompileOptions,
-    previous: Option<(&Scene, &Arc<Bvh>)>,
+    previous: Option<Previous<'_>>,
 ) -> Compiled {
     let start = Instant::now();
-    let reusable =
-        previous.filter(|(before, _)| same_primitives(before, scene)).map(|(_, bvh)| Arc::clone(bvh));
-    let scene = &*terrain::with_columns(scene);
+    let expanded = terrain::with_columns(scene);
     let terrain_time = if scene.terrains.is_empty() { Duration::ZERO } else { start.elapsed() };
     let start = Instant::now();
+    let reusable = previous.filter(|p| same_primitives(p.scene, scene));
+    let scene = &*expanded;
     let flags = match options.layout {
         NodeLayout::DepthFirst => 0,
         NodeLayout::VanEmdeBoas => FLAG_LAYOUT_VEB,
     };
     let bvh_reused = reusable.is_some();
-    let tree = reusable.unwrap_or_else(|| {
-        let tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
-        Arc::new(match options.layout {
-            NodeLayout::DepthFirst => tree,
-            NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
-        })
-    });
-    let bvh_stats = bvh::stats(&tree);
+    let (tree, bvh_stats) = match reusable {
+        Some(p) => (Arc::clone(p.bvh), p.bvh_stats.clone()),
+        None => {
+            let tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
+            let tree = match options.layout {
+                NodeLayout::DepthFirst => tree,
+                NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
+            };
+            let stats = bvh::stats(&tree);
+            (Arc::new(tree), stats)
+        }
+    };
     let bvh_time = start.elapsed();
     let start = Instant::now();
     let blob = blob::write(scene, &tree, flags);

@@ -571,8 +571,8 @@ fn pathological_scenes_stay_within_the_loader_depth_and_load() {
 /// byte for byte a fresh compile's; any change to a primitive builds a new one.
 #[test]
 fn recompiling_an_edit_reuses_the_bvh_only_when_the_primitives_are_unchanged() {
-    use scene_compiler::compile_scene_reusing;
     use scene_compiler::scene::MaterialKind;
+    use scene_compiler::{Previous, compile_scene_reusing};
 
     for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
         let options = CompileOptions { layout, ..CompileOptions::default() };
@@ -585,7 +585,11 @@ fn recompiling_an_edit_reuses_the_bvh_only_when_the_primitives_are_unchanged() {
         if let MaterialKind::Lambert { albedo } = &mut camera_edit.materials[0].kind {
             *albedo *= 0.5;
         }
-        let again = compile_scene_reusing(&camera_edit, &options, Some((&scene, &first.bvh)));
+        let again = compile_scene_reusing(
+            &camera_edit,
+            &options,
+            Some(Previous { scene: &scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats }),
+        );
         assert!(again.bvh_reused, "{layout:?}");
         assert!(
             *again.blob == *compile_scene(&camera_edit, &options).blob,
@@ -594,7 +598,11 @@ fn recompiling_an_edit_reuses_the_bvh_only_when_the_primitives_are_unchanged() {
 
         let mut moved = scene.clone();
         moved.spheres[7].center.x += 0.25;
-        let rebuilt = compile_scene_reusing(&moved, &options, Some((&scene, &first.bvh)));
+        let rebuilt = compile_scene_reusing(
+            &moved,
+            &options,
+            Some(Previous { scene: &scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats }),
+        );
         assert!(!rebuilt.bvh_reused, "{layout:?}");
         assert!(*rebuilt.blob == *compile_scene(&moved, &options).blob, "{layout:?}");
     }

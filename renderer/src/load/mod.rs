@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use scene_compiler::bvh::{self, Bvh, BvhStats};
 use scene_compiler::scene::{self, LoadError, Scene};
-use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene_reusing};
+use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Previous, compile_scene_reusing};
 
 /// Which compiler a file goes through, by its extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,9 +160,15 @@ impl CompiledScene {
     /// `options`): when the primitives did not change (a camera, settings, sky, light or
     /// material-parameter edit) the previous BVH is reused, and the blob is still byte for
     /// byte what a fresh compile gives.
-    pub fn recompile(scene: Scene, options: &CompileOptions, previous: Option<&CompiledScene>) -> CompiledScene {
+    pub fn recompile(
+        scene: Scene,
+        options: &CompileOptions,
+        previous: Option<&CompiledScene>,
+    ) -> CompiledScene {
         let start = Instant::now();
-        let previous = previous.and_then(|p| Some((&p.scene, p.bvh.as_ref()?)));
+        let previous = previous.and_then(|p| {
+            Some(Previous { scene: &p.scene, bvh: p.bvh.as_ref()?, bvh_stats: p.bvh_stats.get()? })
+        });
         let compiled = compile_scene_reusing(&scene, options, previous);
         let times = LoadTimes {
             load_parse: Duration::ZERO,

@@ -208,7 +208,8 @@ impl Session {
         }
         self.check(scene).map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
         let text = scene::to_ron(scene);
-        let compiled = CompiledScene::recompile(scene.clone(), &self.options.compile, self.current.as_deref());
+        let compiled =
+            CompiledScene::recompile(scene.clone(), &self.options.compile, self.current.as_deref());
         write_atomically(&self.scene_path, text.as_bytes())?;
         // The watcher will report this write; its content hash now matches, so it is skipped.
         self.file_hash = Some(content_hash(text.as_bytes()));
@@ -269,7 +270,8 @@ impl Session {
             return None;
         }
         let previous = self.current.as_deref();
-        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile, previous) {
+        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile, previous)
+        {
             // An input's event that changed nothing (its file rewritten as it was).
             Ok(compiled)
                 if same_text

@@ -11,6 +11,7 @@
 
 use bytemuck::Pod;
 use glam::Vec3;
+use rayon::prelude::*;
 
 use super::aligned::AlignedBytes;
 use super::layout::*;
@@ -78,16 +79,22 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
     prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
     prims.write(&scene.boxes, boxes, prim_materials, prim_sources);
-    let inner_nodes = bvh.nodes.iter().filter_map(|n| match n.kind {
-        NodeKind::Inner { left, right } => Some((left, right)),
-        NodeKind::Leaf { .. } => None,
-    });
-    let node_slots = records_mut::<NodeBoxesRecord>(node_boxes).iter_mut().zip(records_mut(node_links));
-    for ((boxes, record), (left, right)) in node_slots.zip(inner_nodes) {
+    let inner_nodes: Vec<(u32, u32)> = bvh
+        .nodes
+        .iter()
+        .filter_map(|n| match n.kind {
+            NodeKind::Inner { left, right } => Some((left, right)),
+            NodeKind::Leaf { .. } => None,
+        })
+        .collect();
+    // On all cores: at 1M primitives the node records are most of the encode.
+    let node_slots =
+        records_mut::<NodeBoxesRecord>(node_boxes).par_iter_mut().zip(records_mut(node_links).par_iter_mut());
+    node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
         *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
-    }
+    });
     records_mut::<LightRecord>(lights).copy_from_slice(&light_table.records);
     let prim_light_pdfs = records_mut::<f32>(prim_light_pdfs);
     for &(slot, pdf) in &light_table.prim_pdfs {
