@@ -52,8 +52,9 @@ impl ViewApp {
     pub(super) fn side_panel(&mut self, ui: &mut egui::Ui) {
         egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| self.stats(ui));
         egui::CollapsingHeader::new("Render").default_open(true).show(ui, |ui| self.render_controls(ui));
-        egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| self.outline(ui));
+        // The selection before the outline: what was just clicked is edited without scrolling.
         egui::CollapsingHeader::new("Selection").default_open(true).show(ui, |ui| self.selection(ui));
+        egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| self.outline(ui));
     }
 
     fn stats(&self, ui: &mut egui::Ui) {
