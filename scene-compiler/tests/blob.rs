@@ -485,3 +485,25 @@ fn inconsistent_light_tables_are_refused() {
     let err = with_light(cell, &|l| l.alias_threshold = 1.5);
     assert!(err.contains(&format!("lights[{cell}]")) && err.contains("alias threshold"), "{err}");
 }
+
+/// `parse_accepted` views what `parse` views, checks what keeps its slices in bounds,
+/// and (by design) skips the linear checks: a flipped payload byte goes unnoticed.
+#[test]
+fn parse_accepted_checks_the_layout_only() {
+    let compiled = compile_scene(&common::test_scene(300), &CompileOptions::default());
+    let full = BlobView::parse(&compiled.blob).expect("valid");
+    let again = BlobView::parse_accepted(&compiled.blob).expect("valid");
+    assert_eq!(again.spheres, full.spheres);
+    assert_eq!(again.node_links, full.node_links);
+    assert_eq!(again.prim_sources, full.prim_sources);
+
+    let short = AlignedBytes::copy_from(&compiled.blob[..compiled.blob.len() - 16]);
+    assert!(BlobView::parse_accepted(&short).is_err(), "a section past the end is refused");
+
+    let mut flipped = compiled.blob.to_vec();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let flipped = AlignedBytes::copy_from(&flipped);
+    assert!(matches!(BlobView::parse(&flipped), Err(BlobError::Checksum { .. })));
+    assert!(BlobView::parse_accepted(&flipped).is_ok());
+}

@@ -138,12 +138,13 @@ pub struct CompiledScene {
 }
 
 impl CompiledScene {
-    /// The blob's sections. Validates again (linear in the blob's size), so call it
-    /// once per upload, not per frame.
+    /// The blob's sections. Cheap (the header and section bounds are checked; the rest
+    /// was validated when the blob was made or read), so call it once per upload.
     pub fn view(&self) -> BlobView<'_> {
         // Every CompiledScene holds a blob that `BlobView::parse` accepted (a fresh
         // compile, or a file checked in `from_blob`), never mutated since.
-        BlobView::parse(&self.blob).expect("a CompiledScene holds a blob that parsed when it was built")
+        BlobView::parse_accepted(&self.blob)
+            .expect("a CompiledScene holds a blob that parsed when it was built")
     }
 
     /// Node count, depth, leaf sizes and SAH cost of the scene's BVH.

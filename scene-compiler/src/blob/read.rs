@@ -46,6 +46,22 @@ pub struct BlobView<'a> {
 impl<'a> BlobView<'a> {
     /// Validates `bytes` (which must start 16-byte aligned) and views its sections.
     pub fn parse(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
+        let view = BlobView::sections(bytes, Checks::Full)?;
+        view.check_records()?;
+        view.check_tree()?;
+        Ok(view)
+    }
+
+    /// Views bytes that [`BlobView::parse`] accepted before and that have not changed
+    /// since (a loaded scene's blob, viewed again for each upload): only the header and
+    /// the section bounds are checked, what the view's slices need; the checksum, the
+    /// records and the tree, linear in the blob's size, are not checked again.
+    pub fn parse_accepted(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
+        BlobView::sections(bytes, Checks::Layout)
+    }
+
+    /// The header and section checks, and the view over the sections.
+    fn sections(bytes: &'a [u8], checks: Checks) -> Result<BlobView<'a>, BlobError> {
         // What the file is, before how long it is: a short PNG is still a PNG.
         if !bytes.starts_with(&MAGIC) && bytes.len() >= MAGIC.len() {
             return Err(BlobError::BadMagic { looks_like: describe_start(bytes) });
@@ -57,7 +73,7 @@ impl<'a> BlobView<'a> {
             return Err(BlobError::Misaligned);
         }
         let header: &BlobHeader = bytemuck::from_bytes(&bytes[..HEADER_LEN]);
-        check_header(header, bytes)?;
+        check_header(header, bytes, checks)?;
         let count = |id: SectionId| -> usize {
             (match id {
                 SectionId::Globals => 1,
@@ -95,8 +111,6 @@ impl<'a> BlobView<'a> {
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
         };
-        view.check_records()?;
-        view.check_tree()?;
         Ok(view)
     }
 
@@ -448,7 +462,15 @@ impl<'a> BlobView<'a> {
     }
 }
 
-fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
+/// How much of a blob to check.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checks {
+    Full,
+    /// Header and section bounds only (bytes accepted before).
+    Layout,
+}
+
+fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), BlobError> {
     if h.version != FORMAT_VERSION {
         return Err(BlobError::UnsupportedVersion { found: h.version, supported: FORMAT_VERSION });
     }
@@ -462,9 +484,11 @@ fn check_header(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
     if h.flags & !FLAG_LAYOUT_VEB != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
-    let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
-    if crc != h.payload_crc32 {
-        return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
+    if checks == Checks::Full {
+        let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
+        if crc != h.payload_crc32 {
+            return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
+        }
     }
     if h.reserved != 0 {
         return Err(mismatch("reserved", h.reserved.into(), 0));
