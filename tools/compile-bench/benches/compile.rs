@@ -12,7 +12,7 @@ use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scen
 use scene_compiler::{BlobView, CompileOptions, compile_scene, scene};
 
 fn rtiow_source() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/rtiow_final.ron");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenes/rtiow_final.ron");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -80,7 +80,7 @@ fn compile(c: &mut Criterion) {
 
 /// The generated 512 x 512 city (issue target: under 150 ms from text to blob).
 fn compile_terrain(c: &mut Criterion) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/scenes/city.ron");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/scenes/city.ron");
     let source = std::fs::read_to_string(path).expect("assets/scenes/city.ron");
     let options = CompileOptions::default();
     c.bench_function("city_512/parse+image+columns+bvh+blob", |b| {
