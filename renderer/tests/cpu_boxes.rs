@@ -6,14 +6,13 @@
 mod cpu_support;
 
 use glam::{Vec3, Vec3A};
-use renderer::backend::RenderJob;
 use renderer::backend::cpu::scene::CpuScene;
 use renderer::backend::cpu::shapes::{offset_ray_origin, surface};
 use renderer::backend::cpu::traverse::{occluded, traverse};
 use scene_compiler::BlobView;
-use scene_compiler::scene::{Cuboid, Light, MaterialKind, RenderSettings, Scene, Sky};
+use scene_compiler::scene::{Cuboid, Light, MaterialKind, Scene, Sky};
 
-use cpu_support::{assert_close, compile, estimate, pinhole, render, scene};
+use cpu_support::{assert_close, compile, estimate, lit_pixels_with_and_without_nee, pinhole, render, scene};
 
 /// `materials` and `boxes` (min, max, material) seen through `camera`, black sky, no spheres.
 fn box_scene(
@@ -89,13 +88,7 @@ fn closed_box_with_the_lamp_outside_is_exactly_black_at_every_scale() {
             },
             Light::Point { position: center + Vec3::splat(2.0 * half), color: Vec3::ONE, intensity: 1e12 },
         ];
-        let blob = compile(&s);
-        let view = BlobView::parse(&blob).expect("valid blob");
-        for nee in [true, false] {
-            let settings = RenderSettings { width: 32, height: 24, spp: 32, max_depth: 16, seed: 3 };
-            let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
-            let (image, _) = render(&blob, &job);
-            let lit = image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count();
+        for (nee, lit) in lit_pixels_with_and_without_nee(&s) {
             assert_eq!(
                 lit, 0,
                 "half {half} at {center}, nee {nee}: {lit} pixels see light through the walls"

@@ -14,11 +14,10 @@
 mod cpu_support;
 
 use glam::Vec3;
-use renderer::backend::RenderJob;
-use scene_compiler::scene::{Light, MaterialKind, RenderSettings, Sky};
-use scene_compiler::{BlobView, Scene};
+use scene_compiler::Scene;
+use scene_compiler::scene::{Light, MaterialKind, Sky};
 
-use cpu_support::{assert_close, compile, estimate, pinhole, render, scene};
+use cpu_support::{assert_close, estimate, lit_pixels_with_and_without_nee, pinhole, scene};
 
 const PLANE_RADIUS: f32 = 1e3;
 const PLANE_CENTER: Vec3 = Vec3::new(0.0, -PLANE_RADIUS, 0.0);
@@ -138,13 +137,7 @@ fn closed_sphere_with_the_lamp_outside_is_exactly_black_at_every_scale() {
     for (center, radius) in FURNACES {
         let lamp_sphere = (center + Vec3::new(0.0, 3.0 * radius, 0.0), radius / 2.0, 1);
         let s = inside_sphere(center, radius, wall, &[lamp_sphere], &[lamp]);
-        let blob = compile(&s);
-        let view = BlobView::parse(&blob).expect("valid blob");
-        for nee in [true, false] {
-            let settings = RenderSettings { width: 32, height: 24, spp: 32, max_depth: 16, seed: 3 };
-            let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
-            let (image, _) = render(&blob, &job);
-            let lit = image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count();
+        for (nee, lit) in lit_pixels_with_and_without_nee(&s) {
             assert_eq!(
                 lit, 0,
                 "r = {radius} at {center}, nee {nee}: {lit} pixels see light through the wall"

@@ -106,6 +106,20 @@ pub fn render(blob: &AlignedBytes, job: &RenderJob) -> (Vec<[f32; 4]>, FrameStat
     (backend.read_linear().expect("CPU readback"), stats)
 }
 
+/// How many pixels of a small render of `scene` (32x24, 32 spp, depth 16, seed 3)
+/// receive any light at all, with next-event estimation on and off: what a closed
+/// enclosure with the light outside must keep at zero.
+pub fn lit_pixels_with_and_without_nee(scene: &Scene) -> [(bool, usize); 2] {
+    let blob = compile(scene);
+    let view = BlobView::parse(&blob).expect("a freshly compiled blob is valid");
+    [true, false].map(|nee| {
+        let settings = RenderSettings { width: 32, height: 24, spp: 32, max_depth: 16, seed: 3 };
+        let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
+        let (image, _) = render(&blob, &job);
+        (nee, image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count())
+    })
+}
+
 /// Mean and standard error of the average pixel value (channel 0) over `batches`
 /// renders of `spp` samples each, seeds 1..=batches.
 pub fn estimate(
