@@ -108,10 +108,8 @@ impl ViewApp {
 fn sphere_rows(ui: &mut egui::Ui, sphere: &mut Sphere, materials: &[Material]) -> Option<&'static str> {
     let mut field = None;
     let speed = (sphere.radius * 0.02).max(MIN_SIZE);
-    for (name, value) in ["center x", "center y", "center z"].into_iter().zip(sphere.center.as_mut()) {
-        if labelled_drag(ui, name, DragValue::new(value).speed(speed)) {
-            field = Some("center");
-        }
+    if vector_drags(ui, ["center x", "center y", "center z"], &mut sphere.center, speed).contains(&true) {
+        field = Some("center");
     }
     if positive_drag(ui, "radius", &mut sphere.radius) {
         field = Some("radius");
@@ -127,11 +125,9 @@ fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> O
     let mut field = None;
     let (mut center, mut size) = ((cuboid.min + cuboid.max) * 0.5, cuboid.max - cuboid.min);
     let speed = (size.max_element() * 0.02).max(MIN_SIZE);
-    let mut edited = [false; 3];
-    for (axis, name) in ["center x", "center y", "center z"].into_iter().enumerate() {
-        if labelled_drag(ui, name, DragValue::new(&mut center[axis]).speed(speed)) {
-            (edited[axis], field) = (true, Some("center"));
-        }
+    let mut edited = vector_drags(ui, ["center x", "center y", "center z"], &mut center, speed);
+    if edited.contains(&true) {
+        field = Some("center");
     }
     for (axis, name) in ["size x", "size y", "size z"].into_iter().enumerate() {
         if positive_drag(ui, name, &mut size[axis]) {
@@ -154,10 +150,8 @@ fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> O
 fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]) -> Option<&'static str> {
     let mut field = None;
     let speed = (terrain.cell * 0.1).max(MIN_SIZE);
-    for (name, value) in ["origin x", "origin y", "origin z"].into_iter().zip(terrain.origin.as_mut()) {
-        if labelled_drag(ui, name, DragValue::new(value).speed(speed)) {
-            field = Some("origin");
-        }
+    if vector_drags(ui, ["origin x", "origin y", "origin z"], &mut terrain.origin, speed).contains(&true) {
+        field = Some("origin");
     }
     if positive_drag(ui, "cell", &mut terrain.cell) {
         field = Some("cell");
@@ -182,6 +176,15 @@ fn positive_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
     let changed = labelled_drag(ui, name, drag);
     if changed {
         *value = value.max(MIN_SIZE);
+    }
+    changed
+}
+
+/// One labelled drag row per component of `vector`; which components changed.
+fn vector_drags(ui: &mut egui::Ui, names: [&str; 3], vector: &mut Vec3, speed: f32) -> [bool; 3] {
+    let mut changed = [false; 3];
+    for ((name, value), changed) in names.into_iter().zip(vector.as_mut()).zip(&mut changed) {
+        *changed = labelled_drag(ui, name, DragValue::new(value).speed(speed));
     }
     changed
 }
