@@ -50,8 +50,7 @@ fn terrain(args: &[&str], output: &Path) -> std::process::Output {
 
 /// The scene `scene-gen terrain` wrote at `ron`, parsed as the renderer would.
 fn load(ron: &Path) -> scene_compiler::Scene {
-    let text = std::fs::read_to_string(ron).unwrap();
-    scene_compiler::scene::parse(&text, ron.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"))
+    scene_compiler::scene::load_file(ron).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
