@@ -6,7 +6,7 @@
 // Render block shape. The host passes both (renderer/src/backend/cuda/options.rs,
 // env RENDERER_CUDA_BLOCK); the defaults only serve tools that compile this file alone.
 #ifndef PT_BLOCK_W
-#define PT_BLOCK_W 8
+#define PT_BLOCK_W 16
 #endif
 #ifndef PT_BLOCK_H
 #define PT_BLOCK_H 8

@@ -12,7 +12,9 @@
 # than a define; BUNDLE=DIR runs another bundle's renderer on that bundle's scene, to
 # time the previous build against this one in the same run (before/after). RESOLUTIONS (default "1280x720
 # 1920x1080") and FRAMES (default 20) override the defaults. JSON reports go to
-# $OUT/sweep-<name>-<resolution>.json (OUT defaults to ./gpu-out).
+# $OUT/sweep-<name>-<resolution>.json (OUT defaults to ./gpu-out). SCENE (a path inside
+# the bundle, default the RTIOW scene) and SETTINGS (default "--spp 30 --max-depth 50";
+# empty for the scene's own) time another scene, e.g. a `scene-gen grid` written there.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,21 +27,22 @@ export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export RENDERER_KERNEL_CACHE
 RENDERER_KERNEL_CACHE=$(mktemp -d)
 mkdir -p "$OUT"
-scene=assets/scenes/rtiow_final.ron
+scene=${SCENE:-assets/scenes/rtiow_final.ron}
+read -r -a settings <<< "${SETTINGS---spp 30 --max-depth 50}"
 # Table cells from one bench report.
 fields="$RENDERER_KERNEL_CACHE/fields.py"
 cat > "$fields" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))
 if sys.argv[1] == "times":
-    print(f" | {r['median_ms']:.3f} ({r['min_ms']:.3f})")
+    print(f" | {r['median_ms']:.3f} ({r['min_ms']:.3f}) {r['mrays_per_s']:.0f}")
 else:
     k = r["kernels"][0]
     print(f" | {k['registers']} | {k['local_bytes']} | {k['blocks_per_sm']}")
 PY
 
 table="variant"
-for res in $RESOLUTIONS; do table+=" | $res median (min) ms"; done
+for res in $RESOLUTIONS; do table+=" | $res median (min) ms, Mrays/s"; done
 table+=" | registers | local B | blocks/SM"$'\n'
 for variant in "$@"; do
     name=${variant%%:*}
@@ -59,7 +62,7 @@ for variant in "$@"; do
     for res in $RESOLUTIONS; do
         json="$OUT/sweep-$name-$res.json"
         if env ${envs[@]+"${envs[@]}"} "$bundle/bin/renderer" bench "$bundle/$scene" --backend cuda --width "${res%x*}" \
-            --height "${res#*x}" --spp 30 --max-depth 50 --frames "$FRAMES" --warmup 3 "${kernels[@]}" --json > "$json" 2> "$json.err"; then
+            --height "${res#*x}" ${settings[@]+"${settings[@]}"} --frames "$FRAMES" --warmup 3 "${kernels[@]}" --json > "$json" 2> "$json.err"; then
             row+=$(python3 "$fields" times "$json")
             resources=$(python3 "$fields" resources "$json")
         else

@@ -4,7 +4,7 @@
 //! it counts them as not run; CI installs NVRTC from PyPI and runs them with
 //! `--ignored` (.ci/run), as does the GPU machine (tools/gpu-run.sh).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use renderer::backend::cuda::{KernelOptions, KernelSources, Nvrtc};
 
@@ -37,13 +37,24 @@ fn kernels_compile_for_every_architecture_and_schedule() {
     let nvrtc = nvrtc();
     let (major, minor) = nvrtc.version();
     println!("NVRTC {major}.{minor} from {}", nvrtc.name());
-    let sources = KernelSources::embedded();
+    // A kernel variant under development compiles from its own folder (no GPU needed
+    // to see its registers and spills): RENDERER_TEST_KERNELS=dir.
+    let sources = match std::env::var_os("RENDERER_TEST_KERNELS") {
+        Some(dir) => KernelSources::from_dir(Path::new(&dir)).expect("reading $RENDERER_TEST_KERNELS"),
+        None => KernelSources::embedded(),
+    };
     for arch in ARCHS {
         for defines in [&[][..], &["PT_PATH_REGENERATION=0"]] {
             let cubin = nvrtc
                 .compile(&sources, &options(defines).nvrtc_args(arch))
                 .unwrap_or_else(|e| panic!("{arch} {defines:?}: {e:#}"));
             assert!(!cubin.image.is_empty());
+            // RENDERER_TEST_CUBINS=dir keeps the cubins, for nvdisasm (tools/kernel-sass.sh).
+            if let Some(dir) = std::env::var_os("RENDERER_TEST_CUBINS") {
+                let name =
+                    format!("{arch}{}.cubin", defines.iter().map(|d| format!("-{d}")).collect::<String>());
+                std::fs::write(Path::new(&dir).join(name), &cubin.image).expect("writing a cubin");
+            }
             // Warnings are bugs waiting to happen; the log should hold only ptxas info.
             assert!(
                 !cubin.log.contains("warning"),
