@@ -24,6 +24,8 @@ fi
 export LD_LIBRARY_PATH="$PWD/target/ci-nvrtc/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RENDERER_TEST_KERNELS="$KERNELS" RENDERER_TEST_CUBINS="$OUT" \
     cargo test -q --release -p renderer --test nvrtc_compile -- --ignored kernels_compile --nocapture > "$OUT/ptxas.txt"
-"$TOOLS/nvidia/cu13/bin/nvdisasm" -fun render -c "$OUT/sm_90.cubin" | grep -v '^\s*/\* 0x' | sed 's@ */\* 0x[0-9a-f]* \*/@@' > "$OUT/render.sass"
+# The render function's section only (nvdisasm takes function indices, not names).
+"$TOOLS/nvidia/cu13/bin/nvdisasm" -c "$OUT/sm_90.cubin" 2> /dev/null |
+    awk '/\.section/ { keep = ($2 ~ /^\.text\.render,/) } keep' > "$OUT/render.sass"
 sed -n '/^--- sm_90 \[\]/,/^---/p' "$OUT/ptxas.txt" | grep -A2 "'render"
-echo "$(grep -c '/\*[0-9a-f]*\*/' "$OUT/render.sass") instructions in $OUT/render.sass"
+echo "$(grep -c '^ */\*[0-9a-f]*\*/' "$OUT/render.sass") instructions in $OUT/render.sass"
