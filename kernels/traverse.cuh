@@ -26,6 +26,49 @@ __device__ __forceinline__ float3 planes(float px, float py, float pz, float3 in
 __device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(near.x, near.y), fmaxf(near.z, 0.0f)); }
 __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
 
+// A ray prepared for node visits: its inverse direction, `-origin * inv_dir` (the plane
+// distances are one FMA each), and the row of DeviceNode::rows each axis reads: _pos,
+// or _neg when the direction's sign bit is set (1/(-0) = -inf reads _neg, which is as
+// good as _pos for a zero component).
+struct NodeRay {
+    float3 inv_dir;
+    float3 neg_origin_inv_dir;
+    unsigned int row_x, row_y, row_z;
+};
+
+__device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
+    NodeRay r;
+    r.inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    r.neg_origin_inv_dir = -origin * r.inv_dir;
+    r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
+    r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);
+    r.row_z = 4u + (__float_as_uint(r.inv_dir.z) >> 31);
+    return r;
+}
+
+// Where the ray enters and leaves both child boxes of inner node `node` (within
+// [0, t_max]; a box is hit when enter <= exit), and the node's child links.
+struct ChildSpans {
+    float enter_left, exit_left, enter_right, exit_right;
+    uint2 links;
+};
+
+__device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__ node, const NodeRay& r,
+                                                  float t_max) {
+    const float4* __restrict__ rows = node->rows;
+    const float4 x = __ldg(rows + r.row_x);
+    const float4 y = __ldg(rows + r.row_y);
+    const float4 z = __ldg(rows + r.row_z);
+    ChildSpans c;
+    c.links = __ldg(reinterpret_cast<const uint2*>(&node->links));
+    // Lanes x, y: the near planes of the left and right box; z, w: their far planes.
+    c.enter_left = slab_enter(planes(x.x, y.x, z.x, r.inv_dir, r.neg_origin_inv_dir));
+    c.exit_left = slab_exit(planes(x.z, y.z, z.z, r.inv_dir, r.neg_origin_inv_dir), t_max);
+    c.enter_right = slab_enter(planes(x.y, y.y, z.y, r.inv_dir, r.neg_origin_inv_dir));
+    c.exit_right = slab_exit(planes(x.w, y.w, z.w, r.inv_dir, r.neg_origin_inv_dir), t_max);
+    return c;
+}
+
 // The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
@@ -37,13 +80,7 @@ __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fmi
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
     const DeviceNode* __restrict__ nodes = params.nodes;
-    const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
-    const float3 neg_origin_inv_dir = -origin * inv_dir;
-    // Row of each axis in DeviceNode::rows: _pos, or _neg when the sign bit
-    // is set. 1/(-0) = -inf reads _neg, which is as good as _pos for a zero component.
-    const unsigned int row_x = __float_as_uint(inv_dir.x) >> 31;
-    const unsigned int row_y = 2u + (__float_as_uint(inv_dir.y) >> 31);
-    const unsigned int row_z = 4u + (__float_as_uint(inv_dir.z) >> 31);
+    const NodeRay r = node_ray(origin, dir);
     float t_closest = PT_INFINITY;
     unsigned int closest = NO_HIT;
     // x: a child link; y: the bits of its box's entry distance.
@@ -54,27 +91,18 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
         if (node & BLOB_LEAF_FLAG) {
             intersect_leaf(node, origin, dir, t_closest, closest);
         } else {
-            const float4* __restrict__ rows = nodes[node].rows;
-            const float4 x = __ldg(rows + row_x);
-            const float4 y = __ldg(rows + row_y);
-            const float4 z = __ldg(rows + row_z);
-            const uint2 child = __ldg(reinterpret_cast<const uint2*>(&nodes[node].links));
-            // Lanes x, y: the near planes of the left and right box; z, w: their far planes.
-            const float enter_left = slab_enter(planes(x.x, y.x, z.x, inv_dir, neg_origin_inv_dir));
-            const float exit_left = slab_exit(planes(x.z, y.z, z.z, inv_dir, neg_origin_inv_dir), t_closest);
-            const float enter_right = slab_enter(planes(x.y, y.y, z.y, inv_dir, neg_origin_inv_dir));
-            const float exit_right = slab_exit(planes(x.w, y.w, z.w, inv_dir, neg_origin_inv_dir), t_closest);
-            const bool hit_left = enter_left <= exit_left;
-            const bool hit_right = enter_right <= exit_right;
+            const ChildSpans c = child_spans(nodes + node, r, t_closest);
+            const bool hit_left = c.enter_left <= c.exit_left;
+            const bool hit_right = c.enter_right <= c.exit_right;
             if (hit_left && hit_right) {
-                const bool left_first = enter_left <= enter_right;
-                stack[stack_len++] = left_first ? make_uint2(child.y, __float_as_uint(enter_right))
-                                                : make_uint2(child.x, __float_as_uint(enter_left));
-                node = left_first ? child.x : child.y;
+                const bool left_first = c.enter_left <= c.enter_right;
+                stack[stack_len++] = left_first ? make_uint2(c.links.y, __float_as_uint(c.enter_right))
+                                                : make_uint2(c.links.x, __float_as_uint(c.enter_left));
+                node = left_first ? c.links.x : c.links.y;
                 continue;
             }
             if (hit_left || hit_right) {
-                node = hit_left ? child.x : child.y;
+                node = hit_left ? c.links.x : c.links.y;
                 continue;
             }
         }
@@ -98,11 +126,7 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
 // the entry distances: any blocker will do, so there is no closer hit to prune by.
 __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
-    const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
-    const float3 neg_origin_inv_dir = -origin * inv_dir;
-    const unsigned int row_x = __float_as_uint(inv_dir.x) >> 31;
-    const unsigned int row_y = 2u + (__float_as_uint(inv_dir.y) >> 31);
-    const unsigned int row_z = 4u + (__float_as_uint(inv_dir.z) >> 31);
+    const NodeRay r = node_ray(origin, dir);
     unsigned int stack[BLOB_MAX_BVH_DEPTH];
     unsigned int stack_len = 0;
     unsigned int node = params.bvh_root;
@@ -110,18 +134,12 @@ __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max,
         if (node & BLOB_LEAF_FLAG) {
             if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
         } else {
-            const float4* __restrict__ rows = nodes[node].rows;
-            const float4 x = __ldg(rows + row_x);
-            const float4 y = __ldg(rows + row_y);
-            const float4 z = __ldg(rows + row_z);
-            const uint2 child = __ldg(reinterpret_cast<const uint2*>(&nodes[node].links));
-            const bool hit_left = slab_enter(planes(x.x, y.x, z.x, inv_dir, neg_origin_inv_dir)) <=
-                                  slab_exit(planes(x.z, y.z, z.z, inv_dir, neg_origin_inv_dir), t_max);
-            const bool hit_right = slab_enter(planes(x.y, y.y, z.y, inv_dir, neg_origin_inv_dir)) <=
-                                   slab_exit(planes(x.w, y.w, z.w, inv_dir, neg_origin_inv_dir), t_max);
-            if (hit_left && hit_right) stack[stack_len++] = child.y;
+            const ChildSpans c = child_spans(nodes + node, r, t_max);
+            const bool hit_left = c.enter_left <= c.exit_left;
+            const bool hit_right = c.enter_right <= c.exit_right;
+            if (hit_left && hit_right) stack[stack_len++] = c.links.y;
             if (hit_left || hit_right) {
-                node = hit_left ? child.x : child.y;
+                node = hit_left ? c.links.x : c.links.y;
                 continue;
             }
         }
