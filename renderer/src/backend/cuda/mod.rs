@@ -30,6 +30,7 @@ use anyhow::{Context, bail};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use scene_compiler::BlobView;
+use scene_compiler::blob::record::DevicePtrMut;
 
 use self::device::guard;
 pub use self::device::{driver_available, probe_driver};
@@ -217,8 +218,8 @@ impl CudaBackend {
         let mut params = LaunchParams {
             sky_bottom: scene.sky_bottom,
             sky_top: scene.sky_top,
-            accum: film.accum.device_ptr(&self.stream).0,
-            ray_count: self.ray_count.device_ptr(&self.stream).0,
+            accum: DevicePtrMut::new(film.accum.device_ptr(&self.stream).0),
+            ray_count: DevicePtrMut::new(self.ray_count.device_ptr(&self.stream).0),
             width: job.width,
             height: job.height,
             max_depth: job.max_depth,

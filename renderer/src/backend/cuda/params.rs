@@ -54,9 +54,9 @@ blob_record! {
         /// Blob section: each primitive's light pick probability (0: not a light).
         pub prim_light_pdfs: DevicePtr<f32>,
         /// The film: per-pixel sums of samples (rgb, w unused).
-        pub accum: u64 as DevicePtrMut<[f32; 4]>,
+        pub accum: DevicePtrMut<[f32; 4]>,
         /// The ray counter.
-        pub ray_count: u64 as DevicePtrMut<u64>,
+        pub ray_count: DevicePtrMut<u64>,
         /// Image width in pixels.
         pub width: u32,
         /// Image height in pixels.
