@@ -2,7 +2,7 @@
 //! samples and the summing of the devices' films are the same code for GPUs, so they
 //! are tested here, where every machine can run them.
 //!
-//! Bound for the linear image (tests/shards.rs derives it): the devices' f32 films
+//! Bound for the linear image (tests/workflows/shards.rs derives it): the devices' f32 films
 //! added in f64 differ from one f32 film of all samples by at most
 //! (spp + k_max + 1) · 2^-24 of the value, k_max the largest device share.
 

@@ -1,8 +1,7 @@
 //! The `renderer` binary, driven as a user would: real files in temp folders,
 //! exit codes and messages checked.
 
-mod bin_support;
-mod cpu_support;
+use crate::{bin_support, cpu_support};
 
 use std::path::{Path, PathBuf};
 

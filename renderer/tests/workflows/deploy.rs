@@ -9,8 +9,7 @@
 //! `--dependency=afterok:<id>` job only if job <id> succeeded) and `srun`. Kubernetes
 //! has no stand-in: the Jobs' `command` and `env` are read from the YAML.
 
-mod bin_support;
-mod cpu_support;
+use crate::{bin_support, cpu_support};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -15,8 +15,7 @@
 //! within that bound of a rounding edge of the tonemap, which these small test images
 //! do not (checked bit for bit below).
 
-mod bin_support;
-mod cpu_support;
+use crate::{bin_support, cpu_support};
 
 use std::path::Path;
 use std::process::Output;

@@ -17,7 +17,7 @@
 //!   percent of energy fails.
 //!
 //! To regenerate after an intended change to the images (new scene, algorithm fix):
-//! `cargo test --release -p renderer --test cpu_golden -- --ignored bless_references`
+//! `cargo test --release -p renderer --test workflows -- --ignored cpu_golden::bless_references`
 //! (about a minute on 2 cores), then look at the PNGs before committing them.
 
 use std::path::PathBuf;
@@ -169,7 +169,7 @@ fn cpu_renders_match_references() {
             .unwrap_or_else(|e| {
                 panic!(
                     "{name}: cannot read reference {}: {e}\nbless it with: cargo test --release -p renderer \
-                     --test cpu_golden -- --ignored bless_references",
+                     --test workflows -- --ignored cpu_golden::bless_references",
                     reference_path(name).display()
                 )
             })
