@@ -3,7 +3,8 @@
 // primitive reference, `kind << BLOB_PRIM_KIND_SHIFT | index` (docs/blob-format.md),
 // where `index` counts within that kind's record section. Each shape's intersection,
 // surface and light cone live in its own header (shape_sphere.cuh, shape_box.cuh);
-// adding a shape adds a case here.
+// adding a shape adds a hit_prim specialisation and a case in leaf_hits, surface and
+// solid_angle_pdf here.
 #pragma once
 
 #include "blob_layout.cuh"
