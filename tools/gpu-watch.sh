@@ -2,7 +2,8 @@
 # Scripted hot-reload run for the GPU machine (called by tools/gpu-run.sh, or alone
 # from the repo root): `renderer watch` on a copy of a scene while this script saves
 # it editor-style (write a temp file, rename it over the scene) a few times, saves a
-# broken version once, then fixes it. `watch` prints one timing line per reload.
+# broken version once, then fixes it, and last resizes the first sphere (the BVH is
+# refitted, not rebuilt). `watch` prints one timing line per reload.
 #
 #   bash tools/gpu-watch.sh <scene.ron> <width> <height> [backend]
 #
@@ -20,7 +21,7 @@ save() { # save <sed expression>: an editor-style rename-over save of an edited 
     sed "$1" "$work/scene.ron" > "$work/.scene.ron.tmp" && mv "$work/.scene.ron.tmp" "$work/scene.ron"
 }
 "$BUNDLE/bin/renderer" watch "$work/scene.ron" --backend "$backend" --width "$width" --height "$height" \
-    --out "$work/frame.png" --frames 6 &
+    --out "$work/frame.png" --frames 7 &
 watch_pid=$!
 sleep 3 # context creation and the first frame
 sleep "$interval"
@@ -33,6 +34,8 @@ sleep "$interval"
 save "s/vfov_deg: [0-9.-]*/vfov_deg: 20.0/" # the fix
 sleep "$interval"
 save "s/vfov_deg: [0-9.-]*/vfov_deg: 25.0/"
+sleep "$interval"
+save '0,/radius: \([0-9]*\)\.[0-9]/s//radius: \1.9/' # a resize: the BVH refitted
 wait "$watch_pid"
 rc=$?
 rm -rf "$work"

@@ -26,5 +26,5 @@ pub mod shapes;
 pub mod terrain;
 
 pub use blob::{AlignedBytes, BlobError, BlobView};
-pub use compile::{CompileOptions, Compiled, Previous, compile_scene, compile_scene_reusing};
+pub use compile::{CompileOptions, Compiled, Previous, REFIT_MAX_COST, compile_scene, compile_scene_reusing};
 pub use scene::{LoadError, Scene};

@@ -567,43 +567,100 @@ fn pathological_scenes_stay_within_the_loader_depth_and_load() {
     }
 }
 
-/// An edit that leaves the primitives alone reuses the previous BVH, and the blob is
-/// byte for byte a fresh compile's; any change to a primitive builds a new one.
+/// A refitted tree is a valid tree over the moved primitives (the same checks as a
+/// build's) with the same shape, and finds the brute-force closest hits.
 #[test]
-fn recompiling_an_edit_reuses_the_bvh_only_when_the_primitives_are_unchanged() {
-    use scene_compiler::scene::MaterialKind;
-    use scene_compiler::{Previous, compile_scene_reusing};
+fn a_refit_tree_holds_the_moved_primitives_and_finds_the_closest_hits() {
+    let spheres = scenes::random(3000, 100.0, (0.3, 3.0), 5);
+    let tree = build(&scenes::bounds(&spheres), 4);
+    let mut rng = scenes::Rng(6);
+    let mut moved = spheres.clone();
+    for s in moved.iter_mut().step_by(3) {
+        s.center += (rng.vec3() - Vec3::splat(0.5)) * 4.0;
+        s.radius *= 0.5 + rng.f32();
+    }
+    let refitted = bvh::refit(&tree, &scenes::bounds(&moved));
+    check::tree(&refitted, &scenes::bounds(&moved), 4);
+    assert_eq!(refitted.prim_order, tree.prim_order);
+    let shape = |t: &Bvh| t.nodes.iter().map(|n| n.kind).collect::<Vec<_>>();
+    assert_eq!(shape(&refitted), shape(&tree));
+    assert_eq!(
+        bvh::refit(&tree, &scenes::bounds(&spheres)),
+        tree,
+        "refitting to the same spheres changes nothing"
+    );
+    for i in 0..2000 {
+        let origin = rng.vec3() * 140.0 - Vec3::splat(20.0);
+        let target =
+            if i % 2 == 0 { moved[rng.next_u64() as usize % moved.len()].center } else { rng.vec3() * 100.0 };
+        let Some(dir) = (target - origin).try_normalize() else { continue };
+        let ray = trace::Ray { origin, dir };
+        assert_eq!(trace::bvh(&ray, &refitted, &moved), trace::brute_force(&ray, &moved), "ray {i}");
+    }
+}
 
+/// An edit that leaves the primitives alone reuses the previous BVH, and the blob is
+/// byte for byte a fresh compile's; a small move refits it, a scattering rebuilds it, a
+/// new primitive rebuilds it.
+#[test]
+fn recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh() {
+    use scene_compiler::scene::MaterialKind;
+    use scene_compiler::scene::Scene;
+    use scene_compiler::{Compiled, Previous, REFIT_MAX_COST, compile_scene_reusing};
+
+    fn previous<'a>(scene: &'a Scene, first: &'a Compiled) -> Previous<'a> {
+        Previous { scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats, built_sah_cost: first.built_sah_cost }
+    }
     for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
         let options = CompileOptions { layout, ..CompileOptions::default() };
         let scene = common::test_scene(500);
         let first = compile_scene(&scene, &options);
-        assert!(!first.bvh_reused);
+        assert!(!first.bvh_reused && !first.bvh_refitted);
+        assert_eq!(first.built_sah_cost, first.bvh_stats.sah_cost);
 
         let mut camera_edit = scene.clone();
         camera_edit.camera.vfov_deg += 5.0;
         if let MaterialKind::Lambert { albedo } = &mut camera_edit.materials[0].kind {
             *albedo *= 0.5;
         }
-        let again = compile_scene_reusing(
-            &camera_edit,
-            &options,
-            Some(Previous { scene: &scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats }),
-        );
+        let again = compile_scene_reusing(&camera_edit, &options, Some(previous(&scene, &first)));
         assert!(again.bvh_reused, "{layout:?}");
         assert!(
             *again.blob == *compile_scene(&camera_edit, &options).blob,
             "{layout:?}: not a fresh compile's blob"
         );
 
+        // A small move: the same tree with new boxes (bvh::refit is tested on its own
+        // below), a valid blob, the build's cost kept as the baseline.
         let mut moved = scene.clone();
         moved.spheres[7].center.x += 0.25;
-        let rebuilt = compile_scene_reusing(
-            &moved,
-            &options,
-            Some(Previous { scene: &scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats }),
+        let refitted = compile_scene_reusing(&moved, &options, Some(previous(&scene, &first)));
+        assert!(refitted.bvh_refitted && !refitted.bvh_reused, "{layout:?}");
+        assert_eq!(refitted.bvh_stats.node_count, first.bvh_stats.node_count);
+        assert_eq!(refitted.built_sah_cost, first.built_sah_cost);
+        assert!(refitted.bvh_stats.sah_cost <= first.built_sah_cost * REFIT_MAX_COST);
+        let view = BlobView::parse(&refitted.blob).expect("a refitted blob is valid");
+        assert_eq!(
+            view.spheres[..],
+            BlobView::parse(&compile_scene(&moved, &options).blob).unwrap().spheres[..]
         );
-        assert!(!rebuilt.bvh_reused, "{layout:?}");
-        assert!(*rebuilt.blob == *compile_scene(&moved, &options).blob, "{layout:?}");
+
+        // Every sphere swapped with one far away: the refitted tree's boxes span the scene,
+        // its cost is far past the limit, and a full build replaces it.
+        let mut scattered = scene.clone();
+        let n = scattered.spheres.len();
+        for i in 0..n / 2 {
+            let (a, b) = (scattered.spheres[i].center, scattered.spheres[n - 1 - i].center);
+            scattered.spheres[i].center = b;
+            scattered.spheres[n - 1 - i].center = a;
+        }
+        let rebuilt = compile_scene_reusing(&scattered, &options, Some(previous(&scene, &first)));
+        assert!(!rebuilt.bvh_refitted && !rebuilt.bvh_reused, "{layout:?}");
+        assert!(*rebuilt.blob == *compile_scene(&scattered, &options).blob, "{layout:?}");
+
+        let mut added = scene.clone();
+        added.spheres.push(added.spheres[0]);
+        let rebuilt = compile_scene_reusing(&added, &options, Some(previous(&scene, &first)));
+        assert!(!rebuilt.bvh_refitted && !rebuilt.bvh_reused, "{layout:?}");
     }
 }

@@ -152,7 +152,11 @@ impl Loop<'_> {
             (Changed::Scene, Ok(())) => {
                 let Some(scene) = session.current().cloned() else { return Ok(false) };
                 let times = self.frame(&scene, reload.content_changed)?;
-                let reused = if scene.times.bvh_reused { " (BVH reused)" } else { "" };
+                let reused = match (scene.times.bvh_reused, scene.times.bvh_refitted) {
+                    (true, _) => " (BVH reused)",
+                    (false, true) => " (BVH refitted)",
+                    (false, false) => "",
+                };
                 say(&format!(
                     "gen {} scene: detect {}, compile {}{reused}, {}",
                     reload.generation,

@@ -116,6 +116,8 @@ pub struct LoadTimes {
     pub bvh_build: Option<Duration>,
     /// For a `.ron`: the BVH came from the previous compile (see [`CompiledScene::recompile`]).
     pub bvh_reused: bool,
+    /// For a `.ron`: the BVH is the previous compile's, refitted to moved primitives.
+    pub bvh_refitted: bool,
     /// For a `.ron`: turning terrains into boxes (part of `compile`).
     pub terrains: Option<Duration>,
 }
@@ -133,8 +135,9 @@ pub struct CompiledScene {
     /// Known from the build for a `.ron`; measured on first use for a `.blob`.
     bvh_stats: OnceLock<BvhStats>,
     /// The BVH of a `.ron` compile, kept for the next compile of an edit of it (a live
-    /// session); `None` for a `.blob` and after [`load`], which never recompiles.
-    bvh: Option<Arc<Bvh>>,
+    /// session), with the SAH cost of the full build it comes from; `None` for a `.blob`
+    /// and after [`load`], which never recompiles.
+    bvh: Option<(Arc<Bvh>, f32)>,
 }
 
 impl CompiledScene {
@@ -160,7 +163,8 @@ impl CompiledScene {
     /// Compiles a validated scene that is an edit of `previous` (compiled with the same
     /// `options`): when the primitives did not change (a camera, settings, sky, light or
     /// material-parameter edit) the previous BVH is reused, and the blob is still byte for
-    /// byte what a fresh compile gives.
+    /// byte what a fresh compile gives; when as many primitives moved, the previous BVH
+    /// is refitted while that keeps it good enough (`compile_scene_reusing`).
     pub fn recompile(
         scene: Scene,
         options: &CompileOptions,
@@ -168,7 +172,13 @@ impl CompiledScene {
     ) -> CompiledScene {
         let start = Instant::now();
         let previous = previous.and_then(|p| {
-            Some(Previous { scene: &p.scene, bvh: p.bvh.as_ref()?, bvh_stats: p.bvh_stats.get()? })
+            let (bvh, built_sah_cost) = p.bvh.as_ref()?;
+            Some(Previous {
+                scene: &p.scene,
+                bvh,
+                bvh_stats: p.bvh_stats.get()?,
+                built_sah_cost: *built_sah_cost,
+            })
         });
         let compiled = compile_scene_reusing(&scene, options, previous);
         let times = LoadTimes {
@@ -176,6 +186,7 @@ impl CompiledScene {
             compile: Some(start.elapsed()),
             bvh_build: Some(compiled.bvh_time),
             bvh_reused: compiled.bvh_reused,
+            bvh_refitted: compiled.bvh_refitted,
             terrains: Some(compiled.terrain_time),
         };
         CompiledScene {
@@ -184,7 +195,7 @@ impl CompiledScene {
             blob: compiled.blob,
             times,
             bvh_stats: OnceLock::from(compiled.bvh_stats),
-            bvh: Some(compiled.bvh),
+            bvh: Some((compiled.bvh, compiled.built_sah_cost)),
         }
     }
 

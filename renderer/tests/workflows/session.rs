@@ -387,17 +387,17 @@ fn a_broken_terrain_image_is_reported_at_its_line_and_a_fix_recovers() {
 }
 
 #[test]
-fn a_camera_edit_reuses_the_bvh_and_a_moved_sphere_does_not() {
+fn a_camera_edit_reuses_the_bvh_and_a_resized_sphere_refits_it() {
     let (_dir, path) = scene_dir(0.5);
     let mut session = open(&path);
-    let reused = |s: &Session| s.current().map(|c| c.times.bvh_reused);
-    assert_eq!(reused(&session), Some(false), "the first load builds");
+    let origin = |s: &Session| s.current().map(|c| (c.times.bvh_reused, c.times.bvh_refitted));
+    assert_eq!(origin(&session), Some((false, false)), "the first load builds");
     save_by_rename(&path, scene_text(0.5).replace("vfov_deg: 40.0", "vfov_deg: 30.0"));
     wait_for(&mut session, "the camera edit", |s, _| {
         s.current().is_some_and(|c| c.scene.camera.vfov_deg == 30.0)
     });
-    assert_eq!(reused(&session), Some(true));
+    assert_eq!(origin(&session), Some((true, false)));
     save_by_rename(&path, scene_text(0.75).replace("vfov_deg: 40.0", "vfov_deg: 30.0"));
     wait_for(&mut session, "the radius edit", |s, _| radius(s) == Some(0.75));
-    assert_eq!(reused(&session), Some(false));
+    assert_eq!(origin(&session), Some((false, true)));
 }

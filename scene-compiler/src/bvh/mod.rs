@@ -12,11 +12,13 @@
 
 mod aabb;
 mod binned_sah;
+mod refit;
 mod stats;
 pub mod veb;
 
 pub use aabb::Aabb;
 pub use binned_sah::{build, build_kinds};
+pub use refit::refit;
 pub use stats::{BvhStats, stats};
 
 /// Builder options; the defaults are what `scene-compiler build` uses.
