@@ -92,29 +92,29 @@ pub fn compile_scene_reusing(
         NodeLayout::DepthFirst => 0,
         NodeLayout::VanEmdeBoas => FLAG_LAYOUT_VEB,
     };
-    let refitted = match (reusable, refittable) {
-        (None, Some(p)) => {
-            let tree = bvh::refit(p.bvh, &shapes::bounds(scene));
-            let stats = bvh::stats(&tree);
-            (stats.sah_cost <= p.built_sah_cost * REFIT_MAX_COST)
-                .then(|| (Arc::new(tree), stats, p.built_sah_cost))
-        }
-        _ => None,
-    };
     let bvh_reused = reusable.is_some();
-    let bvh_refitted = refitted.is_some();
-    let (tree, bvh_stats, built_sah_cost) = match (reusable, refitted) {
-        (Some(p), _) => (Arc::clone(p.bvh), p.bvh_stats.clone(), p.built_sah_cost),
-        (None, Some(refitted)) => refitted,
-        (None, None) => {
-            let tree = bvh::build_kinds(&shapes::bounds(scene), &shapes::kind_starts(scene), &options.bvh);
-            let tree = match options.layout {
-                NodeLayout::DepthFirst => tree,
-                NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
-            };
-            let stats = bvh::stats(&tree);
-            let cost = stats.sah_cost;
-            (Arc::new(tree), stats, cost)
+    let mut bvh_refitted = false;
+    let (tree, bvh_stats, built_sah_cost) = match reusable {
+        Some(p) => (Arc::clone(p.bvh), p.bvh_stats.clone(), p.built_sah_cost),
+        None => {
+            let bounds = shapes::bounds(scene);
+            let refitted = refittable.and_then(|p| {
+                let tree = bvh::refit(p.bvh, &bounds);
+                let stats = bvh::stats(&tree);
+                (stats.sah_cost <= p.built_sah_cost * REFIT_MAX_COST)
+                    .then(|| (Arc::new(tree), stats, p.built_sah_cost))
+            });
+            bvh_refitted = refitted.is_some();
+            refitted.unwrap_or_else(|| {
+                let tree = bvh::build_kinds(&bounds, &shapes::kind_starts(scene), &options.bvh);
+                let tree = match options.layout {
+                    NodeLayout::DepthFirst => tree,
+                    NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
+                };
+                let stats = bvh::stats(&tree);
+                let cost = stats.sah_cost;
+                (Arc::new(tree), stats, cost)
+            })
         }
     };
     let bvh_time = start.elapsed();

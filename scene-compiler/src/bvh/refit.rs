@@ -10,10 +10,10 @@ use super::{Aabb, Bvh, NodeKind};
 /// each leaf's box the union of its primitives' boxes, each inner box the union of its
 /// children's. `bounds` must have as many boxes as that array had.
 pub fn refit(tree: &Bvh, bounds: &[Aabb]) -> Bvh {
-    let mut nodes = tree.nodes.clone();
-    if nodes.is_empty() {
+    if tree.nodes.is_empty() {
         return tree.clone();
     }
+    let mut nodes = tree.nodes.clone();
     // Parents before children (pre-order from the root, node 0); walked backwards, every
     // node comes after its children.
     let mut order = Vec::with_capacity(nodes.len());
