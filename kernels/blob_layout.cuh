@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 5u
+#define BLOB_FORMAT_VERSION 6u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
 #define BLOB_LEAF_COUNT_MASK 0x1e000000u
@@ -82,23 +82,17 @@ static_assert(__builtin_offsetof(BoxRecord, min) == 0, "layout drift");
 static_assert(__builtin_offsetof(BoxRecord, max) == 16, "layout drift");
 #endif
 
-// An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise, so lanes x, y are always its near planes and z, w its far planes, and the slab test needs no min/max to sort them. Leaves have no record: a link holds their spheres.
+// An inner BVH node's two child boxes, one row per axis. Leaves have no record: a link holds their primitives. The CUDA backend adds each row's mirror, (left.max, right.max, left.min, right.min), in its device copy of the nodes, so a ray reads its near planes from lanes x, y and far planes from z, w whatever its direction; the blob stores each row once.
 struct __align__(16) NodeBoxesRecord {
-    float4 x_pos; // offset   0: (left.min.x, right.min.x, left.max.x, right.max.x).
-    float4 x_neg; // offset  16: (left.max.x, right.max.x, left.min.x, right.min.x).
-    float4 y_pos; // offset  32: (left.min.y, right.min.y, left.max.y, right.max.y).
-    float4 y_neg; // offset  48: (left.max.y, right.max.y, left.min.y, right.min.y).
-    float4 z_pos; // offset  64: (left.min.z, right.min.z, left.max.z, right.max.z).
-    float4 z_neg; // offset  80: (left.max.z, right.max.z, left.min.z, right.min.z).
+    float4 x; // offset   0: (left.min.x, right.min.x, left.max.x, right.max.x).
+    float4 y; // offset  16: (left.min.y, right.min.y, left.max.y, right.max.y).
+    float4 z; // offset  32: (left.min.z, right.min.z, left.max.z, right.max.z).
 };
-static_assert(sizeof(NodeBoxesRecord) == 96, "layout drift");
+static_assert(sizeof(NodeBoxesRecord) == 48, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(NodeBoxesRecord, x_pos) == 0, "layout drift");
-static_assert(__builtin_offsetof(NodeBoxesRecord, x_neg) == 16, "layout drift");
-static_assert(__builtin_offsetof(NodeBoxesRecord, y_pos) == 32, "layout drift");
-static_assert(__builtin_offsetof(NodeBoxesRecord, y_neg) == 48, "layout drift");
-static_assert(__builtin_offsetof(NodeBoxesRecord, z_pos) == 64, "layout drift");
-static_assert(__builtin_offsetof(NodeBoxesRecord, z_neg) == 80, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, x) == 0, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, y) == 16, "layout drift");
+static_assert(__builtin_offsetof(NodeBoxesRecord, z) == 32, "layout drift");
 #endif
 
 // An inner BVH node's child links (same index as its NodeBoxesRecord). A link is an inner node's index, or LEAF_FLAG | kind << PRIM_KIND_SHIFT | (count - 1) << LEAF_COUNT_SHIFT | first primitive of that kind.

@@ -4,13 +4,17 @@
 
 #include "blob_layout.cuh"
 
-// One blob inner node, its six box rows and its child links together in 128 bytes.
-// The blob keeps boxes and links in two sections (104 bytes per node, so a 1M-sphere
-// scene stays under 128 bytes per sphere); read from there, a node visit touches two
-// or three cache lines. In this record it touches one: on an H200, RTIOW at 1920x1080,
-// 30 spp, 8.45 ms against 8.25 (and 8.57 with two sections read through the params).
+// One blob inner node, its box rows and their mirrors, and its child links together in
+// 128 bytes. The blob keeps boxes and links in two sections (56 bytes per node, each
+// axis's row stored once); read from there, a node visit touches two or three cache
+// lines. In this record it touches one: on an H200, RTIOW at 1920x1080, 30 spp,
+// 8.45 ms against 8.25 (and 8.57 with two sections read through the params).
 struct __align__(16) DeviceNode {
-    // NodeBoxesRecord's x_pos, x_neg, y_pos, y_neg, z_pos, z_neg.
+    // Per axis the blob's row (left.min, right.min, left.max, right.max), then its
+    // mirror (left.max, right.max, left.min, right.min): a ray reads the first for an
+    // axis it travels up (direction >= 0) and the second otherwise, so lanes x, y are
+    // always its near planes and z, w its far planes, and the slab test needs no
+    // min/max to sort them (traverse.cuh).
     float4 rows[6];
     // Left and right child links (docs/blob-format.md), then two zeros.
     uint4 links;
@@ -18,7 +22,7 @@ struct __align__(16) DeviceNode {
     uint4 padding;
 };
 static_assert(sizeof(DeviceNode) == 128, "a DeviceNode is one 128-byte cache line");
-static_assert(sizeof(NodeBoxesRecord) == 6 * sizeof(float4), "NodeBoxesRecord is the six rows");
+static_assert(sizeof(NodeBoxesRecord) == 3 * sizeof(float4), "NodeBoxesRecord is one row per axis");
 
 // The record size for the host, which allocates the node array (read once per module).
 __constant__ unsigned int device_node_bytes = sizeof(DeviceNode);

@@ -84,15 +84,20 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER
 }
 
 // The render kernel's nodes from the blob's two node sections: node i of `count`
-// gets boxes[i]'s six rows and links[i] (device_nodes.cuh says why).
+// gets boxes[i]'s rows, each followed by its mirror, and links[i] (device_nodes.cuh
+// says why).
 extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
     repack_nodes(const NodeBoxesRecord* __restrict__ boxes, const NodeLinksRecord* __restrict__ links,
                  DeviceNode* __restrict__ nodes, unsigned int count) {
     const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
     if (i >= count) return;
-    const float4* __restrict__ rows = reinterpret_cast<const float4*>(boxes + i);
+    const NodeBoxesRecord b = boxes[i];
+    const float4 axes[3] = {b.x, b.y, b.z};
     DeviceNode node;
-    for (int r = 0; r < 6; ++r) node.rows[r] = rows[r];
+    for (int a = 0; a < 3; ++a) {
+        node.rows[2 * a] = axes[a];
+        node.rows[2 * a + 1] = make_float4(axes[a].z, axes[a].w, axes[a].x, axes[a].y);
+    }
     node.links = make_uint4(links[i].left, links[i].right, 0u, 0u);
     node.padding = make_uint4(0u, 0u, 0u, 0u);
     nodes[i] = node;

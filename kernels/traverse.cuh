@@ -27,9 +27,9 @@ __device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(ne
 __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
 
 // A ray prepared for node visits: its inverse direction, `-origin * inv_dir` (the plane
-// distances are one FMA each), and the row of DeviceNode::rows each axis reads: _pos,
-// or _neg when the direction's sign bit is set (1/(-0) = -inf reads _neg, which is as
-// good as _pos for a zero component).
+// distances are one FMA each), and the row of DeviceNode::rows each axis reads: the
+// blob's row, or its mirror when the direction's sign bit is set (1/(-0) = -inf reads
+// the mirror, which is as good as the row for a zero component).
 struct NodeRay {
     float3 inv_dir;
     float3 neg_origin_inv_dir;

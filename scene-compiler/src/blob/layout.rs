@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -180,24 +180,19 @@ blob_record! {
 }
 
 blob_record! {
-    /// An inner BVH node's two child boxes, per axis in both plane orders: a ray reads the
-    /// `_pos` row of an axis it travels up (direction >= 0) and the `_neg` row otherwise,
-    /// so lanes x, y are always its near planes and z, w its far planes, and the slab test
-    /// needs no min/max to sort them. Leaves have no record: a link holds their spheres.
+    /// An inner BVH node's two child boxes, one row per axis. Leaves have no record: a
+    /// link holds their primitives. The CUDA backend adds each row's mirror, (left.max,
+    /// right.max, left.min, right.min), in its device copy of the nodes, so a ray reads
+    /// its near planes from lanes x, y and far planes from z, w whatever its direction;
+    /// the blob stores each row once.
     #[align(16)]
     pub struct NodeBoxesRecord as "NodeBoxesRecord" {
         /// (left.min.x, right.min.x, left.max.x, right.max.x).
-        pub x_pos: [f32; 4],
-        /// (left.max.x, right.max.x, left.min.x, right.min.x).
-        pub x_neg: [f32; 4],
+        pub x: [f32; 4],
         /// (left.min.y, right.min.y, left.max.y, right.max.y).
-        pub y_pos: [f32; 4],
-        /// (left.max.y, right.max.y, left.min.y, right.min.y).
-        pub y_neg: [f32; 4],
+        pub y: [f32; 4],
         /// (left.min.z, right.min.z, left.max.z, right.max.z).
-        pub z_pos: [f32; 4],
-        /// (left.max.z, right.max.z, left.min.z, right.min.z).
-        pub z_neg: [f32; 4],
+        pub z: [f32; 4],
     }
 }
 
@@ -372,7 +367,7 @@ mod tests {
         assert_eq!(size_of::<GlobalsRecord>(), 112);
         assert_eq!(size_of::<MaterialRecord>(), 48);
         assert_eq!(size_of::<SphereRecord>(), 16);
-        assert_eq!(size_of::<NodeBoxesRecord>(), 96);
+        assert_eq!(size_of::<NodeBoxesRecord>(), 48);
         assert_eq!(size_of::<NodeLinksRecord>(), 8);
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);

@@ -220,8 +220,8 @@ impl<'a> BlobView<'a> {
     fn child_bounds(&self, node: u32) -> (Aabb, Aabb) {
         let b = &self.node_boxes[node as usize];
         let side = |lane: usize| Aabb {
-            min: Vec3::new(b.x_pos[lane], b.y_pos[lane], b.z_pos[lane]),
-            max: Vec3::new(b.x_pos[lane + 2], b.y_pos[lane + 2], b.z_pos[lane + 2]),
+            min: Vec3::new(b.x[lane], b.y[lane], b.z[lane]),
+            max: Vec3::new(b.x[lane + 2], b.y[lane + 2], b.z[lane + 2]),
         };
         (side(0), side(1))
     }
@@ -282,18 +282,8 @@ impl<'a> BlobView<'a> {
             }
         }
         for (i, b) in self.node_boxes.iter().enumerate() {
-            let rows = [(b.x_pos, b.x_neg), (b.y_pos, b.y_neg), (b.z_pos, b.z_neg)];
-            if !rows.iter().flat_map(|(pos, neg)| pos.iter().chain(neg)).all(|x| x.is_finite()) {
+            if ![b.x, b.y, b.z].iter().flatten().all(|x| x.is_finite()) {
                 return Err(BlobError::record(S::NodeBoxes, i, "non-finite bounds"));
-            }
-            // The kernels read one row per axis, chosen by the ray's direction: rows that
-            // disagree would give different hits for different directions.
-            if rows.iter().any(|&([a, b, c, d], neg)| neg != [c, d, a, b]) {
-                return Err(BlobError::record(
-                    S::NodeBoxes,
-                    i,
-                    "the _neg rows are not the _pos rows' halves swapped",
-                ));
             }
         }
         self.check_lights()?;

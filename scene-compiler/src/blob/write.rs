@@ -243,18 +243,10 @@ impl Prims {
     }
 }
 
-/// Both children's boxes, per axis in both plane orders (see [`NodeBoxesRecord`]).
+/// Both children's boxes, one row per axis (see [`NodeBoxesRecord`]).
 fn child_boxes(left: &Aabb, right: &Aabb) -> NodeBoxesRecord {
-    let pos = |a: usize| [left.min[a], right.min[a], left.max[a], right.max[a]];
-    let neg = |a: usize| [left.max[a], right.max[a], left.min[a], right.min[a]];
-    NodeBoxesRecord {
-        x_pos: pos(0),
-        x_neg: neg(0),
-        y_pos: pos(1),
-        y_neg: neg(1),
-        z_pos: pos(2),
-        z_neg: neg(2),
-    }
+    let row = |a: usize| [left.min[a], right.min[a], left.max[a], right.max[a]];
+    NodeBoxesRecord { x: row(0), y: row(1), z: row(2) }
 }
 
 /// The sections of `payload` (the blob after its header) as laid out in `table`.

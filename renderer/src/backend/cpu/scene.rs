@@ -26,9 +26,9 @@ pub struct ChildBoxes {
 impl ChildBoxes {
     fn new(boxes: &NodeBoxesRecord) -> ChildBoxes {
         ChildBoxes {
-            x: Vec4::from_array(boxes.x_pos),
-            y: Vec4::from_array(boxes.y_pos),
-            z: Vec4::from_array(boxes.z_pos),
+            x: Vec4::from_array(boxes.x),
+            y: Vec4::from_array(boxes.y),
+            z: Vec4::from_array(boxes.z),
         }
     }
 }
