@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
-use crate::scene::Scene;
+use crate::scene::{Material, Scene};
 use crate::shapes;
 use crate::terrain;
 
@@ -55,6 +55,8 @@ pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {
 #[derive(Clone, Copy, Debug)]
 pub struct Previous<'a> {
     pub scene: &'a Scene,
+    /// Its blob ([`Compiled::blob`]).
+    pub blob: &'a AlignedBytes,
     pub bvh: &'a Arc<Bvh>,
     pub bvh_stats: &'a BvhStats,
     /// [`Compiled::built_sah_cost`] of that compile.
@@ -71,7 +73,10 @@ pub const REFIT_MAX_COST: f32 = 1.25;
 /// `options`) when it can:
 /// - the same primitives (an edit of the camera, the settings, the sky, lights or
 ///   material parameters): the previous BVH as it is, and the blob comes out byte for
-///   byte as a fresh compile's (the build is deterministic);
+///   byte as a fresh compile's (the build is deterministic). When the lights and what
+///   every material emits are also unchanged, only the globals and material records
+///   differ from the previous blob, and they are rewritten in a copy of it instead of
+///   encoding the whole blob again;
 /// - as many primitives of each kind, some moved or resized (a drag in the editor):
 ///   the previous tree refitted ([`bvh::refit`]), kept while its SAH cost stays within
 ///   [`REFIT_MAX_COST`] of the last full build's. The blob then differs from a fresh
@@ -119,7 +124,12 @@ pub fn compile_scene_reusing(
     };
     let bvh_time = start.elapsed();
     let start = Instant::now();
-    let blob = blob::write(scene, &tree, flags);
+    let blob = match reusable {
+        Some(p) if same_lights_and_emission(p.scene, scene) => {
+            blob::rewrite_globals_and_materials(p.blob, scene)
+        }
+        _ => blob::write(scene, &tree, flags),
+    };
     Compiled {
         blob,
         bvh: tree,
@@ -137,6 +147,15 @@ pub fn compile_scene_reusing(
 /// material indices: all a BVH depends on.
 fn same_primitives(a: &Scene, b: &Scene) -> bool {
     a.spheres == b.spheres && a.boxes == b.boxes && a.terrains == b.terrains
+}
+
+/// Whether two scenes with the same primitives have the same light table: the same
+/// lights, and every material emits the same (its other parameters may differ).
+fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
+    let emission = |m: &Material| blob::material_emission(m.kind);
+    a.lights == b.lights
+        && a.materials.len() == b.materials.len()
+        && a.materials.iter().zip(&b.materials).all(|(x, y)| emission(x) == emission(y))
 }
 
 /// Whether a BVH over `a`'s primitives can be refitted to `b`'s: as many of each kind

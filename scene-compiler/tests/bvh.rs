@@ -604,12 +604,17 @@ fn a_refit_tree_holds_the_moved_primitives_and_finds_the_closest_hits() {
 /// new primitive rebuilds it.
 #[test]
 fn recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh() {
-    use scene_compiler::scene::MaterialKind;
-    use scene_compiler::scene::Scene;
+    use scene_compiler::scene::{Light, MaterialKind, Scene};
     use scene_compiler::{Compiled, Previous, REFIT_MAX_COST, compile_scene_reusing};
 
     fn previous<'a>(scene: &'a Scene, first: &'a Compiled) -> Previous<'a> {
-        Previous { scene, bvh: &first.bvh, bvh_stats: &first.bvh_stats, built_sah_cost: first.built_sah_cost }
+        Previous {
+            scene,
+            blob: &first.blob,
+            bvh: &first.bvh,
+            bvh_stats: &first.bvh_stats,
+            built_sah_cost: first.built_sah_cost,
+        }
     }
     for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
         let options = CompileOptions { layout, ..CompileOptions::default() };
@@ -629,6 +634,25 @@ fn recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh() {
             *again.blob == *compile_scene(&camera_edit, &options).blob,
             "{layout:?}: not a fresh compile's blob"
         );
+        // Edits that change the light table (a new emitter, a new light) reuse the BVH
+        // too but encode the whole blob; still byte for byte a fresh compile's.
+        let mut glowing = camera_edit.clone();
+        glowing.materials[1].kind =
+            MaterialKind::Emissive { color: Vec3::ONE, strength: 2.0, albedo: Vec3::ZERO };
+        let mut lit = camera_edit.clone();
+        lit.lights.push(Light::Point {
+            position: Vec3::new(0.0, 9.0, 0.0),
+            color: Vec3::ONE,
+            intensity: 50.0,
+        });
+        for edit in [glowing, lit] {
+            let again = compile_scene_reusing(&edit, &options, Some(previous(&scene, &first)));
+            assert!(again.bvh_reused, "{layout:?}");
+            assert!(
+                *again.blob == *compile_scene(&edit, &options).blob,
+                "{layout:?}: not a fresh compile's blob"
+            );
+        }
 
         // A small move: the same tree with new boxes (bvh::refit is tested on its own
         // below), a valid blob, the build's cost kept as the baseline.

@@ -175,6 +175,7 @@ impl CompiledScene {
             let (bvh, built_sah_cost) = p.bvh.as_ref()?;
             Some(Previous {
                 scene: &p.scene,
+                blob: &p.blob,
                 bvh,
                 bvh_stats: p.bvh_stats.get()?,
                 built_sah_cost: *built_sah_cost,
@@ -283,8 +284,9 @@ pub fn read(path: &Path) -> Result<Vec<u8>, SceneError> {
 
 /// The length and CRC-32 of `bytes`: enough to tell a changed file or blob from the
 /// version before it within one process (never stored). CRC-32 rather than std's
-/// SipHash: a 1M-sphere save hashes 0.2 GB (the RON, then the blob); per 100 MB
-/// SipHash takes 30 ms on the 2-core dev machine, crc32fast's SIMD path 12 ms.
+/// SipHash: a 1M-sphere save hashes 0.17 GB (the RON, then the blob); per 100 MB
+/// SipHash takes 30 ms on the 2-core dev machine, crc32fast's SIMD path 12 ms, and
+/// [`scene_compiler::blob::crc32`] runs it on all cores.
 pub fn content_hash(bytes: &[u8]) -> u64 {
-    ((bytes.len() as u64) << 32) ^ u64::from(crc32fast::hash(bytes))
+    ((bytes.len() as u64) << 32) ^ u64::from(scene_compiler::blob::crc32(bytes))
 }

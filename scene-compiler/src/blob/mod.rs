@@ -7,6 +7,7 @@
 
 mod aligned;
 mod codegen;
+mod crc;
 mod error;
 pub mod layout;
 mod lights;
@@ -16,6 +17,8 @@ mod write;
 
 pub use aligned::AlignedBytes;
 pub use codegen::{cuda_header, cuda_struct, generated_banner, with_field_tables};
+pub use crc::crc32;
 pub use error::BlobError;
 pub use read::{BlobView, NodeLayout};
-pub use write::write;
+pub(crate) use write::material_emission;
+pub use write::{rewrite_globals_and_materials, write};

@@ -475,7 +475,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
         return Err(BlobError::UnknownFlags(h.flags));
     }
     if checks == Checks::Full {
-        let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
+        let crc = super::crc32(&bytes[HEADER_LEN..]);
         if crc != h.payload_crc32 {
             return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
         }

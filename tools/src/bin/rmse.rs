@@ -4,7 +4,9 @@
 //!   cargo run --release -p tools --bin rmse -- reference.exr a.exr b.exr ...
 //!
 //! Prints one line per image: its RMSE over all pixels and the three colour channels,
-//! in linear values (EXR) or the stored 8-bit values divided by 255 (PNG).
+//! in linear values (EXR) or the stored 8-bit values divided by 255 (PNG), then the
+//! largest absolute difference of one channel (0 exactly when the pixels are equal:
+//! the EXR bytes of equal images can differ, tiles are written in any order).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,13 +40,11 @@ fn run(args: &Args) -> anyhow::Result<()> {
                 reference.dimensions()
             );
         }
-        let sum: f64 = image
-            .as_raw()
-            .iter()
-            .zip(reference.as_raw())
-            .map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2))
-            .sum();
-        println!("{}\t{:.6}", path.display(), (sum / reference.as_raw().len() as f64).sqrt());
+        let (sum, max) =
+            image.as_raw().iter().zip(reference.as_raw()).fold((0.0f64, 0.0f32), |(sum, max), (&a, &b)| {
+                (sum + (f64::from(a) - f64::from(b)).powi(2), max.max((a - b).abs()))
+            });
+        println!("{}\t{:.6}\t{:e}", path.display(), (sum / reference.as_raw().len() as f64).sqrt(), max);
     }
     Ok(())
 }
