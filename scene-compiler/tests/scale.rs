@@ -7,11 +7,13 @@ use glam::Vec3;
 use scene_compiler::scene::Sphere;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
-/// The bound on blob size: spheres (24 bytes each with their material and
-/// source ids) plus up to `2n - 1` nodes of 40 bytes come to about 104 bytes; since
-/// blob v4 every sphere also has a 4-byte light pick probability, and this scene's
-/// quarter of emissive spheres a 48-byte light record each (12 per sphere).
-const MAX_BYTES_PER_SPHERE: f64 = 128.0 + 16.0;
+/// The bound on blob size per sphere (v6): the sphere record (16 bytes), its material
+/// id, source index and light pick probability (12), at most one inner node per sphere
+/// of 56 bytes (one 48-byte row per axis and two links), and this scene's quarter of
+/// emissive spheres a 48-byte light record each (12 per sphere): 96 bytes, plus the
+/// header and the fixed records spread over the spheres. v5 stored each node row twice
+/// and needed up to 144.
+const MAX_BYTES_PER_SPHERE: f64 = 96.5;
 
 /// `n` spheres from xorshift64: centers uniform in a cube of side 1000, radii in
 /// `[0.1, 1)`, materials cycling through the test scene's four.
