@@ -72,9 +72,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     ] = split_sections(&mut buf[HEADER_LEN..], &table);
 
     records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, &prims, 0));
-    for (record, m) in records_mut::<MaterialRecord>(materials).iter_mut().zip(&scene.materials) {
-        *record = material_record(m.kind);
-    }
+    write_materials(materials, scene);
     let (prim_materials, prim_sources) =
         (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
     prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
@@ -109,13 +107,13 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         material_count: count(scene.materials.len()),
         light_count: count(light_table.records.len()),
         node_count: count(links.inner_count),
-        payload_crc32: super::crc32(&buf[HEADER_LEN..]),
+        payload_crc32: 0, // `seal` sets it
         header_len: HEADER_LEN as u32,
         reserved: 0,
         total_len: total_len as u64,
         sections: table,
     };
-    buf[..HEADER_LEN].copy_from_slice(bytemuck::bytes_of(&header));
+    seal(buf, header);
     out
 }
 
@@ -127,7 +125,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
 pub fn rewrite_globals_and_materials(previous: &AlignedBytes, scene: &Scene) -> AlignedBytes {
     let mut out = AlignedBytes::copy_from(previous);
     let buf = out.as_mut_slice();
-    let mut header: BlobHeader = bytemuck::pod_read_unaligned(&buf[..HEADER_LEN]);
+    let header: BlobHeader = bytemuck::pod_read_unaligned(&buf[..HEADER_LEN]);
     let section = |id: SectionId| {
         let entry = header.sections[id as usize];
         entry.offset as usize..(entry.offset + entry.len) as usize
@@ -135,14 +133,27 @@ pub fn rewrite_globals_and_materials(previous: &AlignedBytes, scene: &Scene) -> 
     let (globals, materials) = (section(SectionId::Globals), section(SectionId::Materials));
     let globals = &mut records_mut::<GlobalsRecord>(&mut buf[globals])[0];
     *globals = globals_record(scene, globals.seed_root[1]);
-    let materials = records_mut::<MaterialRecord>(&mut buf[materials]);
-    assert_eq!(materials.len(), scene.materials.len(), "the previous blob has as many materials");
-    for (record, m) in materials.iter_mut().zip(&scene.materials) {
+    assert_eq!(
+        header.material_count as usize,
+        scene.materials.len(),
+        "the previous blob has as many materials"
+    );
+    write_materials(&mut buf[materials], scene);
+    seal(buf, header);
+    out
+}
+
+/// The material section's records, from `scene`'s materials.
+fn write_materials(section: &mut [u8], scene: &Scene) {
+    for (record, m) in records_mut::<MaterialRecord>(section).iter_mut().zip(&scene.materials) {
         *record = material_record(m.kind);
     }
+}
+
+/// Writes `header` into the blob `buf`, with the CRC-32 of everything after it.
+fn seal(buf: &mut [u8], mut header: BlobHeader) {
     header.payload_crc32 = super::crc32(&buf[HEADER_LEN..]);
     buf[..HEADER_LEN].copy_from_slice(bytemuck::bytes_of(&header));
-    out
 }
 
 /// Each tree node's place in the blob: inner nodes are numbered in tree order.
@@ -246,7 +257,7 @@ impl Prims {
     /// The emissive primitives, in leaf order: the area lights.
     fn emitters(&self, scene: &Scene) -> Vec<Emitter> {
         let first_sphere = self.kind_first_slot(PrimKind::Sphere);
-        let emission = |material: u32| material_record(scene.materials[material as usize].kind).emission;
+        let emission = |material: u32| material_emission(scene.materials[material as usize].kind);
         self.slots
             .iter()
             .filter(|&&(kind, ..)| kind == PrimKind::Sphere)
