@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
+use scene_compiler::blob::layout::HEADER_LEN;
 use scene_compiler::bvh::{self, Bvh, BvhStats};
 use scene_compiler::scene::{self, LoadError, Scene};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Previous, compile_scene_reusing};
@@ -192,7 +193,7 @@ impl CompiledScene {
         };
         CompiledScene {
             scene,
-            content_hash: content_hash(&compiled.blob),
+            content_hash: blob_hash(&compiled.blob),
             blob: compiled.blob,
             times,
             bvh_stats: OnceLock::from(compiled.bvh_stats),
@@ -255,7 +256,7 @@ impl CompiledScene {
         let times = LoadTimes { load_parse: start.elapsed(), ..LoadTimes::default() };
         Ok(CompiledScene {
             scene,
-            content_hash: content_hash(&blob),
+            content_hash: blob_hash(&blob),
             blob,
             times,
             bvh_stats: OnceLock::new(),
@@ -282,11 +283,18 @@ pub fn read(path: &Path) -> Result<Vec<u8>, SceneError> {
     std::fs::read(path).map_err(|e| SceneError::read(path, &e))
 }
 
-/// The length and CRC-32 of `bytes`: enough to tell a changed file or blob from the
-/// version before it within one process (never stored). CRC-32 rather than std's
-/// SipHash: a 1M-sphere save hashes 0.17 GB (the RON, then the blob); per 100 MB
-/// SipHash takes 30 ms on the 2-core dev machine, crc32fast's SIMD path 12 ms, and
+/// The length and CRC-32 of `bytes`: enough to tell a changed file from the version
+/// before it within one process (never stored). CRC-32 rather than std's SipHash: a
+/// 1M-sphere save hashes its 92 MB of RON; per 100 MB SipHash takes 30 ms on the
+/// 2-core dev machine, crc32fast's SIMD path 12 ms, and
 /// [`scene_compiler::blob::crc32`] runs it on all cores.
 pub fn content_hash(bytes: &[u8]) -> u64 {
     ((bytes.len() as u64) << 32) ^ u64::from(scene_compiler::blob::crc32(bytes))
+}
+
+/// [`content_hash`] of a validated blob, from its header alone: the header holds the
+/// blob's length and the CRC-32 of everything after it (checked when the blob was read,
+/// written when it was made), so it tells blobs apart as well as hashing every byte.
+fn blob_hash(blob: &AlignedBytes) -> u64 {
+    content_hash(&blob[..HEADER_LEN])
 }
