@@ -72,6 +72,17 @@ pub fn mixed_scene() -> Scene {
     scene(pinhole(Vec3::new(6.0, 2.5, 5.0), Vec3::new(0.0, 0.8, 0.0), 35.0), sky, &materials, &spheres)
 }
 
+/// A temp folder holding [`mixed_scene`] at `width` x `height` and `spp` as
+/// `scene.ron`, and compiled as `scene.blob`, for the programs' tests.
+pub fn mixed_scene_dir(width: u32, height: u32, spp: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut scene = mixed_scene();
+    scene.settings = RenderSettings { width, height, spp, ..scene.settings };
+    std::fs::write(dir.path().join("scene.ron"), scene_compiler::scene::to_ron(&scene)).expect("write ron");
+    std::fs::write(dir.path().join("scene.blob"), &*compile(&scene)).expect("write blob");
+    dir
+}
+
 /// The blob of `scene`, compiled with the default options.
 pub fn compile(scene: &Scene) -> AlignedBytes {
     compile_scene(scene, &CompileOptions::default()).blob

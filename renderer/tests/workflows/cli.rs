@@ -6,19 +6,12 @@ use crate::{bin_support, cpu_support};
 use std::path::{Path, PathBuf};
 
 use bin_support::{assert_exit, renderer, text};
-use cpu_support::{compile, mixed_scene};
+use cpu_support::mixed_scene_dir;
 
 /// A temp folder holding the mixed test scene as `scene.ron` (small settings) and `scene.blob`.
 fn scene_dir() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut scene = mixed_scene();
-    scene.settings.width = 40;
-    scene.settings.height = 30;
-    scene.settings.spp = 2;
-    let ron = dir.path().join("scene.ron");
-    std::fs::write(&ron, scene_compiler::scene::to_ron(&scene)).expect("write ron");
-    let blob = dir.path().join("scene.blob");
-    std::fs::write(&blob, &*compile(&scene)).expect("write blob");
+    let dir = mixed_scene_dir(40, 30, 2);
+    let (ron, blob) = (dir.path().join("scene.ron"), dir.path().join("scene.blob"));
     (dir, ron, blob)
 }
 

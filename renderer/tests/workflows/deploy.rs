@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use bin_support::text;
-use cpu_support::mixed_scene;
+use cpu_support::mixed_scene_dir;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -38,13 +38,8 @@ fn assert_ok(out: &Output, what: &str) {
 
 /// A temp folder with a small scene; the unsharded render of it as `full.png`.
 fn setup() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut scene = mixed_scene();
-    scene.settings.width = 24;
-    scene.settings.height = 16;
-    scene.settings.spp = 20;
+    let dir = mixed_scene_dir(24, 16, 20);
     let path = dir.path().join("scene.ron");
-    std::fs::write(&path, scene_compiler::scene::to_ron(&scene)).expect("write scene");
     let full = dir.path().join("full.png");
     let out = Command::new(env!("CARGO_BIN_EXE_renderer"))
         .args(["render", "scene.ron", "--backend", "cpu", "-o", "full.png"])

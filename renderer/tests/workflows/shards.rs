@@ -21,7 +21,7 @@ use std::path::Path;
 use std::process::Output;
 
 use bin_support::{assert_exit, renderer, text};
-use cpu_support::{compile, mixed_scene};
+use cpu_support::{mixed_scene, mixed_scene_dir};
 use renderer::shard::partial;
 use renderer::shard::{Shard, blob_hash, sample_range};
 
@@ -32,14 +32,7 @@ const SPP: u32 = 40;
 
 /// A temp folder with the mixed test scene as `scene.ron` and `scene.blob`.
 fn scene_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut scene = mixed_scene();
-    scene.settings.width = WIDTH;
-    scene.settings.height = HEIGHT;
-    scene.settings.spp = SPP;
-    std::fs::write(dir.path().join("scene.ron"), scene_compiler::scene::to_ron(&scene)).expect("write ron");
-    std::fs::write(dir.path().join("scene.blob"), &*compile(&scene)).expect("write blob");
-    dir
+    mixed_scene_dir(WIDTH, HEIGHT, SPP)
 }
 
 /// `render scene --backend cpu <extra> -o <output>`, which must succeed.
