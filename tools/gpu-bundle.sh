@@ -9,7 +9,7 @@
 # The bundle:
 #   bin/renderer          the release CLI (bench, render, watch)
 #   bin/scene-gen         the scene generator (the 1M-sphere hot-reload run)
-#   tests/<name>          the renderer's GPU test binaries (gpu_*, nvrtc_compile), release
+#   tests/gpu             the renderer's GPU test binary (renderer/tests/gpu), release
 #   assets/ kernels/      copies, so the tests and bench find scenes and kernel sources
 #                         (the tests look under $RENDERER_REPO_ROOT, set by gpu-run.sh)
 #   MANIFEST.txt          commit, toolchain, and a sha256 per file
@@ -27,7 +27,7 @@ mkdir -p "$BUNDLE/bin" "$BUNDLE/tests"
 cargo build --release --locked -p renderer --bin renderer -p tools --bin scene-gen --bin rmse
 cp target/release/renderer target/release/scene-gen target/release/rmse "$BUNDLE/bin/"
 
-# Cargo prints one JSON object per artifact; pick the renderer's GPU test executables.
+# Cargo prints one JSON object per artifact; pick the renderer's GPU test executable.
 cargo test --release --locked -p renderer --no-run --message-format=json |
     python3 -c '
 import json, sys
@@ -39,7 +39,7 @@ for line in sys.stdin:
         continue
     target = msg["target"]
     name = target["name"]
-    if "test" in target["kind"] and (name.startswith("gpu_") or name == "nvrtc_compile"):
+    if "test" in target["kind"] and name == "gpu":
         print(name, msg["executable"])
 ' | while read -r name executable; do
     cp "$executable" "$BUNDLE/tests/$name"

@@ -23,7 +23,7 @@ if [ ! -x "$TOOLS/nvidia/cu13/bin/nvdisasm" ]; then
 fi
 export LD_LIBRARY_PATH="$PWD/target/ci-nvrtc/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RENDERER_TEST_KERNELS="$KERNELS" RENDERER_TEST_CUBINS="$OUT" \
-    cargo test -q --release -p renderer --test nvrtc_compile -- --ignored kernels_compile --nocapture > "$OUT/ptxas.txt"
+    cargo test -q --release -p renderer --test gpu -- --ignored nvrtc_compile::kernels_compile --nocapture > "$OUT/ptxas.txt"
 # The render function's section only (nvdisasm takes function indices, not names).
 "$TOOLS/nvidia/cu13/bin/nvdisasm" -c "$OUT/sm_90.cubin" 2> /dev/null |
     awk '/\.section/ { keep = ($2 ~ /^\.text\.render,/) } keep' > "$OUT/render.sass"

@@ -2,7 +2,7 @@
 //!
 //! Every (pixel, sample) pair seeds its own stream, so an image does not depend on
 //! thread count, tile order or how the samples are split across render calls. The
-//! kernels implement the same functions; `tests/cpu_rng.rs` pins their first values.
+//! kernels implement the same functions; `tests/cpu/rng.rs` pins their first values.
 
 /// LCG multiplier of the PCG state step.
 const PCG_MULTIPLIER: u32 = 747_796_405;

@@ -87,7 +87,7 @@ impl KernelOptions {
             // Approximate division, sqrt, rsqrt and sincos, flush-to-zero denormals. A
             // path tracer averages noisy samples: errors of a few ulp (sincos ~1e-6
             // absolute) are far below the noise at any sample count, and the faster
-            // instructions matter in the bounce loop. tests/gpu_vs_cpu.rs holds the
+            // instructions matter in the bounce loop. tests/gpu/vs_cpu.rs holds the
             // result to the CPU backend's exact math.
             "--use_fast_math".to_owned(),
             "-default-device".to_owned(),

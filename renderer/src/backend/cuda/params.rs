@@ -2,7 +2,7 @@
 //! params` (kernels/params.cuh) before each launch. [`LaunchParams`] is the single
 //! source of truth: `cargo run -p tools --bin layout-header` generates its CUDA struct
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
-//! offset, and renderer/tests/launch_params_header.rs fails when that file is stale.
+//! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
 use scene_compiler::blob::layout::{BoxRecord, LightRecord, MaterialRecord, SphereRecord};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};

@@ -4,7 +4,7 @@
 //! The method is Wald, "On fast construction of SAH-based bounding volume
 //! hierarchies" (2007): evenly spaced bins over the centroid bounds make a split
 //! evaluation O(n + bins) instead of the O(n log n) of a full sweep, at a small
-//! cost in tree quality (measured in `tests/bvh.rs` against a full sweep). Nodes of
+//! cost in tree quality (measured in `tests/compiler/bvh.rs` against a full sweep). Nodes of
 //! at most 16 primitives, most of the nodes of a tree, take the full sweep instead:
 //! at that size it is both cheaper and at least as good.
 

@@ -2,7 +2,7 @@
 //! count, nor of how the samples are split across render calls (each (pixel,
 //! sample) has its own stream and each pixel adds its samples in order).
 
-mod cpu_support;
+use crate::cpu_support;
 
 use renderer::backend::Backend;
 use renderer::backend::RenderJob;

@@ -11,7 +11,7 @@ use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, No
 use scene_compiler::limits::MAX_BVH_DEPTH;
 use scene_compiler::{CompileOptions, compile_scene};
 
-mod common;
+use crate::common;
 
 /// Test scenes: spheres from a tiny deterministic generator.
 mod scenes {

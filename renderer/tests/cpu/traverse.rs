@@ -1,6 +1,6 @@
 //! The BVH traversal finds exactly what testing every sphere finds.
 
-mod cpu_support;
+use crate::cpu_support;
 
 use glam::{Vec3, Vec3A};
 use renderer::backend::cpu::rng::Rng;

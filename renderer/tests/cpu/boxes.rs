@@ -3,7 +3,7 @@
 //! the lamp outside (exactly black) at scales from 1 to 10^5 and far from the origin,
 //! which is what the exact face coordinates of a box hit must hold.
 
-mod cpu_support;
+use crate::cpu_support;
 
 use glam::{Vec3, Vec3A};
 use renderer::backend::cpu::scene::CpuScene;

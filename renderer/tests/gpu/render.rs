@@ -3,7 +3,7 @@
 //! unless asked for (`--include-ignored`, as tools/gpu-run.sh does): `cargo test`
 //! without a GPU counts them as not run; asked for without a driver, they fail.
 
-mod gpu_support;
+use crate::gpu_support;
 
 use glam::Vec3;
 use gpu_support::{

@@ -8,7 +8,7 @@
 //! image only by float summation: per channel at most
 //! (spp + k_max + 1) · 2^-24 of the value, k_max the largest GPU share.
 
-mod gpu_support;
+use crate::gpu_support;
 
 use gpu_support::{compile, require_driver, rtiow_scene, view};
 use renderer::backend::cuda::{CudaBackend, probe_driver};

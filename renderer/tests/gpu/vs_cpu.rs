@@ -11,7 +11,7 @@
 //!   from 16 renders of 64 spp; per-pixel z-scores, the mean signed difference and the
 //!   mean absolute difference must all be what noise alone gives.
 
-mod gpu_support;
+use crate::gpu_support;
 
 use glam::Vec3;
 use gpu_support::{compile, cuda, material, render_chunks, rtiow_scene, view};

@@ -5,9 +5,6 @@
 //! where the compile-time CARGO_MANIFEST_DIR does not exist: tools/gpu-run.sh sets
 //! RENDERER_REPO_ROOT instead.
 
-// Each test binary that includes this module uses a different part of it.
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 
 use glam::Vec3;

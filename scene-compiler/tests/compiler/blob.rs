@@ -1,6 +1,6 @@
 //! Blob round trip, generated-file freshness, and the loader against corrupted input.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

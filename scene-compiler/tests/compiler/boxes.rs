@@ -1,7 +1,7 @@
 //! Boxes beside spheres: the RON form, its validation, one BVH over both kinds with
 //! single-kind leaves, and the blob's box section and its checks.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use scene_compiler::blob::layout::{

@@ -3,7 +3,7 @@
 //! give the same scene or the same error message. The fast reader must also actually
 //! take the usual inputs, or the equality would hold trivially.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use proptest::{num::f32 as f32s, prelude::*};

@@ -5,7 +5,7 @@
 //! every sample is exactly 1.0 unless the renderer loses it; the tolerance
 //! `0.5 / spp` therefore says "not one sample of the pixel was lost".
 
-mod cpu_support;
+use crate::cpu_support;
 
 use glam::{DVec3, Vec3};
 use renderer::camera::CameraFrame;

@@ -6,7 +6,7 @@
 //! added in f64 differ from one f32 film of all samples by at most
 //! (spp + k_max + 1) · 2^-24 of the value, k_max the largest device share.
 
-mod cpu_support;
+use crate::cpu_support;
 
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::multi::{Device, MultiBackend};

@@ -4,7 +4,6 @@ use glam::Vec3;
 use scene_compiler::scene::{Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
 
 /// `n` spheres on a jittered grid with all four material kinds and both light kinds.
-#[allow(dead_code)] // each test binary uses a different subset of this module
 pub fn test_scene(n: usize) -> Scene {
     let materials = vec![
         Material { name: "ground".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) } },

@@ -11,7 +11,7 @@
 //! 1e-4 relative for f32 accumulation where the estimator is nearly deterministic
 //! (a point light seen through NEE has almost no variance).
 
-mod cpu_support;
+use crate::cpu_support;
 
 use glam::Vec3;
 use scene_compiler::Scene;

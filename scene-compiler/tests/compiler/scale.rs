@@ -1,7 +1,7 @@
 //! A large scene through the whole compiler: the blob stays within the size
 //! budget per sphere and loads.
 
-mod common;
+use crate::common;
 
 use glam::Vec3;
 use scene_compiler::scene::Sphere;

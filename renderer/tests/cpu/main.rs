@@ -1,0 +1,16 @@
+//! The CPU backend against closed forms, independent computations and itself
+//! (determinism, sample splits, several CPU "devices"), one module per subject, in one
+//! test binary: each of the ten it replaces linked the renderer again.
+
+#[path = "../cpu_support/mod.rs"]
+mod cpu_support;
+
+mod analytic;
+mod boxes;
+mod determinism;
+mod lights;
+mod mis;
+mod multi;
+mod rng;
+mod robust;
+mod traverse;

@@ -1,0 +1,17 @@
+//! The compiler's tests through its public API, one module per subject. One test
+//! binary instead of ten: each linked the compiler, proptest and the image codecs
+//! again (most of the README test command's build time).
+
+mod common;
+
+mod assets;
+mod blob;
+mod boxes;
+mod bvh;
+#[cfg(feature = "cli")]
+mod cli;
+mod scale;
+mod scene_errors;
+mod scene_fast;
+mod scene_roundtrip;
+mod terrain;
