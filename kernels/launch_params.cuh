@@ -15,27 +15,26 @@ struct __align__(16) LaunchParams {
     float4 cam_v; // offset  80: Unit camera up vector (lens offsets).
     float4 sky_bottom; // offset  96: Sky radiance at dir.y = -1 (rgb), from the blob's globals.
     float4 sky_top; // offset 112: Sky radiance at dir.y = +1 (rgb).
-    const SphereRecord* spheres; // offset 128: Blob section on the device (one allocation, every section 16-byte aligned).
-    const BoxRecord* boxes; // offset 136: Blob section.
-    const unsigned int* prim_materials; // offset 144: Blob section: each primitive's material index.
-    const MaterialRecord* materials; // offset 152: Blob section.
-    const DeviceNode* nodes; // offset 160: The inner nodes, repacked from the blob's node sections.
-    const LightRecord* lights; // offset 168: Blob section: the lights with their alias table.
-    const float* prim_light_pdfs; // offset 176: Blob section: each primitive's light pick probability (0: not a light).
-    float4* accum; // offset 184: The film: per-pixel sums of samples (rgb, w unused).
-    unsigned long long* ray_count; // offset 192: The ray counter.
-    unsigned int width; // offset 200: Image width in pixels.
-    unsigned int height; // offset 204: Image height in pixels.
-    unsigned int max_depth; // offset 208: Bounces per path (docs/path-tracing.md).
-    unsigned int seed; // offset 212: The render's random seed.
-    unsigned int first_sample; // offset 216: Samples already in `accum` (0: overwrite it).
-    unsigned int samples; // offset 220: Samples to add in this launch.
-    unsigned int bvh_root; // offset 224: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
-    unsigned int light_count; // offset 228: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    unsigned int reserved[2]; // offset 232: Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
-    uint4 kind_first; // offset 240: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    unsigned long long prims[4]; // offset 128: Blob sections on the device (one allocation, every section 16-byte aligned): each kind's records, by kind value (0 for kinds the blob lacks); each shape header (kernels/shape_*.cuh) reads its own as its record type.
+    const unsigned int* prim_materials; // offset 160: Blob section: each primitive's material index.
+    const MaterialRecord* materials; // offset 168: Blob section.
+    const DeviceNode* nodes; // offset 176: The inner nodes, repacked from the blob's node sections.
+    const LightRecord* lights; // offset 184: Blob section: the lights with their alias table.
+    const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light).
+    float4* accum; // offset 200: The film: per-pixel sums of samples (rgb, w unused).
+    unsigned long long* ray_count; // offset 208: The ray counter.
+    unsigned int width; // offset 216: Image width in pixels.
+    unsigned int height; // offset 220: Image height in pixels.
+    unsigned int max_depth; // offset 224: Bounces per path (docs/path-tracing.md).
+    unsigned int seed; // offset 228: The render's random seed.
+    unsigned int first_sample; // offset 232: Samples already in `accum` (0: overwrite it).
+    unsigned int samples; // offset 236: Samples to add in this launch.
+    unsigned int bvh_root; // offset 240: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int light_count; // offset 244: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
+    unsigned int reserved[2]; // offset 248: Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
+    uint4 kind_first; // offset 256: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
 };
-static_assert(sizeof(LaunchParams) == 256, "layout drift");
+static_assert(sizeof(LaunchParams) == 272, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -45,24 +44,23 @@ static_assert(__builtin_offsetof(LaunchParams, cam_u) == 64, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_v) == 80, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, sky_bottom) == 96, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, sky_top) == 112, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, spheres) == 128, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, boxes) == 136, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, prim_materials) == 144, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, materials) == 152, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, nodes) == 160, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, lights) == 168, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 176, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, accum) == 184, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, ray_count) == 192, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, width) == 200, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, height) == 204, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, max_depth) == 208, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, seed) == 212, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, first_sample) == 216, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 220, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 224, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, light_count) == 228, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved) == 232, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, kind_first) == 240, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, prims) == 128, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, prim_materials) == 160, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, materials) == 168, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, nodes) == 176, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, lights) == 184, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 192, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, accum) == 200, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, ray_count) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, width) == 216, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, height) == 220, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, max_depth) == 224, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, seed) == 228, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, first_sample) == 232, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 236, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 240, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, light_count) == 244, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, reserved) == 248, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, kind_first) == 256, "layout drift");
 #endif
 

@@ -73,7 +73,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     }
     // BLOB_LIGHT_SPHERE: an emissive sphere.
     const unsigned int prim = __ldg(&light->prim);
-    const float4 sphere = __ldg(&params.spheres[prim_index(prim)].center_radius);
+    const float4 sphere = sphere_at(prim_index(prim));
     float3 axis;
     float one_minus_cos;
     if (!sphere_cone(sphere, p, axis, one_minus_cos)) return zero;

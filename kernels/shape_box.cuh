@@ -6,8 +6,14 @@
 // NaN): a shadow ray that starts on a wall and runs along it must meet the box.
 #pragma once
 
+#include "params.cuh"
 #include "surface.cuh"
 #include "vec3.cuh"
+
+// Box `i` (index within the kind); its section is LaunchParams::prims[BLOB_PRIM_BOX].
+__device__ __forceinline__ const BoxRecord* box_at(unsigned int i) {
+    return &reinterpret_cast<const BoxRecord*>(params.prims[BLOB_PRIM_BOX])[i];
+}
 
 // The relative error bound of the in-face coordinates of a hit, per component of
 // |origin| + |t dir| (4 * FLT_EPSILON); the face coordinate is exact.

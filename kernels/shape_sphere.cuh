@@ -3,8 +3,15 @@
 // spheres is here; shapes.cuh dispatches to it by primitive kind.
 #pragma once
 
+#include "params.cuh"
 #include "surface.cuh"
 #include "vec3.cuh"
+
+// Sphere `i` (index within the kind): center.xyz, radius; its section is
+// LaunchParams::prims[BLOB_PRIM_SPHERE].
+__device__ __forceinline__ float4 sphere_at(unsigned int i) {
+    return __ldg(&reinterpret_cast<const SphereRecord*>(params.prims[BLOB_PRIM_SPHERE])[i].center_radius);
+}
 
 // The relative error bound of a re-projected sphere point, per component of
 // |center| + |local| (8 * FLT_EPSILON; docs/path-tracing.md "Robust hits").

@@ -36,12 +36,13 @@ __device__ __forceinline__ bool hit_prim(unsigned int i, float3 origin, float3 d
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_SPHERE>(unsigned int i, float3 origin, float3 dir, float t_max,
                                                            float& t) {
-    return intersect_sphere(__ldg(&params.spheres[i].center_radius), origin, dir, t_max, t);
+    return intersect_sphere(sphere_at(i), origin, dir, t_max, t);
 }
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 origin, float3 dir, float t_max,
                                                         float& t) {
-    return intersect_box(__ldg(&params.boxes[i].min), __ldg(&params.boxes[i].max), origin, dir, t_max, t);
+    const BoxRecord* box = box_at(i);
+    return intersect_box(__ldg(&box->min), __ldg(&box->max), origin, dir, t_max, t);
 }
 
 // Primitives first..end of kind `kKind` against the ray. Closest hit (`kAnyHit` false):
@@ -100,12 +101,12 @@ __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, 
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     switch (prim_kind(prim)) {
         case BLOB_PRIM_BOX: {
-            const BoxRecord* box = &params.boxes[prim_index(prim)];
+            const BoxRecord* box = box_at(prim_index(prim));
             return box_surface(__ldg(&box->min), __ldg(&box->max), origin, dir, t);
         }
         case BLOB_PRIM_SPHERE:
         default:
-            return sphere_surface(__ldg(&params.spheres[prim_index(prim)].center_radius), origin, dir, t);
+            return sphere_surface(sphere_at(prim_index(prim)), origin, dir, t);
     }
 }
 
@@ -118,7 +119,7 @@ __device__ __forceinline__ float solid_angle_pdf(unsigned int prim, float3 o) {
             return 0.0f;
         case BLOB_PRIM_SPHERE:
         default:
-            return sphere_solid_angle_pdf(__ldg(&params.spheres[prim_index(prim)].center_radius), o);
+            return sphere_solid_angle_pdf(sphere_at(prim_index(prim)), o);
     }
 }
 

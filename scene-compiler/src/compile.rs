@@ -146,7 +146,7 @@ pub fn compile_scene_reusing(
 /// Whether two scenes have the same primitives, in the same order, with the same
 /// material indices: all a BVH depends on.
 fn same_primitives(a: &Scene, b: &Scene) -> bool {
-    a.spheres == b.spheres && a.boxes == b.boxes && a.terrains == b.terrains
+    shapes::same_prims(a, b) && a.terrains == b.terrains
 }
 
 /// Whether two scenes with the same primitives have the same light table: the same
@@ -162,5 +162,5 @@ fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
 /// (terrains, which make a number of boxes, unchanged), so every leaf's primitive
 /// indices still name a primitive of its kind.
 fn same_primitive_counts(a: &Scene, b: &Scene) -> bool {
-    a.spheres.len() == b.spheres.len() && a.boxes.len() == b.boxes.len() && a.terrains == b.terrains
+    shapes::same_counts(a, b) && a.terrains == b.terrains
 }

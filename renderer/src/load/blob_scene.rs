@@ -7,9 +7,10 @@
 
 use glam::Vec3;
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, MaterialRecord};
-use scene_compiler::scene::{Cuboid, Light, Material, MaterialKind, Scene, Sphere};
+use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, MaterialRecord, PrimKind};
+use scene_compiler::scene::{Light, Material, MaterialKind, Scene};
 use scene_compiler::shapes::Shape;
+use scene_compiler::with_shape;
 
 /// The scene `view` holds, each kind's shapes in their source order (a terrain's boxes
 /// come back as plain boxes).
@@ -21,8 +22,6 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .enumerate()
         .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
         .collect();
-    let spheres = decode_kind::<Sphere>(view, view.spheres);
-    let boxes = decode_kind::<Cuboid>(view, view.boxes);
     // Sphere lights are derived from emissive materials; only the scene's own lights
     // come back.
     let lights = view
@@ -43,22 +42,27 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
             }
         })
         .collect();
-    Scene {
+    let mut scene = Scene {
         camera: view.camera(),
         settings: view.settings(),
         sky: view.sky(),
         materials,
-        spheres,
+        spheres: Vec::new(),
+        boxes: Vec::new(),
         // A terrain's columns are boxes in the blob: they come back as boxes.
-        boxes,
         terrains: Vec::new(),
         lights,
+    };
+    for kind in PrimKind::ALL {
+        with_shape!(kind, S => *S::of_mut(&mut scene) = decode_kind::<S>(view));
     }
+    scene
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and
 /// `prim_sources` gives each one's place in the scene's list.
-fn decode_kind<S: Shape + Clone>(view: &BlobView<'_>, records: &[S::Record]) -> Vec<S> {
+fn decode_kind<S: Shape>(view: &BlobView<'_>) -> Vec<S> {
+    let records = view.records::<S>();
     let first = view.header.kind_first()[S::KIND as usize] as usize;
     let slots = first..first + records.len();
     let mut shapes: Vec<Option<S>> = vec![None; records.len()];

@@ -17,7 +17,7 @@ use cpu_support::{mixed_scene, pinhole, scene};
 /// The closest hit over all spheres, in index order (ties keep the first, like a leaf).
 fn brute_force(s: &CpuScene, origin: Vec3A, dir: Vec3A) -> Option<Hit> {
     let mut best: Option<Hit> = None;
-    for (i, &sphere) in s.spheres.iter().enumerate() {
+    for (i, &sphere) in s.shapes.spheres.iter().enumerate() {
         let t_max = best.map_or(f32::INFINITY, |h| h.t);
         if let Some(t) = intersect_sphere(sphere, origin, dir, t_max) {
             best = Some(Hit { t, prim: prim_ref(PrimKind::Sphere, i as u32) });

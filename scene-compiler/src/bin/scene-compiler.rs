@@ -125,15 +125,14 @@ fn build(
         .map_err(|e| invalid(format!("internal error: fresh blob invalid: {e}")))?;
 
     println!("compiled {} -> {}", path.display(), output.display());
-    let columns = view.boxes.len() - scene.boxes.len();
+    let columns = view.header.prim_count(PrimKind::Box) as usize - scene.boxes.len();
     let terrains = match scene.terrains.len() {
         0 => String::new(),
         n => format!(" ({columns} of them columns of {n} terrain{})", if n == 1 { "" } else { "s" }),
     };
     println!(
-        "  {} spheres, {} boxes{terrains}, {} materials, {}",
-        scene.spheres.len(),
-        view.boxes.len(),
+        "  {}{terrains}, {} materials, {}",
+        prim_summary(&view),
         scene.materials.len(),
         light_summary(&view)
     );
@@ -184,12 +183,11 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
                 serde_json::json!({ "name": id.name(), "offset": e.offset, "bytes": e.len })
             })
             .collect();
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "file": path.display().to_string(),
             "version": h.version,
             "bytes": h.total_len,
             "layout": layout_name(view.node_layout()),
-            "spheres": h.prim_count(PrimKind::Sphere),
             "materials": h.material_count,
             "lights": h.light_count,
             "nodes": bvh.node_count,
@@ -200,6 +198,10 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
             "crc32": format!("{:08x}", h.payload_crc32),
             "sections": sections,
         });
+        // One count per kind, named as its section: "spheres", "boxes".
+        for kind in PrimKind::ALL {
+            value[kind.section().name()] = h.prim_count(kind).into();
+        }
         println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
         return Ok(());
     }
@@ -210,8 +212,7 @@ fn inspect(path: &Path, json: bool) -> Result<(), Failure> {
         h.total_len,
         h.payload_crc32
     );
-    let spheres = h.prim_count(PrimKind::Sphere);
-    println!("  {spheres} spheres, {} materials, {}", h.material_count, light_summary(&view));
+    println!("  {}, {} materials, {}", prim_summary(&view), h.material_count, light_summary(&view));
     let s = view.settings();
     println!(
         "  settings: {}x{}, {} spp, max depth {}, seed {}",
@@ -226,13 +227,20 @@ fn verify(path: &Path) -> Result<(), Failure> {
     let bytes = load(path)?;
     let view = parse(path, &bytes)?;
     println!(
-        "{}: OK ({} spheres, {} inner BVH nodes, {} bytes)",
+        "{}: OK ({}, {} inner BVH nodes, {} bytes)",
         path.display(),
-        view.spheres.len(),
+        prim_summary(&view),
         view.node_links.len(),
         bytes.len()
     );
     Ok(())
+}
+
+/// "3 spheres, 2 boxes": every kind's count.
+fn prim_summary(view: &BlobView<'_>) -> String {
+    let counts =
+        PrimKind::ALL.map(|kind| format!("{} {}", view.header.prim_count(kind), kind.section().name()));
+    counts.join(", ")
 }
 
 fn layout_name(layout: NodeLayout) -> &'static str {

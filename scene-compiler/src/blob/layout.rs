@@ -50,6 +50,14 @@ impl PrimKind {
         }
     }
 
+    /// The header field of this kind's count, for messages.
+    pub fn count_field(self) -> &'static str {
+        match self {
+            PrimKind::Sphere => "prim_counts (sphere)",
+            PrimKind::Box => "prim_counts (box)",
+        }
+    }
+
     /// The section holding this kind's records.
     pub fn section(self) -> SectionId {
         match self {
@@ -354,6 +362,20 @@ impl BlobHeader {
     /// Primitives of every kind.
     pub fn prim_total(&self) -> u64 {
         self.prim_counts.iter().map(|&n| u64::from(n)).sum()
+    }
+
+    /// How many records section `id` holds, from the header's counts: what the writer
+    /// lays out and the reader checks.
+    pub fn section_records(&self, id: SectionId) -> u64 {
+        match id {
+            SectionId::Globals => 1,
+            SectionId::Materials => self.material_count.into(),
+            SectionId::Spheres => self.prim_count(PrimKind::Sphere).into(),
+            SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
+            SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
+            SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
+            SectionId::Lights => self.light_count.into(),
+        }
     }
 }
 

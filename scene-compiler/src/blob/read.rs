@@ -9,8 +9,9 @@ use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::limits;
-use crate::scene::{Camera, Cuboid, RenderSettings, Sky, Sphere};
+use crate::scene::{Camera, RenderSettings, Sky};
 use crate::shapes::Shape;
+use crate::with_shape;
 
 /// How far the probability the alias table gives a light may be from its pdf: the
 /// writer builds the table in f64 (within about 1e-9); f32 storage adds about 1e-7.
@@ -30,8 +31,8 @@ pub struct BlobView<'a> {
     pub header: &'a BlobHeader,
     pub globals: &'a GlobalsRecord,
     pub materials: &'a [MaterialRecord],
-    pub spheres: &'a [SphereRecord],
-    pub boxes: &'a [BoxRecord],
+    /// Each kind's record section, by kind value ([`BlobView::records`] types them).
+    prims: [&'a [u8]; PrimKind::SLOTS],
     /// Per primitive, kinds one after another ([`BlobHeader::kind_first`]): material ids.
     pub prim_materials: &'a [u32],
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -74,19 +75,7 @@ impl<'a> BlobView<'a> {
         }
         let header: &BlobHeader = bytemuck::from_bytes(&bytes[..HEADER_LEN]);
         check_header(header, bytes, checks)?;
-        let count = |id: SectionId| -> usize {
-            (match id {
-                SectionId::Globals => 1,
-                SectionId::Materials => header.material_count,
-                SectionId::Spheres => header.prim_count(PrimKind::Sphere),
-                SectionId::Boxes => header.prim_count(PrimKind::Box),
-                SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => {
-                    u32::try_from(header.prim_total()).unwrap_or(u32::MAX)
-                }
-                SectionId::NodeBoxes | SectionId::NodeLinks => header.node_count,
-                SectionId::Lights => header.light_count,
-            }) as usize
-        };
+        let count = |id: SectionId| usize::try_from(header.section_records(id)).unwrap_or(usize::MAX);
         let mut previous_end = HEADER_LEN as u64;
         for id in SectionId::ALL {
             let entry = header.sections[id as usize];
@@ -102,8 +91,9 @@ impl<'a> BlobView<'a> {
             header,
             globals: &cast::<GlobalsRecord>(section(SectionId::Globals))[0],
             materials: cast(section(SectionId::Materials)),
-            spheres: cast(section(SectionId::Spheres)),
-            boxes: cast(section(SectionId::Boxes)),
+            prims: std::array::from_fn(|slot| {
+                PrimKind::from_u32(slot as u32).map_or(&[][..], |kind| section(kind.section()))
+            }),
             prim_materials: cast(section(SectionId::PrimMaterials)),
             prim_sources: cast(section(SectionId::PrimSources)),
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
@@ -182,14 +172,18 @@ impl<'a> BlobView<'a> {
         self.lights.iter().any(|l| l.radiance_pdf[3] > 0.0)
     }
 
+    /// The records of shape `S`, in leaf order.
+    pub fn records<S: Shape>(&self) -> &'a [S::Record] {
+        cast(self.prims[S::KIND as usize])
+    }
+
     /// The bounds of primitive reference `prim` (a validated one).
     pub fn prim_bounds(&self, prim: u32) -> Aabb {
         let (kind, index) = prim_parts(prim);
-        match PrimKind::from_u32(kind) {
-            Some(PrimKind::Sphere) => Sphere::record_bounds(&self.spheres[index as usize]),
-            Some(PrimKind::Box) => Cuboid::record_bounds(&self.boxes[index as usize]),
-            None => Aabb::EMPTY,
-        }
+        PrimKind::from_u32(kind).map_or(
+            Aabb::EMPTY,
+            |kind| with_shape!(kind, S => S::record_bounds(&self.records::<S>()[index as usize])),
+        )
     }
 
     /// The place of primitive reference `prim` in the per-primitive sections.
@@ -255,8 +249,9 @@ impl<'a> BlobView<'a> {
                 return Err(BlobError::record(S::Materials, i, "lobe weights or ior out of range"));
             }
         }
-        check_shapes::<Sphere>(self.spheres)?;
-        check_shapes::<Cuboid>(self.boxes)?;
+        for kind in PrimKind::ALL {
+            with_shape!(kind, S => check_shapes::<S>(self.records::<S>())?);
+        }
         let material_count = self.materials.len();
         if let Some(i) = self.prim_materials.iter().position(|&m| m as usize >= material_count) {
             let m = self.prim_materials[i];
@@ -489,9 +484,9 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     }
     let per_kind = limits::MAX_PRIMS_PER_KIND as usize;
     let total = h.prim_total() as usize;
+    let kind_counts =
+        PrimKind::ALL.map(|kind| (kind.count_field(), h.prim_count(kind) as usize, 0, per_kind));
     let counts = [
-        ("prim_counts (sphere)", h.prim_count(PrimKind::Sphere) as usize, 0, per_kind),
-        ("prim_counts (box)", h.prim_count(PrimKind::Box) as usize, 0, per_kind),
         ("prim_counts (all kinds)", total, 1, per_kind * PrimKind::ALL.len()),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
         // The scene's lights, then one per emissive primitive.
@@ -499,7 +494,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
         // Inner nodes of a binary tree with at most `total` leaves.
         ("node_count", h.node_count as usize, 0, total.saturating_sub(1)),
     ];
-    for (field, value, min, max) in counts {
+    for (field, value, min, max) in kind_counts.into_iter().chain(counts) {
         if value < min || value > max {
             return Err(BlobError::HeaderMismatch { field, found: value as u64, expected: max as u64 });
         }

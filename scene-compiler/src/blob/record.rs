@@ -143,6 +143,10 @@ macro_rules! uint_arrays {
     )*};
 }
 uint_arrays!(1 2 3);
+// Device addresses of records whose type the kernels pick (one section per kind).
+impl<const N: usize> FieldType for [u64; N] {
+    const C_TYPE: CType = CType::Array { elem: &CType::ULongLong, len: N };
+}
 
 /// A device address the kernels read through as `const T*`; on the host, a `u64`.
 #[repr(transparent)]

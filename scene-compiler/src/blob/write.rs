@@ -19,6 +19,7 @@ use super::lights::{self, Emitter};
 use crate::bvh::{Aabb, Bvh, NodeKind};
 use crate::scene::{MaterialKind, Scene, Sky};
 use crate::shapes::{self, Shape};
+use crate::with_shape;
 
 /// Encodes `scene` with its BVH (built over [`shapes::bounds`]) into one blob.
 /// Deterministic: the same inputs give the same bytes.
@@ -35,71 +36,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         .first()
         .map_or(0.0, |root| 0.5 * (root.bounds.max.as_dvec3() - root.bounds.min.as_dvec3()).length());
     let light_table = lights::build(&scene.lights, &prims.emitters(scene), scene_radius);
-    let records = |id: SectionId| match id {
-        SectionId::Globals => 1,
-        SectionId::Materials => scene.materials.len(),
-        SectionId::Spheres => prims.count(PrimKind::Sphere),
-        SectionId::Boxes => prims.count(PrimKind::Box),
-        SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => bvh.prim_order.len(),
-        SectionId::NodeBoxes | SectionId::NodeLinks => links.inner_count,
-        SectionId::Lights => light_table.records.len(),
-    };
-
-    let mut table = [SectionEntry::default(); SECTION_COUNT];
-    let mut end = HEADER_LEN;
-    for (entry, id) in table.iter_mut().zip(SectionId::ALL) {
-        let offset = end.next_multiple_of(SECTION_ALIGN);
-        let len = records(id) * id.record_size();
-        *entry = SectionEntry { offset: offset as u64, len: len as u64 };
-        end = offset + len;
-    }
-    let total_len = end.next_multiple_of(SECTION_ALIGN);
-
-    // Zeroed, so the padding between sections is zero.
-    let mut out = AlignedBytes::zeroed(total_len);
-    let buf = out.as_mut_slice();
-    let [
-        globals,
-        materials,
-        spheres,
-        boxes,
-        prim_materials,
-        prim_sources,
-        prim_light_pdfs,
-        node_boxes,
-        node_links,
-        lights,
-    ] = split_sections(&mut buf[HEADER_LEN..], &table);
-
-    records_mut::<GlobalsRecord>(globals)[0] = globals_record(scene, links.link(bvh, &prims, 0));
-    write_materials(materials, scene);
-    let (prim_materials, prim_sources) =
-        (records_mut::<u32>(prim_materials), records_mut::<u32>(prim_sources));
-    prims.write(&scene.spheres, spheres, prim_materials, prim_sources);
-    prims.write(&scene.boxes, boxes, prim_materials, prim_sources);
-    let inner_nodes: Vec<(u32, u32)> = bvh
-        .nodes
-        .iter()
-        .filter_map(|n| match n.kind {
-            NodeKind::Inner { left, right } => Some((left, right)),
-            NodeKind::Leaf { .. } => None,
-        })
-        .collect();
-    // On all cores: at 1M primitives the node records are most of the encode.
-    let node_slots =
-        records_mut::<NodeBoxesRecord>(node_boxes).par_iter_mut().zip(records_mut(node_links).par_iter_mut());
-    node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
-        *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
-        *record =
-            NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
-    });
-    records_mut::<LightRecord>(lights).copy_from_slice(&light_table.records);
-    let prim_light_pdfs = records_mut::<f32>(prim_light_pdfs);
-    for &(slot, pdf) in &light_table.prim_pdfs {
-        prim_light_pdfs[slot] = pdf;
-    }
-
-    let header = BlobHeader {
+    let mut header = BlobHeader {
         magic: MAGIC,
         version: FORMAT_VERSION,
         flags,
@@ -110,9 +47,57 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         payload_crc32: 0, // `seal` sets it
         header_len: HEADER_LEN as u32,
         reserved: 0,
-        total_len: total_len as u64,
-        sections: table,
+        total_len: 0,
+        sections: [SectionEntry::default(); SECTION_COUNT],
     };
+    let mut end = HEADER_LEN;
+    for id in SectionId::ALL {
+        let offset = end.next_multiple_of(SECTION_ALIGN);
+        let len = header.section_records(id) as usize * id.record_size();
+        header.sections[id as usize] = SectionEntry { offset: offset as u64, len: len as u64 };
+        end = offset + len;
+    }
+    let total_len = end.next_multiple_of(SECTION_ALIGN);
+    header.total_len = total_len as u64;
+
+    // Zeroed, so the padding between sections is zero.
+    let mut out = AlignedBytes::zeroed(total_len);
+    let buf = out.as_mut_slice();
+    let mut sections = split_sections(&mut buf[HEADER_LEN..], &header.sections);
+    let mut take = |id: SectionId| std::mem::take(&mut sections[id as usize]);
+
+    records_mut::<GlobalsRecord>(take(SectionId::Globals))[0] =
+        globals_record(scene, links.link(bvh, &prims, 0));
+    write_materials(take(SectionId::Materials), scene);
+    let prim_materials = records_mut::<u32>(take(SectionId::PrimMaterials));
+    let prim_sources = records_mut::<u32>(take(SectionId::PrimSources));
+    for kind in PrimKind::ALL {
+        let section = take(kind.section());
+        with_shape!(kind, S => prims.write(S::of(scene), section, prim_materials, prim_sources));
+    }
+    let inner_nodes: Vec<(u32, u32)> = bvh
+        .nodes
+        .iter()
+        .filter_map(|n| match n.kind {
+            NodeKind::Inner { left, right } => Some((left, right)),
+            NodeKind::Leaf { .. } => None,
+        })
+        .collect();
+    // On all cores: at 1M primitives the node records are most of the encode.
+    let node_slots = records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes))
+        .par_iter_mut()
+        .zip(records_mut(take(SectionId::NodeLinks)).par_iter_mut());
+    node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
+        *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
+        *record =
+            NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
+    });
+    records_mut::<LightRecord>(take(SectionId::Lights)).copy_from_slice(&light_table.records);
+    let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
+    for &(slot, pdf) in &light_table.prim_pdfs {
+        prim_light_pdfs[slot] = pdf;
+    }
+
     seal(buf, header);
     out
 }

@@ -7,11 +7,19 @@ use glam::Vec3;
 use super::Shape;
 use crate::blob::layout::{BoxRecord, PrimKind};
 use crate::bvh::Aabb;
-use crate::scene::Cuboid;
+use crate::scene::{Cuboid, Scene};
 
 impl Shape for Cuboid {
     const KIND: PrimKind = PrimKind::Box;
     type Record = BoxRecord;
+
+    fn of(scene: &Scene) -> &[Cuboid] {
+        &scene.boxes
+    }
+
+    fn of_mut(scene: &mut Scene) -> &mut Vec<Cuboid> {
+        &mut scene.boxes
+    }
 
     fn record(&self) -> BoxRecord {
         let (a, b) = (self.min, self.max);

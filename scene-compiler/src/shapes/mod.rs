@@ -1,7 +1,10 @@
 //! Primitive shapes as the compiler sees them. Each shape has one file here with its
 //! bounds (for the BVH builder), its blob record (built from the scene, checked when a
-//! blob is read, read back into the scene) and nothing else; the functions below are
-//! the one place that lists the shapes (docs/architecture.md, "Adding a shape").
+//! blob is read, read back into the scene) and its list in the [`Scene`], and nothing
+//! else; [`with_shape!`](crate::with_shape) is the one place that maps a [`PrimKind`]
+//! to its shape type, and every per-kind step (bounds, counts, the blob's record
+//! sections, their checks, reading them back) goes through it (docs/architecture.md,
+//! "Adding a shape").
 //!
 //! Primitives are numbered kind after kind, in [`PrimKind::ALL`] order: the builder's
 //! input, the per-primitive blob sections (`prim_materials`, `prim_sources`) and
@@ -15,14 +18,37 @@ mod sphere;
 
 use crate::blob::layout::{PrimKind, Record};
 use crate::bvh::Aabb;
-use crate::scene::{Cuboid, Scene, Sphere};
+use crate::scene::Scene;
+
+/// Runs `$body` with the type name `$S` standing for the shape of kind `$kind` (a
+/// [`PrimKind`]): `with_shape!(kind, S => S::of(scene).len())`. The one list of
+/// kinds and their types; code generic over [`Shape`] reaches every kind through it.
+#[macro_export]
+macro_rules! with_shape {
+    ($kind:expr, $S:ident => $body:expr) => {
+        match $kind {
+            $crate::blob::layout::PrimKind::Sphere => {
+                type $S = $crate::scene::Sphere;
+                $body
+            }
+            $crate::blob::layout::PrimKind::Box => {
+                type $S = $crate::scene::Cuboid;
+                $body
+            }
+        }
+    };
+}
 
 /// What the compiler needs of every shape.
-pub trait Shape: Sized {
+pub trait Shape: Sized + Clone + PartialEq {
     /// Stored in leaf links and primitive references.
     const KIND: PrimKind;
     /// The shape's record in its own blob section.
     type Record: Record;
+    /// The scene's shapes of this kind.
+    fn of(scene: &Scene) -> &[Self];
+    /// The scene's list of this kind, to fill.
+    fn of_mut(scene: &mut Scene) -> &mut Vec<Self>;
     /// The shape's record (geometry only; the material id has its own section).
     fn record(&self) -> Self::Record;
     /// The material id.
@@ -37,17 +63,26 @@ pub trait Shape: Sized {
 
 /// Every primitive's bounds, kind after kind: what the BVH is built over.
 pub fn bounds(scene: &Scene) -> Vec<Aabb> {
-    let spheres = scene.spheres.iter().map(|s| Sphere::record_bounds(&s.record()));
-    let boxes = scene.boxes.iter().map(|b| Cuboid::record_bounds(&b.record()));
-    spheres.chain(boxes).collect()
+    let mut bounds = Vec::with_capacity(PrimKind::ALL.iter().map(|&kind| count(scene, kind)).sum());
+    for kind in PrimKind::ALL {
+        with_shape!(kind, S => bounds.extend(S::of(scene).iter().map(|s| S::record_bounds(&s.record()))));
+    }
+    bounds
 }
 
 /// How many primitives of `kind` the scene has.
 pub fn count(scene: &Scene, kind: PrimKind) -> usize {
-    match kind {
-        PrimKind::Sphere => scene.spheres.len(),
-        PrimKind::Box => scene.boxes.len(),
-    }
+    with_shape!(kind, S => S::of(scene).len())
+}
+
+/// True when `a` and `b` hold the same primitives of every kind, in the same order.
+pub fn same_prims(a: &Scene, b: &Scene) -> bool {
+    PrimKind::ALL.iter().all(|&kind| with_shape!(kind, S => S::of(a) == S::of(b)))
+}
+
+/// True when `a` and `b` hold as many primitives of every kind.
+pub fn same_counts(a: &Scene, b: &Scene) -> bool {
+    PrimKind::ALL.iter().all(|&kind| count(a, kind) == count(b, kind))
 }
 
 /// Where each kind after the first starts in the numbering of [`bounds`] (for the BVH

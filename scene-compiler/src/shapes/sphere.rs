@@ -7,11 +7,19 @@ use glam::Vec3;
 use super::Shape;
 use crate::blob::layout::{PrimKind, SphereRecord};
 use crate::bvh::Aabb;
-use crate::scene::Sphere;
+use crate::scene::{Scene, Sphere};
 
 impl Shape for Sphere {
     const KIND: PrimKind = PrimKind::Sphere;
     type Record = SphereRecord;
+
+    fn of(scene: &Scene) -> &[Sphere] {
+        &scene.spheres
+    }
+
+    fn of_mut(scene: &mut Scene) -> &mut Vec<Sphere> {
+        &mut scene.spheres
+    }
 
     fn record(&self) -> SphereRecord {
         let c = self.center;

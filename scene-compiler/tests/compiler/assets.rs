@@ -60,7 +60,11 @@ fn every_scene_has_a_current_precompiled_blob() {
             )
         });
         let parsed = scene::load_file(path).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(view.spheres.len(), parsed.spheres.len(), "{stem}: sphere count");
+        assert_eq!(
+            view.records::<scene_compiler::scene::Sphere>().len(),
+            parsed.spheres.len(),
+            "{stem}: sphere count"
+        );
         let fresh = compile_scene(&parsed, &CompileOptions::default()).blob;
         assert!(
             *stored == *fresh,

@@ -26,7 +26,7 @@ fn round_trip_keeps_every_sphere_material_and_light() {
     let scene = common::test_scene(200);
     let compiled = compile_scene(&scene, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
-    assert_eq!(view.spheres.len(), 200);
+    assert_eq!(view.records::<Sphere>().len(), 200);
     assert_eq!(view.materials.len(), 4);
     // The scene's two lights, then one per emissive sphere, all with their pick pdfs.
     let emissive = |m: u32| matches!(scene.materials[m as usize].kind, MaterialKind::Emissive { .. });
@@ -42,7 +42,7 @@ fn round_trip_keeps_every_sphere_material_and_light() {
     assert_eq!(view.globals.settings, [64, 36, 4, 8]);
     assert_eq!(view.settings(), scene.settings);
     assert_eq!(view.camera(), scene.camera);
-    for (stored, &source) in view.spheres.iter().zip(view.prim_sources) {
+    for (stored, &source) in view.records::<Sphere>().iter().zip(view.prim_sources) {
         let s = &scene.spheres[source as usize];
         assert_eq!(stored.center_radius, [s.center.x, s.center.y, s.center.z, s.radius]);
     }
@@ -135,7 +135,8 @@ fn misaligned_and_short_buffers_are_refused() {
 /// Checks, independently of the loader, that nothing in `view` reads out of range
 /// and that walking the tree from the root terminates.
 fn assert_in_range(view: &BlobView<'_>) {
-    let (spheres, materials, nodes) = (view.spheres.len(), view.materials.len(), view.node_links.len());
+    let (spheres, materials, nodes) =
+        (view.records::<Sphere>().len(), view.materials.len(), view.node_links.len());
     assert_eq!(view.prim_materials.len(), spheres);
     assert!(view.prim_materials.iter().all(|&m| (m as usize) < materials));
     assert_eq!(view.node_boxes.len(), nodes);
@@ -283,9 +284,9 @@ fn corrupt_light_tables_are_refused() {
     };
     let err = corrupt(0, &|l| l.alias = count);
     assert!(err.contains("lights[0]") && err.contains("alias"), "{err}");
-    let err = corrupt(sphere_light, &|l| l.prim = view.spheres.len() as u32);
+    let err = corrupt(sphere_light, &|l| l.prim = view.records::<Sphere>().len() as u32);
     assert!(err.contains("not a sphere"), "{err}");
-    let err = corrupt(sphere_light, &|l| l.prim = (l.prim + 1) % view.spheres.len() as u32);
+    let err = corrupt(sphere_light, &|l| l.prim = (l.prim + 1) % view.records::<Sphere>().len() as u32);
     assert!(err.contains("prim_light_pdfs"), "{err}");
     let err = corrupt(0, &|l| l.kind = 7);
     assert!(err.contains("unknown light kind 7"), "{err}");
@@ -450,7 +451,7 @@ fn inconsistent_light_tables_are_refused() {
         bytes.as_mut_slice()[at..at + 4].copy_from_slice(&pdf.to_le_bytes());
         parse_err(bytes)
     };
-    let spheres = view.spheres.len() as u32;
+    let spheres = view.records::<Sphere>().len() as u32;
     let first_sphere_light = view.lights.iter().position(|l| l.kind == LIGHT_SPHERE).unwrap();
     let i = first_sphere_light;
 
@@ -493,7 +494,7 @@ fn parse_accepted_checks_the_layout_only() {
     let compiled = compile_scene(&common::test_scene(300), &CompileOptions::default());
     let full = BlobView::parse(&compiled.blob).expect("valid");
     let again = BlobView::parse_accepted(&compiled.blob).expect("valid");
-    assert_eq!(again.spheres, full.spheres);
+    assert_eq!(again.records::<Sphere>(), full.records::<Sphere>());
     assert_eq!(again.node_links, full.node_links);
     assert_eq!(again.prim_sources, full.prim_sources);
 

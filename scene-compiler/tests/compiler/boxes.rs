@@ -8,7 +8,7 @@ use scene_compiler::blob::layout::{
     BlobHeader, HEADER_LEN, PrimKind, SectionId, is_leaf, leaf_prims, prim_parts,
 };
 use scene_compiler::bvh::{self, Aabb, NodeKind};
-use scene_compiler::scene::{self, Cuboid};
+use scene_compiler::scene::{self, Cuboid, Sphere};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 const SCENE: &str = r#"Scene(
@@ -37,11 +37,11 @@ fn boxes_parse_round_trip_and_compile() {
 
     let compiled = compile_scene(&parsed, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("loads");
-    assert_eq!((view.spheres.len(), view.boxes.len()), (1, 2));
+    assert_eq!((view.records::<Sphere>().len(), view.records::<Cuboid>().len()), (1, 2));
     assert_eq!(view.header.prim_count(PrimKind::Box), 2);
     // Each box comes back at its place in the scene's list of boxes.
     let box_first = view.header.kind_first()[PrimKind::Box as usize] as usize;
-    for (within, record) in view.boxes.iter().enumerate() {
+    for (within, record) in view.records::<Cuboid>().iter().enumerate() {
         let source = view.prim_sources[box_first + within] as usize;
         assert_eq!(record.min[..3], parsed.boxes[source].min.to_array());
         assert_eq!(record.max[..3], parsed.boxes[source].max.to_array());

@@ -562,7 +562,7 @@ fn pathological_scenes_stay_within_the_loader_depth_and_load() {
             let compiled = compile_scene(&scene, &CompileOptions { layout, ..CompileOptions::default() });
             assert!(compiled.bvh_stats.depth <= MAX_BVH_DEPTH, "{name}: {:?}", compiled.bvh_stats);
             let view = BlobView::parse(&compiled.blob).unwrap_or_else(|e| panic!("{name}, {layout:?}: {e}"));
-            assert_eq!(view.spheres.len(), spheres.len());
+            assert_eq!(view.records::<scene_compiler::scene::Sphere>().len(), spheres.len());
         }
     }
 }
@@ -665,8 +665,10 @@ fn recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh() {
         assert!(refitted.bvh_stats.sah_cost <= first.built_sah_cost * REFIT_MAX_COST);
         let view = BlobView::parse(&refitted.blob).expect("a refitted blob is valid");
         assert_eq!(
-            view.spheres[..],
-            BlobView::parse(&compile_scene(&moved, &options).blob).unwrap().spheres[..]
+            view.records::<scene_compiler::scene::Sphere>()[..],
+            BlobView::parse(&compile_scene(&moved, &options).blob)
+                .unwrap()
+                .records::<scene_compiler::scene::Sphere>()[..]
         );
 
         // Every sphere swapped with one far away: the refitted tree's boxes span the scene,

@@ -52,7 +52,7 @@ fn two_hundred_thousand_spheres_fit_the_size_budget_and_load() {
         "{bytes_per_sphere:.1} bytes per sphere > {MAX_BYTES_PER_SPHERE}"
     );
     let view = BlobView::parse(&compiled.blob).expect("the blob loads");
-    assert_eq!(view.spheres.len(), N);
+    assert_eq!(view.records::<Sphere>().len(), N);
     // Inner nodes only: leaves live in their parents' links.
     assert_eq!(view.node_links.len(), compiled.bvh_stats.node_count - compiled.bvh_stats.leaf_count);
     assert!(view.node_links.len() < N);

@@ -141,7 +141,7 @@ fn a_generated_city_compiles_to_merged_columns_in_a_valid_blob() {
 
     let compiled = compile_scene(&scene, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("the loader accepts the blob and its BVH");
-    assert_eq!(view.boxes.len(), boxes.len());
+    assert_eq!(view.records::<Cuboid>().len(), boxes.len());
     let leaf_prims: u32 =
         compiled.bvh_stats.leaf_size_histogram.iter().enumerate().map(|(k, n)| k as u32 * n).sum();
     assert_eq!(leaf_prims as usize, boxes.len(), "every column in one leaf");

@@ -76,7 +76,7 @@ fn compile(c: &mut Criterion) {
     });
     let compiled = compile_scene(&parsed, &options);
     c.bench_function("rtiow_488/load+validate", |b| {
-        b.iter(|| BlobView::parse(&compiled.blob).unwrap().spheres.len())
+        b.iter(|| BlobView::parse(&compiled.blob).unwrap().header.prim_total())
     });
 }
 
@@ -100,7 +100,7 @@ fn compile_large(c: &mut Criterion) {
     group.bench_function("bvh+blob", |b| b.iter(|| compile_scene(black_box(&scene), &options)));
     let compiled = compile_scene(&scene, &options);
     group.bench_function("load+validate", |b| {
-        b.iter(|| BlobView::parse(black_box(&compiled.blob)).unwrap().spheres.len())
+        b.iter(|| BlobView::parse(black_box(&compiled.blob)).unwrap().header.prim_total())
     });
     group.finish();
 }

@@ -114,7 +114,7 @@ pub fn direct_light(
             f * c * light.radiance / light.pdf
         }
         LightShape::Sphere { prim } => {
-            let sphere = scene.spheres[(prim & PRIM_INDEX_MASK) as usize];
+            let sphere = scene.shapes.spheres[(prim & PRIM_INDEX_MASK) as usize];
             let Some((axis, one_minus_cos)) = sphere_cone(sphere, p) else {
                 return Vec3A::ZERO;
             };

@@ -3,16 +3,17 @@
 //! its scene the way the GPU owns its device copy).
 //!
 //! Indices, order and values are the blob's; two things change shape. `float4`
-//! lanes become `Vec3A`/`Vec4`, which load into one SSE register. And of each inner
-//! node's boxes only the `_pos` rows are kept ([`ChildBoxes`]): the CPU slab test
-//! sorts planes with SIMD min/max over both children at once, so it needs no
-//! direction-ordered copy.
+//! lanes become `Vec3A`/`Vec4`, which load into one SSE register. And each inner
+//! node's boxes stay the blob's three rows, one per axis ([`ChildBoxes`]): the CPU
+//! slab test sorts planes with SIMD min/max over both children at once, so it needs
+//! no mirrored, direction-ordered copy (the CUDA node repack builds one).
 
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord, PrimKind};
 
 use super::lights::Light;
+use super::shapes::Shapes;
 
 /// An inner node's two child boxes, one axis per vector:
 /// `(left.min, right.min, left.max, right.max)` of x, y and z.
@@ -68,10 +69,8 @@ impl Material {
 /// A scene ready for the CPU traversal.
 #[derive(Clone, Debug)]
 pub struct CpuScene {
-    /// center.xyz, radius; in BVH leaf order.
-    pub spheres: Vec<Vec4>,
-    /// Each box's min and max corner.
-    pub boxes: Vec<[Vec3A; 2]>,
+    /// Every kind's shapes, in BVH leaf order.
+    pub shapes: Shapes,
     /// Per primitive, kinds one after another: its material id.
     pub prim_materials: Vec<u32>,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -101,14 +100,7 @@ impl CpuScene {
         let lane3 = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
         let g: &GlobalsRecord = blob.globals;
         CpuScene {
-            spheres: blob.spheres.iter().map(|s| Vec4::from_array(s.center_radius)).collect(),
-            boxes: blob
-                .boxes
-                .iter()
-                .map(|b| {
-                    [Vec3A::from_vec4(Vec4::from_array(b.min)), Vec3A::from_vec4(Vec4::from_array(b.max))]
-                })
-                .collect(),
+            shapes: Shapes::from_blob(blob),
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),

@@ -4,7 +4,7 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{BoxRecord, LightRecord, MaterialRecord, SphereRecord};
+use scene_compiler::blob::layout::{LightRecord, MaterialRecord, PrimKind};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -39,10 +39,10 @@ blob_record! {
         pub sky_bottom: [f32; 4],
         /// Sky radiance at dir.y = +1 (rgb).
         pub sky_top: [f32; 4],
-        /// Blob section on the device (one allocation, every section 16-byte aligned).
-        pub spheres: DevicePtr<SphereRecord>,
-        /// Blob section.
-        pub boxes: DevicePtr<BoxRecord>,
+        /// Blob sections on the device (one allocation, every section 16-byte aligned):
+        /// each kind's records, by kind value (0 for kinds the blob lacks); each shape
+        /// header (kernels/shape_*.cuh) reads its own as its record type.
+        pub prims: [u64; PrimKind::SLOTS],
         /// Blob section: each primitive's material index.
         pub prim_materials: DevicePtr<u32>,
         /// Blob section.
@@ -81,7 +81,7 @@ blob_record! {
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 256);
+const _: () = assert!(size_of::<LaunchParams>() == 272);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -94,8 +94,8 @@ pub fn cuda_header() -> String {
 /// Device addresses of the blob sections the kernel reads, and of the repacked nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SectionPointers {
-    pub spheres: u64,
-    pub boxes: u64,
+    /// By kind value, as `LaunchParams::prims`.
+    pub prims: [u64; PrimKind::SLOTS],
     pub prim_materials: u64,
     pub materials: u64,
     pub nodes: u64,
@@ -121,8 +121,7 @@ impl LaunchParams {
 
     /// The scene part of the parameters.
     pub fn set_sections(&mut self, sections: &SectionPointers) {
-        self.spheres = DevicePtr::new(sections.spheres);
-        self.boxes = DevicePtr::new(sections.boxes);
+        self.prims = sections.prims;
         self.prim_materials = DevicePtr::new(sections.prim_materials);
         self.materials = DevicePtr::new(sections.materials);
         self.nodes = DevicePtr::new(sections.nodes);

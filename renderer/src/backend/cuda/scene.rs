@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PushKernelArg};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{HEADER_LEN, SectionId};
+use scene_compiler::blob::layout::{HEADER_LEN, PrimKind, SectionId};
 
 use super::module::KernelModule;
 use super::params::SectionPointers;
@@ -51,8 +51,9 @@ impl DeviceScene {
         let node_count = blob.header.node_count;
         let nodes = repack_nodes(stream, kernels, node_sections, node_count)?;
         let sections = SectionPointers {
-            spheres: at(SectionId::Spheres),
-            boxes: at(SectionId::Boxes),
+            prims: std::array::from_fn(|slot| {
+                PrimKind::from_u32(slot as u32).map_or(0, |kind| at(kind.section()))
+            }),
             prim_materials: at(SectionId::PrimMaterials),
             materials: at(SectionId::Materials),
             nodes: device_address(stream, &nodes),

@@ -2,17 +2,43 @@
 //! primitive's kind (CUDA twin: kernels/shapes.cuh). Leaf links and hits carry a
 //! primitive reference (kind and index within the kind, docs/blob-format.md); each
 //! shape's intersection, surface and light sampling live in its own file. Adding a
-//! shape adds a match arm to each function here.
+//! shape adds its records to [`Shapes`] and a match arm to each function here.
 
 pub mod cuboid;
 pub mod sphere;
 
-use glam::Vec3A;
+use glam::{Vec3A, Vec4};
+use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
+use scene_compiler::scene::{Cuboid, Sphere};
 
 use self::cuboid::{box_surface, intersect_box};
 use self::sphere::{intersect_sphere, sphere_solid_angle_pdf, sphere_surface};
 use super::scene::{CpuScene, Material};
+
+/// Every kind's records in the form its intersection takes, in BVH leaf order.
+#[derive(Clone, Debug)]
+pub struct Shapes {
+    /// center.xyz, radius.
+    pub spheres: Vec<Vec4>,
+    /// Each box's min and max corner.
+    pub boxes: Vec<[Vec3A; 2]>,
+}
+
+impl Shapes {
+    /// Copies the records of a validated blob.
+    pub fn from_blob(blob: &BlobView<'_>) -> Shapes {
+        let lanes = |v: [f32; 4]| Vec4::from_array(v);
+        Shapes {
+            spheres: blob.records::<Sphere>().iter().map(|s| lanes(s.center_radius)).collect(),
+            boxes: blob
+                .records::<Cuboid>()
+                .iter()
+                .map(|b| [Vec3A::from_vec4(lanes(b.min)), Vec3A::from_vec4(lanes(b.max))])
+                .collect(),
+        }
+    }
+}
 
 /// A hit point on a surface (docs/path-tracing.md "Robust hits").
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,7 +78,7 @@ pub fn intersect_leaf(
     match PrimKind::from_u32(kind) {
         Some(PrimKind::Sphere) => {
             for i in index..index + count {
-                if let Some(t) = intersect_sphere(scene.spheres[i as usize], origin, dir, *t_closest) {
+                if let Some(t) = intersect_sphere(scene.shapes.spheres[i as usize], origin, dir, *t_closest) {
                     *t_closest = t;
                     *closest = Some(kind_bits | i);
                 }
@@ -60,7 +86,7 @@ pub fn intersect_leaf(
         }
         Some(PrimKind::Box) => {
             for i in index..index + count {
-                let [min, max] = scene.boxes[i as usize];
+                let [min, max] = scene.shapes.boxes[i as usize];
                 if let Some(t) = intersect_box(min, max, origin, dir, *t_closest) {
                     *t_closest = t;
                     *closest = Some(kind_bits | i);
@@ -80,10 +106,11 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
     let kind_bits = first & PRIM_KIND_MASK;
     match PrimKind::from_u32(kind) {
         Some(PrimKind::Sphere) => (index..index + count).any(|i| {
-            kind_bits | i != skip && intersect_sphere(scene.spheres[i as usize], origin, dir, t_max).is_some()
+            kind_bits | i != skip
+                && intersect_sphere(scene.shapes.spheres[i as usize], origin, dir, t_max).is_some()
         }),
         Some(PrimKind::Box) => (index..index + count).any(|i| {
-            let [min, max] = scene.boxes[i as usize];
+            let [min, max] = scene.shapes.boxes[i as usize];
             kind_bits | i != skip && intersect_box(min, max, origin, dir, t_max).is_some()
         }),
         None => false,
@@ -95,9 +122,9 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
 pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
     let (kind, index) = prim_parts(prim);
     match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) | None => sphere_surface(scene.spheres[index as usize], origin, dir, t),
+        Some(PrimKind::Sphere) | None => sphere_surface(scene.shapes.spheres[index as usize], origin, dir, t),
         Some(PrimKind::Box) => {
-            let [min, max] = scene.boxes[index as usize];
+            let [min, max] = scene.shapes.boxes[index as usize];
             box_surface(min, max, origin, dir, t)
         }
     }
@@ -109,7 +136,7 @@ pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -
 pub fn solid_angle_pdf(scene: &CpuScene, prim: u32, o: Vec3A) -> f32 {
     let (kind, index) = prim_parts(prim);
     match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) | None => sphere_solid_angle_pdf(scene.spheres[index as usize], o),
+        Some(PrimKind::Sphere) | None => sphere_solid_angle_pdf(scene.shapes.spheres[index as usize], o),
         // Boxes are never lights (no light record points at one): nothing samples them.
         Some(PrimKind::Box) => 0.0,
     }
