@@ -121,7 +121,10 @@ fn build(
     let start = Instant::now();
     std::fs::write(&output, &*compiled.blob).map_err(|e| io(&output, "write", e))?;
     let write_time = start.elapsed();
-    let view = BlobView::parse(&compiled.blob)
+    // The encoder's output is valid by construction (the tests hold every writer path
+    // to the full check); the summary needs only the header and the section table,
+    // and at 1M spheres the full check was 5% of the command.
+    let view = BlobView::parse_accepted(&compiled.blob)
         .map_err(|e| invalid(format!("internal error: fresh blob invalid: {e}")))?;
 
     println!("compiled {} -> {}", path.display(), output.display());
