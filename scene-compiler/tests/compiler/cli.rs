@@ -63,20 +63,24 @@ fn inspect_json(blob: &Path) -> serde_json::Value {
 #[test]
 fn build_writes_the_precompiled_blob_and_verify_and_inspect_accept_it() {
     let dir = TempDir::new().expect("temp dir");
-    for stem in ["rtiow_final", "three_spheres", "cornell"] {
+    for stem in ["rtiow_final", "three_spheres", "cornell", "boxes"] {
         let scene_path = asset(&format!("scenes/{stem}.ron"));
         let blob = build(&dir, &scene_path, &format!("{stem}.blob"), &[]);
         let written = std::fs::read(&blob).expect("blob written");
         let golden = std::fs::read(asset(&format!("blobs/{stem}.blob"))).expect("precompiled blob");
         assert!(written == golden, "{stem}: `build` and assets/blobs/{stem}.blob differ");
 
+        let scene = scene::load_file(&scene_path).expect("asset scene loads");
+        let (spheres, boxes) = (scene.spheres.len(), scene.boxes.len());
         let out = run(&[p("verify"), &blob]);
         assert_code(&out, 0, "verify");
-        assert!(stdout(&out).contains("OK"), "verify prints OK: {}", stdout(&out));
+        let counts = format!("OK ({spheres} spheres, {boxes} boxes, ");
+        assert!(stdout(&out).contains(&counts), "verify prints `{counts}`: {}", stdout(&out));
 
+        // Every kind's count, named as its section.
         let json = inspect_json(&blob);
-        let spheres = scene::load_file(&scene_path).expect("asset scene loads").spheres.len();
         assert_eq!(json["spheres"].as_u64(), Some(spheres as u64), "{stem}: {json}");
+        assert_eq!(json["boxes"].as_u64(), Some(boxes as u64), "{stem}: {json}");
         assert_eq!(json["layout"], "depth-first");
         assert_eq!(json["bytes"].as_u64(), Some(written.len() as u64));
         assert!(json["bvh"]["depth"].as_u64().is_some_and(|d| (1..=64).contains(&d)), "{json}");
