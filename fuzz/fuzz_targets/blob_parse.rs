@@ -100,7 +100,8 @@ fn check_lights(view: &BlobView<'_>, prims: usize) {
                 let (kind, index) = prim_parts(l.prim);
                 assert_eq!(PrimKind::from_u32(kind), Some(PrimKind::Sphere), "a sphere light names a sphere");
                 assert!(
-                    index < view.header.prim_count(PrimKind::Sphere) && (index as usize) < view.spheres.len()
+                    index < view.header.prim_count(PrimKind::Sphere)
+                        && (index as usize) < view.records::<scene_compiler::scene::Sphere>().len()
                 );
                 let slot = view.prim_slot(l.prim);
                 assert!(!std::mem::replace(&mut is_light[slot], true), "two lights are one sphere");
