@@ -62,9 +62,6 @@ impl Picker {
                 0 => Selected::Box(source),
                 after => Selected::Terrain(after - 1),
             }),
-            // A shape the editor has no panel for is rendered but not selectable.
-            #[allow(unreachable_patterns)]
-            _ => None,
         }
     }
 }
