@@ -25,7 +25,7 @@ mod split;
 use rayon::prelude::*;
 
 use self::assemble::Subtree;
-use self::prim_ref::{Extent, PrimRef};
+use self::prim_ref::{Extent, MAX_INDEX, PrimRef};
 use self::split::{KIND_STARTS, ONE_KIND, Scratch, Settings, Split, split, split_median};
 use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
 use crate::limits::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
@@ -55,8 +55,8 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 ///
 /// # Panics
 ///
-/// If `prims` has `2^31` or more entries: node indices are `u32` and a tree has up to
-/// `2n - 1` nodes.
+/// If `prims` has `2^30` or more entries (the most a `PrimRef` numbers; blobs hold far
+/// fewer, `limits::MAX_PRIMS_PER_KIND` per kind).
 pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
     build_kinds(prims, &[], opts)
 }
@@ -85,9 +85,9 @@ pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], opts: &BuildOptions) -> 
 
 /// [`build`] with any depth limit (tests use others than [`MAX_DEPTH`]).
 fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
-    assert!(prims.len() < 1 << 31, "a BVH holds fewer than 2^31 primitives, got {}", prims.len());
+    assert!(prims.len() <= MAX_INDEX as usize + 1, "a BVH holds fewer than 2^30 primitives, got {}", prims.len());
     // The root must be safe in the sense of `needs_median_split`: `1 + L(n) <= max_depth`
-    // (1 + 31 <= 64 for `build`).
+    // (1 + 30 <= 64 for `build`).
     assert!(ceil_log2(prims.len()) < settings.max_depth, "no tree of {} primitives fits", prims.len());
     if prims.is_empty() {
         let empty = Node { bounds: Aabb::EMPTY, kind: NodeKind::Leaf { first: 0, count: 0 } };
@@ -101,7 +101,7 @@ fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
             prims.iter().enumerate().map(|(i, aabb)| PrimRef::new(i as u32, aabb)).collect();
         let extent = Extent::of(&refs);
         let nodes = build_sequential(&mut refs, 0, extent, settings, 0);
-        let prim_order = refs.iter().map(|r| r.index).collect();
+        let prim_order = refs.iter().map(|r| r.index()).collect();
         return Bvh { nodes, prim_order };
     }
     let mut refs: Vec<PrimRef> =
@@ -109,7 +109,7 @@ fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
     // min/max are exact, so the reduction order cannot change the result.
     let extent = refs.par_chunks(1 << 14).map(Extent::of).reduce(|| Extent::EMPTY, Extent::union);
     let nodes = build_subtree(&mut refs, 0, extent, settings, 0).flatten();
-    let prim_order = refs.par_iter().map(|r| r.index).collect();
+    let prim_order = refs.par_iter().map(|r| r.index()).collect();
     Bvh { nodes, prim_order }
 }
 
@@ -121,8 +121,8 @@ fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
 /// at most `1 + L(n)` levels over `n` primitives: one leaf for `n = 1`, and for
 /// `n >= 2` children of at most `ceil(n / 2)` primitives, with `L(ceil(n / 2)) =
 /// L(n) - 1`. Call a node *safe* when `depth + 1 + L(n) <= max_depth`, i.e. median
-/// splits from it would fit. The root is safe (`1 + L(n) <= 32 <= 64` for the
-/// `n < 2^31` that [`build`] accepts). Every child of a safe node is safe:
+/// splits from it would fit. The root is safe (`1 + L(n) <= 31 <= 64` for the
+/// `n < 2^30` that [`build`] accepts). Every child of a safe node is safe:
 /// - an SAH split (taken only when `depth + 2 + L(n) <= max_depth`) gives children
 ///   at `depth + 1` of at most `n - 1` primitives: `depth + 2 + L(n - 1) <= max_depth`;
 /// - a median split gives children of at most `ceil(n / 2)` primitives:
@@ -240,15 +240,15 @@ fn build_sequential(
 /// whose right child holds the rest, split the same way: a chain of at most
 /// `KIND_STARTS` extra levels (see [`build_kinds`]). Indices are local to `nodes`.
 fn push_leaf(nodes: &mut Vec<Node>, refs: &mut [PrimRef], first: u32, extent: &Extent, settings: &Settings) {
-    let kind = settings.kind_of(refs[0].index);
-    if refs.iter().all(|r| settings.kind_of(r.index) == kind) {
+    let kind = settings.kind_of(refs[0].index());
+    if refs.iter().all(|r| settings.kind_of(r.index()) == kind) {
         nodes.push(leaf(extent, first, refs.len()));
         return;
     }
     // Stable, so a kind's primitives keep their order; leaves hold at most 16.
-    refs.sort_by_key(|r| settings.kind_of(r.index));
+    refs.sort_by_key(|r| settings.kind_of(r.index()));
     let mid =
-        refs.iter().take_while(|r| settings.kind_of(r.index) == settings.kind_of(refs[0].index)).count();
+        refs.iter().take_while(|r| settings.kind_of(r.index()) == settings.kind_of(refs[0].index())).count();
     let index = nodes.len();
     nodes.push(Node {
         bounds: extent.bounds.to_aabb(),

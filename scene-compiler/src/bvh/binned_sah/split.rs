@@ -118,10 +118,15 @@ impl BinMap {
         }
     }
 
-    /// The bin of `c` on each axis.
+    /// The bin of `c` on each axis: `v as u32` clamped to the last bin, for `v` the
+    /// lane of `(c - origin) * scale` (so NaN and negative `v` give bin 0).
     #[inline]
     fn bins_of(&self, c: Vec3A) -> UVec3 {
-        ((c - self.origin) * self.scale).as_uvec3().min(UVec3::splat(self.last))
+        // Clamped as floats first (`max` gives 0 for a NaN lane), so truncating
+        // gives what the saturating `as u32` gives: one SIMD conversion instead of
+        // three scalar ones with their range checks, the binning loop's largest cost.
+        let v = ((c - self.origin) * self.scale).max(Vec3A::ZERO).min(Vec3A::splat(self.last as f32));
+        truncate(v)
     }
 
     /// Whether `c`'s bin on `axis` is below `bin`, i.e. `bins_of(c)[axis] < bin`, by the
@@ -134,6 +139,23 @@ impl BinMap {
         let v = (c[axis] - self.origin[axis]) * self.scale[axis];
         v < bin as f32 || v.is_nan()
     }
+}
+
+/// Each lane of `v` (in `0..=2^24`, no NaN) truncated to an integer.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn truncate(v: Vec3A) -> UVec3 {
+    use std::arch::x86_64::{__m128, _mm_cvttps_epi32};
+    // SAFETY: SSE2 is part of every x86_64 target.
+    let lanes: [u32; 4] = bytemuck::cast(unsafe { _mm_cvttps_epi32(__m128::from(v)) });
+    UVec3::new(lanes[0], lanes[1], lanes[2])
+}
+
+/// Each lane of `v` (in `0..=2^24`, no NaN) truncated to an integer.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn truncate(v: Vec3A) -> UVec3 {
+    v.as_uvec3()
 }
 
 /// Where the cheapest split found cuts the node.
@@ -175,7 +197,7 @@ pub(super) fn split(
     } else if n == 2 {
         // Two primitives have one cut on every axis: skip the sweep for the most common
         // inner node of a tree with single-primitive leaves, keeping the current order.
-        let weighted_count = refs[0].bounds.surface_area() + refs[1].bounds.surface_area();
+        let weighted_count = refs[0].bounds().surface_area() + refs[1].bounds().surface_area();
         Some(Candidate { cut: Cut::Sorted { order: IDENTITY_ORDER, mid: 1 }, weighted_count })
     } else if n <= SWEEP_MAX_PRIMS {
         best_sorted_split(refs)
@@ -285,7 +307,7 @@ fn fill_bins_serial(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]]) {
         let k = map.bins_of(r.centroid());
         for (axis, k) in k.to_array().into_iter().enumerate() {
             let bin = &mut out[k as usize][axis];
-            bin.bounds = bin.bounds.union(r.bounds);
+            bin.bounds = bin.bounds.union(r.bounds());
             bin.count += 1;
         }
     }
@@ -305,12 +327,12 @@ fn best_sorted_split(refs: &[PrimRef]) -> Option<Candidate> {
         let order = sorted_order(&centroids[..n], axis);
         let mut right = Bin::EMPTY;
         for i in (1..n).rev() {
-            right = right.merge(Bin { bounds: refs[order[i] as usize].bounds, count: 1 });
+            right = right.merge(Bin { bounds: refs[order[i] as usize].bounds(), count: 1 });
             right_cost[i] = right.weighted_count();
         }
         let mut left = Bin::EMPTY;
         for mid in 1..n {
-            left = left.merge(Bin { bounds: refs[order[mid - 1] as usize].bounds, count: 1 });
+            left = left.merge(Bin { bounds: refs[order[mid - 1] as usize].bounds(), count: 1 });
             let weighted_count = left.weighted_count() + right_cost[mid];
             if best.is_none_or(|b| weighted_count < b.weighted_count) {
                 best = Some(Candidate { cut: Cut::Sorted { order, mid }, weighted_count });
@@ -397,7 +419,7 @@ pub(super) fn split_median(refs: &mut [PrimRef], extent: &Extent, settings: &Set
     // The key is unique (the input index breaks ties), so which primitives go left
     // depends on the input only; the order within each half, on the input and the
     // (deterministic) selection algorithm.
-    refs.select_nth_unstable_by_key(mid, |r| (total_order_bits(r.centroid()[axis]), r.index));
+    refs.select_nth_unstable_by_key(mid, |r| (total_order_bits(r.centroid()[axis]), r.index()));
     Some(Split { mid, left: Extent::of(&refs[..mid]), right: Extent::of(&refs[mid..]) })
 }
 
@@ -432,7 +454,7 @@ mod tests {
         let extent = Extent::of(&refs);
         let halves = split(&mut refs, &extent, &SETTINGS, &mut Scratch::new(&SETTINGS)).expect("a split");
         assert_eq!(halves.mid, 1);
-        assert_eq!(refs[0].index, 0, "two primitives keep their order");
+        assert_eq!(refs[0].index(), 0, "two primitives keep their order");
         assert_eq!(halves.left, Extent::of(&refs[..1]));
         assert_eq!(halves.right, Extent::of(&refs[1..]));
     }
@@ -497,7 +519,7 @@ mod tests {
         let extent = Extent::of(&refs);
         let halves = split_median(&mut refs, &extent, &SETTINGS).expect("7 > max leaf size");
         assert_eq!(halves.mid, 3);
-        let mut left: Vec<u32> = refs[..3].iter().map(|r| r.index).collect();
+        let mut left: Vec<u32> = refs[..3].iter().map(|r| r.index()).collect();
         left.sort();
         assert_eq!(left, [1, 2, 4]);
         assert_eq!(halves.left, Extent::of(&refs[..3]));
@@ -528,7 +550,7 @@ mod tests {
         let extent = Extent::of(&refs);
         let halves = split(&mut refs, &extent, &SETTINGS, &mut Scratch::new(&SETTINGS)).expect("a split");
         assert_eq!(halves.mid, 3);
-        let mut left: Vec<u32> = refs[..3].iter().map(|r| r.index).collect();
+        let mut left: Vec<u32> = refs[..3].iter().map(|r| r.index()).collect();
         left.sort();
         assert_eq!(left, [1, 3, 4]);
     }
