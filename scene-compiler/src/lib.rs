@@ -20,6 +20,7 @@ compile_error!("the blob format is little-endian and read zero-copy");
 pub mod blob;
 pub mod bvh;
 pub mod compile;
+pub mod files;
 pub mod limits;
 pub mod scene;
 pub mod shapes;

@@ -213,7 +213,7 @@ impl CompiledScene {
     ) -> Result<CompiledScene, SceneError> {
         match kind {
             SceneKind::Ron => {
-                let text = std::str::from_utf8(bytes).map_err(|e| {
+                let text = scene_compiler::files::text(bytes).map_err(|e| {
                     SceneError::plain(
                         SceneErrorKind::Invalid,
                         format!("`{}` is not UTF-8 text: {e}", path.display()),
@@ -280,7 +280,7 @@ pub fn load(path: &Path, options: &CompileOptions) -> Result<CompiledScene, Scen
 
 /// Reads a file for [`CompiledScene::from_bytes`], with the loader's error for a failure.
 pub fn read(path: &Path) -> Result<Vec<u8>, SceneError> {
-    std::fs::read(path).map_err(|e| SceneError::read(path, &e))
+    scene_compiler::files::read(path).map_err(|e| SceneError::read(path, &e))
 }
 
 /// The length and CRC-32 of `bytes`: enough to tell a changed file from the version

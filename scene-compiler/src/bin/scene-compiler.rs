@@ -9,7 +9,7 @@ use scene_compiler::blob::layout::{LIGHT_SPHERE, PrimKind, SectionId};
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::limits::MAX_LEAF_SIZE;
-use scene_compiler::{CompileOptions, compile_scene, scene};
+use scene_compiler::{CompileOptions, compile_scene, files, scene};
 
 /// The exit codes, shared with the renderer (3 is its device failure, never used here).
 const AFTER_HELP: &str = "\
@@ -108,8 +108,12 @@ fn build(
     max_leaf: u32,
 ) -> Result<(), Failure> {
     let start = Instant::now();
-    let text = std::fs::read_to_string(path).map_err(|e| io(path, "read", e))?;
-    let scene = scene::parse(&text, &path.display().to_string()).map_err(invalid)?;
+    let bytes = files::read(path).map_err(|e| io(path, "read", e))?;
+    let text = files::text(&bytes).map_err(|e| Failure {
+        code: 1,
+        message: format!("error: {} is not UTF-8 text: {e}", path.display()),
+    })?;
+    let scene = scene::parse(text, &path.display().to_string()).map_err(invalid)?;
     let parse_time = start.elapsed();
     let layout = match layout {
         Layout::DepthFirst => NodeLayout::DepthFirst,

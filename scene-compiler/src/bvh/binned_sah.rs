@@ -85,7 +85,11 @@ pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], opts: &BuildOptions) -> 
 
 /// [`build`] with any depth limit (tests use others than [`MAX_DEPTH`]).
 fn build_with(prims: &[Aabb], settings: &Settings) -> Bvh {
-    assert!(prims.len() <= MAX_INDEX as usize + 1, "a BVH holds fewer than 2^30 primitives, got {}", prims.len());
+    assert!(
+        prims.len() <= MAX_INDEX as usize + 1,
+        "a BVH holds fewer than 2^30 primitives, got {}",
+        prims.len()
+    );
     // The root must be safe in the sense of `needs_median_split`: `1 + L(n) <= max_depth`
     // (1 + 30 <= 64 for `build`).
     assert!(ceil_log2(prims.len()) < settings.max_depth, "no tree of {} primitives fits", prims.len());

@@ -26,7 +26,9 @@
 //! serde's (`tests::field_names_match_the_schema`).
 
 use rayon::prelude::*;
+use smol_str::SmolStr;
 
+use super::decimal;
 use super::schema::{
     BoxFile, CameraFile, LightFile, MaterialEntries, MaterialFile, SceneFile, SettingsFile, SkyFile,
     SphereFile, V3, default_up, one, white,
@@ -174,8 +176,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// An `f32` exactly as ron reads it: ron takes the run of float characters
-    /// `[0-9eE.+_-]` and reads it with `f32::from_str`; so does this, with `_` (which
-    /// ron drops) falling back.
+    /// `[0-9eE.+_-]` and reads it with `f32::from_str`; so does this (plain decimals
+    /// by `decimal.rs`, to the same value), with `_` (which ron drops) falling back.
     #[inline]
     fn f32(&mut self) -> Option<f32> {
         let (src, start) = (self.src, self.pos);
@@ -189,7 +191,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         self.pos = i;
-        self.text[start..i].parse().ok()
+        decimal::plain_f32(&src[start..i]).or_else(|| self.text[start..i].parse().ok())
     }
 
     /// A `u32` written in plain decimal digits; overflow falls back (ron reports it).
@@ -211,7 +213,7 @@ impl<'a> Cursor<'a> {
 
     /// A `"..."` string without escapes.
     #[inline]
-    fn string(&mut self) -> Option<String> {
+    fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
         let rest = &self.src[self.pos..];
         let len = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
@@ -219,7 +221,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         // Between two ASCII quotes, so at character boundaries.
-        let text = self.text[self.pos..self.pos + len].to_owned();
+        let text = &self.text[self.pos..self.pos + len];
         self.pos += len + 1;
         Some(text)
     }
@@ -447,7 +449,7 @@ impl<'a> Cursor<'a> {
             if self.eat(b'}') {
                 return Some(MaterialEntries(entries));
             }
-            let name = self.string()?;
+            let name = self.string()?.to_owned();
             self.ws()?;
             self.expect(b':')?;
             self.ws()?;
@@ -527,7 +529,7 @@ impl<'a> Cursor<'a> {
         self.fields(SPHERE, |c, name| match name {
             "center" => Self::once(&mut center, c.v3()),
             "radius" => Self::once(&mut radius, c.f32()),
-            "material" => Self::once(&mut material, c.string()),
+            "material" => Self::once(&mut material, c.string().map(SmolStr::new)),
             _ => None,
         })?;
         Some(SphereFile { center: center?, radius: radius?, material: material? })
@@ -539,7 +541,7 @@ impl<'a> Cursor<'a> {
         self.fields(BOX, |c, name| match name {
             "min" => Self::once(&mut min, c.v3()),
             "max" => Self::once(&mut max, c.v3()),
-            "material" => Self::once(&mut material, c.string()),
+            "material" => Self::once(&mut material, c.string().map(SmolStr::new)),
             _ => None,
         })?;
         Some(BoxFile { min: min?, max: max?, material: material? })

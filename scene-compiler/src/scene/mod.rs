@@ -13,6 +13,7 @@
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
+mod decimal;
 mod diagnostic;
 mod fast;
 mod heightmap;
@@ -100,8 +101,10 @@ pub fn check(scene: &Scene, origin: &str) -> Result<(), LoadError> {
 
 /// Reads and parses a scene file; the path is the origin in messages.
 pub fn load_file(path: &Path) -> Result<Scene, LoadError> {
-    let source = std::fs::read_to_string(path).map_err(|err| LoadError::io(path, &err))?;
-    parse(&source, &path.display().to_string())
+    let bytes = crate::files::read(path).map_err(|err| LoadError::io(path, &err))?;
+    let source = crate::files::text(&bytes)
+        .map_err(|err| LoadError::io(path, &std::io::Error::new(std::io::ErrorKind::InvalidData, err)))?;
+    parse(source, &path.display().to_string())
 }
 
 /// Turns semantic issues into located diagnostics with one walk over the source.

@@ -13,6 +13,7 @@ use serde::{
     Deserialize, Deserializer,
     de::{MapAccess, Visitor},
 };
+use smol_str::SmolStr;
 
 /// A vector written `(x, y, z)`.
 pub(crate) type V3 = [f32; 3];
@@ -144,7 +145,7 @@ impl<'de> Visitor<'de> for EntriesVisitor {
 pub(crate) struct SphereFile {
     pub center: V3,
     pub radius: f32,
-    pub material: String,
+    pub material: SmolStr,
 }
 
 /// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.
@@ -153,7 +154,7 @@ pub(crate) struct SphereFile {
 pub(crate) struct BoxFile {
     pub min: V3,
     pub max: V3,
-    pub material: String,
+    pub material: SmolStr,
 }
 
 /// `Heightmap(image: "city.png", ...)`: a grayscale image whose pixels are columns of boxes.
