@@ -24,7 +24,17 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
         return std::fs::read(path);
     }
     let mut bytes = vec![0u8; len];
-    bytes.par_chunks_mut(PIECE).enumerate().try_for_each(|(i, piece)| read_piece(&file, i * PIECE, piece))?;
+    match bytes
+        .par_chunks_mut(PIECE)
+        .enumerate()
+        .try_for_each(|(i, piece)| read_piece(&file, i * PIECE, piece))
+    {
+        Ok(()) => {}
+        // The file shrank while it was read (an editor rewriting it in place): what
+        // `fs::read` would give is whatever is there now.
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return std::fs::read(path),
+        Err(e) => return Err(e),
+    }
     // The file may have grown since its length was taken: read the rest as `fs::read` would.
     let mut rest = Vec::new();
     let mut tail = &file;
@@ -34,8 +44,7 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Fills `piece` from `file` at `offset`; a file that shrank meanwhile is an error
-/// (an editor truncating it mid-save), which the caller reports like any failed read.
+/// Fills `piece` from `file` at `offset`; `UnexpectedEof` when the file is shorter.
 fn read_piece(file: &File, offset: usize, piece: &mut [u8]) -> io::Result<()> {
     #[cfg(unix)]
     {
