@@ -5,7 +5,7 @@
 //! `std::fs::read` and `std::str::from_utf8`, errors included.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -17,11 +17,14 @@ const PIECE: usize = 1 << 22;
 
 /// The bytes of the file at `path`, as [`std::fs::read`] gives them.
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let file = File::open(path)?;
-    let len = file.metadata()?.len();
-    let Ok(len) = usize::try_from(len) else { return std::fs::read(path) };
+    let mut file = File::open(path)?;
+    // A length no `usize` holds (never on 64-bit) reads as an unknown one, like 0.
+    let len = usize::try_from(file.metadata()?.len()).unwrap_or(0);
     if len < PAR_MIN_BYTES {
-        return std::fs::read(path);
+        // What `fs::read` does, on the file already open.
+        let mut bytes = Vec::with_capacity(len);
+        file.read_to_end(&mut bytes)?;
+        return Ok(bytes);
     }
     let mut bytes = vec![0u8; len];
     match bytes
@@ -36,11 +39,8 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
         Err(e) => return Err(e),
     }
     // The file may have grown since its length was taken: read the rest as `fs::read` would.
-    let mut rest = Vec::new();
-    let mut tail = &file;
-    io::Seek::seek(&mut tail, io::SeekFrom::Start(len as u64))?;
-    io::Read::read_to_end(&mut tail, &mut rest)?;
-    bytes.extend_from_slice(&rest);
+    file.seek(SeekFrom::Start(len as u64))?;
+    file.read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 

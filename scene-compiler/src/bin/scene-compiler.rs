@@ -109,10 +109,8 @@ fn build(
 ) -> Result<(), Failure> {
     let start = Instant::now();
     let bytes = files::read(path).map_err(|e| io(path, "read", e))?;
-    let text = files::text(&bytes).map_err(|e| Failure {
-        code: 1,
-        message: format!("error: {} is not UTF-8 text: {e}", path.display()),
-    })?;
+    let text = files::text(&bytes)
+        .map_err(|e| invalid(format!("error: {} is not UTF-8 text: {e}", path.display())))?;
     let scene = scene::parse(text, &path.display().to_string()).map_err(invalid)?;
     let parse_time = start.elapsed();
     let layout = match layout {
