@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 6u
+#define BLOB_FORMAT_VERSION 7u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
 #define BLOB_LEAF_COUNT_MASK 0x1e000000u
@@ -15,7 +15,12 @@
 #define BLOB_MAX_BVH_DEPTH 64
 #define BLOB_LIGHT_POINT 0u
 #define BLOB_LIGHT_DIRECTIONAL 1u
-#define BLOB_LIGHT_SPHERE 2u
+#define BLOB_LIGHT_AREA 2u
+#define BLOB_MATERIAL_LAMBERT 0u
+#define BLOB_MATERIAL_METAL 1u
+#define BLOB_MATERIAL_DIELECTRIC 2u
+#define BLOB_MATERIAL_EMISSIVE 3u
+#define BLOB_NO_TEXTURE 0xffffffffu
 
 #define BLOB_SECTION_GLOBALS 0
 #define BLOB_SECTION_MATERIALS 1
@@ -49,17 +54,21 @@ static_assert(__builtin_offsetof(GlobalsRecord, settings) == 80, "layout drift")
 static_assert(__builtin_offsetof(GlobalsRecord, seed_root) == 96, "layout drift");
 #endif
 
-// A material in branchless form: the kernel blends lambert/metal/dielectric by weight.
+// A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.
 struct __align__(16) MaterialRecord {
-    float4 albedo_fuzz; // offset   0: albedo.rgb, metal fuzz in [0, 1].
-    float4 weights_ior; // offset  16: Weights of lambert, metal and dielectric scattering (sum 1, or 0 for pure emitters), ior.
-    float4 emission; // offset  32: Emitted radiance rgb (color * strength), w unused.
+    float4 albedo_roughness; // offset   0: rgb: albedo (Lambert, Metal, an Emissive's diffuse part; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; 0 for the other kinds).
+    float4 emission_ior; // offset  16: rgb: emitted radiance (Emissive: color * strength; 0 for the other kinds). w: index of refraction (Dielectric; 1 for the other kinds).
+    unsigned int kind; // offset  32: MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
+    unsigned int texture; // offset  36: The texture multiplying the albedo: NO_TEXTURE (no blob has a texture section yet).
+    unsigned int reserved[2]; // offset  40: Zeros.
 };
 static_assert(sizeof(MaterialRecord) == 48, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(MaterialRecord, albedo_fuzz) == 0, "layout drift");
-static_assert(__builtin_offsetof(MaterialRecord, weights_ior) == 16, "layout drift");
-static_assert(__builtin_offsetof(MaterialRecord, emission) == 32, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, albedo_roughness) == 0, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, emission_ior) == 16, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, kind) == 32, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, texture) == 36, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, reserved) == 40, "layout drift");
 #endif
 
 // A sphere, in BVH leaf order.
@@ -106,12 +115,12 @@ static_assert(__builtin_offsetof(NodeLinksRecord, left) == 0, "layout drift");
 static_assert(__builtin_offsetof(NodeLinksRecord, right) == 4, "layout drift");
 #endif
 
-// A light for next-event estimation: the scene's lights in scene order, then one per emissive sphere in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
+// A light for next-event estimation: the scene's lights in scene order, then one per emissive primitive, kind after kind, each kind in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
 struct __align__(16) LightRecord {
-    float4 vector_cos; // offset   0: Point: position.xyz; directional: unit direction towards the light; sphere: unused. w: directional: cos(angular radius); else 1.
-    float4 radiance_pdf; // offset  16: rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (sphere). w: the probability of picking this light.
-    unsigned int kind; // offset  32: LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_SPHERE.
-    unsigned int prim; // offset  36: Sphere lights: the primitive reference of the sphere; else 0.
+    float4 vector_cos; // offset   0: Point: position.xyz; directional: unit direction towards the light; area: unused. w: directional: cos(angular radius); else 1.
+    float4 radiance_pdf; // offset  16: rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (area). w: the probability of picking this light.
+    unsigned int kind; // offset  32: LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_AREA.
+    unsigned int prim; // offset  36: Area lights: the primitive reference of the emitter; else 0.
     float alias_threshold; // offset  40: Alias method: keep this light when the pick's fraction is below this.
     unsigned int alias; // offset  44: Alias method: the light taken otherwise.
 };

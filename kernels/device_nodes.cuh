@@ -7,8 +7,7 @@
 // One blob inner node, its box rows and their mirrors, and its child links together in
 // 128 bytes. The blob keeps boxes and links in two sections (56 bytes per node, each
 // axis's row stored once); read from there, a node visit touches two or three cache
-// lines. In this record it touches one: on an H200, RTIOW at 1920x1080, 30 spp,
-// 8.45 ms against 8.25 (and 8.57 with two sections read through the params).
+// lines. In this record it touches one (docs/performance.md, "Choices in the code").
 struct __align__(16) DeviceNode {
     // Per axis the blob's row (left.min, right.min, left.max, right.max), then its
     // mirror (left.max, right.max, left.min, right.min): a ray reads the first for an

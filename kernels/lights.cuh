@@ -4,31 +4,10 @@
 
 #include "blob_layout.cuh"
 #include "params.cuh"
+#include "sampling.cuh"
 #include "shapes.cuh"
 #include "traverse.cuh"
 #include "vec3.cuh"
-
-// Two unit vectors completing unit `n` to an orthonormal basis, without a branch on a
-// near-zero component (Duff et al. 2017, "Building an Orthonormal Basis, Revisited").
-__device__ __forceinline__ void onb(float3 n, float3& t, float3& b) {
-    const float sign = copysignf(1.0f, n.z);
-    const float a = -1.0f / (sign + n.z);
-    const float k = n.x * n.y * a;
-    t = make_float3(1.0f + sign * n.x * n.x * a, sign * k, -sign * n.x);
-    b = make_float3(k, sign + n.y * n.y * a, -n.y);
-}
-
-// A direction uniform in solid angle within the cone of 1 - cos(theta_max) =
-// `one_minus_cos` around unit `axis`.
-__device__ __forceinline__ float3 sample_cone(float3 axis, float one_minus_cos, float u1, float u2) {
-    const float cos_theta = 1.0f - u1 * one_minus_cos;
-    const float sin_theta = sqrtf(fmaxf(0.0f, (1.0f - cos_theta) * (1.0f + cos_theta)));
-    float sin_phi, cos_phi;
-    sincosf(PT_TWO_PI * u2, &sin_phi, &cos_phi);
-    float3 t, b;
-    onb(axis, t, b);
-    return t * (sin_theta * cos_phi) + b * (sin_theta * sin_phi) + axis * cos_theta;
-}
 
 // The light the alias table picks for `u` in [0, 1).
 __device__ __forceinline__ const LightRecord* pick_light(float u) {
@@ -71,18 +50,15 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         if (occluded(o, wi, PT_INFINITY, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
     }
-    // BLOB_LIGHT_SPHERE: an emissive sphere.
+    // BLOB_LIGHT_AREA: an emissive primitive, which samples itself.
     const unsigned int prim = __ldg(&light->prim);
-    const float4 sphere = sphere_at(prim_index(prim));
-    float3 axis;
-    float one_minus_cos;
-    if (!sphere_cone(sphere, p, axis, one_minus_cos)) return zero;
-    const float3 wi = sample_cone(axis, one_minus_cos, u1, u2);
-    const float c = dot(n, wi);
+    LightSample ls;
+    if (!sample_towards(prim, p, o, u1, u2, ls)) return zero;
+    const float c = dot(n, ls.wi);
     if (c <= 0.0f) return zero;
     ++rays;
-    if (occluded(o, wi, sphere_near_distance(sphere, o, wi), prim)) return zero;
-    const float light_pdf = radiance_pdf.w / (PT_TWO_PI * one_minus_cos);
+    if (occluded(o, ls.wi, ls.t_max, prim)) return zero;
+    const float light_pdf = radiance_pdf.w / ls.inv_pdf;
     const float bsdf_pdf = c * PT_INV_PI;
     return f * xyz(radiance_pdf) * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "camera.cuh"
+#include "constants.cuh"
 #include "lights.cuh"
 #include "params.cuh"
 #include "rng.cuh"
@@ -13,11 +14,8 @@
 #include "traverse.cuh"
 #include "vec3.cuh"
 
-// Russian roulette starts once a path has this many segments (depth + 1): after the
-// first bounce, as in the reference CUDA port (docs/path-tracing.md says why).
-#ifndef RR_START_DEPTH
-#define RR_START_DEPTH 1u
-#endif
+// RR_START_DEPTH (constants.cuh): Russian roulette starts once a path has that many
+// segments (depth + 1), docs/path-tracing.md.
 
 // A path in flight: the next segment to trace and what the path carries so far.
 struct Path {
@@ -58,8 +56,8 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
 //
 // `kNee` compiles next-event estimation and MIS in (render_lit) or out (render): a
 // scene without lights runs a kernel with none of that code, whose registers and
-// local memory are those of the plain path tracer (H200, RTIOW 1280x720: 4.43 ms with
-// the light code compiled in and skipped at run time, against 4.04 before it).
+// local memory are those of the plain path tracer (compiled in and skipped at run time,
+// the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
 template <bool kNee>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
@@ -76,18 +74,15 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
         if (pick_pdf > 0.0f) {
-            const float light_pdf = pick_pdf * solid_angle_pdf(hit.prim, p.bounce_point);
+            const float light_pdf = pick_pdf * pdf_towards(hit.prim, p.bounce_point, s);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
     }
-    p.radiance += p.throughput * xyz(__ldg(&m->emission)) * weight;
-    ScatterRandoms r;
-    r.lobe = next_f32(p.rng);
-    r.r1 = next_f32(p.rng);
-    r.r2 = next_f32(p.rng);
-    r.fresnel = next_f32(p.rng);
-    const float4 albedo_fuzz = __ldg(&m->albedo_fuzz);
-    const Bounce bounce = scatter(albedo_fuzz, __ldg(&m->weights_ior), p.dir, n, front_face, r);
+    const float4 emission_ior = __ldg(&m->emission_ior);
+    p.radiance += p.throughput * xyz(emission_ior) * weight;
+    const ScatterRandoms r = draw_scatter_randoms(p.rng);
+    const float4 albedo_roughness = __ldg(&m->albedo_roughness);
+    const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, n, front_face, r);
     if (bounce.absorbed) return false;
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
@@ -96,7 +91,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
         p.radiance +=
-            p.throughput * direct_light(s.point, next_origin, n, xyz(albedo_fuzz), u_pick, u1, u2, rays);
+            p.throughput * direct_light(s.point, next_origin, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
         p.bsdf_pdf = fmaxf(dot(bounce.dir, n), 0.0f) * PT_INV_PI;
     }
     p.throughput *= bounce.attenuation;

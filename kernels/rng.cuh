@@ -3,9 +3,7 @@
 // its own stream, so an image does not depend on launch shape or sample split.
 #pragma once
 
-#define PCG_MULTIPLIER 747796405u
-#define PCG_INCREMENT 2891336453u
-#define PCG_OUTPUT_MULTIPLIER 277803737u
+#include "constants.cuh"
 
 // PCG's RXS-M-XS output permutation of one state.
 __device__ __forceinline__ unsigned int pcg_permute(unsigned int state) {

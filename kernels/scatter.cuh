@@ -1,15 +1,17 @@
 // Scattering at a hit and the sky, docs/path-tracing.md "One sample" (CPU: scatter.rs,
 // integrator.rs `sky`).
 //
-// The material is the blob's branchless form: lobe weights instead of a type tag. The
-// CPU picks the lobe with if/else; here every lane computes the few candidate
-// directions and selects, so a warp whose lanes hit different materials does not
-// serialise over three branches. Same random numbers, same decisions.
+// The material record names its kind (BLOB_MATERIAL_*). The CPU matches on it; here
+// every lane computes the few candidate directions and selects by kind, so a warp whose
+// lanes hit different materials does not serialise over the kinds. Same random
+// numbers, same decisions.
 #pragma once
 
 #include "blob_layout.cuh"
 #include "camera.cuh"
+#include "constants.cuh"
 #include "params.cuh"
+#include "rng.cuh"
 #include "vec3.cuh"
 
 // A uniform direction on the unit sphere (z uniform in [-1, 1]).
@@ -39,27 +41,36 @@ struct Bounce {
     bool diffuse;
 };
 
-// The four random numbers drawn at every bounce, whichever lobe uses them.
+// The random numbers drawn at every bounce, whichever lobe uses them.
 struct ScatterRandoms {
-    float lobe;
     float r1;
     float r2;
     float fresnel;
 };
 
+// Draws them, after one number no kind uses: it picked a lobe when materials were
+// blends of lobes, and drawing it still keeps every stream, so every image, as it was
+// (docs/path-tracing.md, "One sample").
+__device__ __forceinline__ ScatterRandoms draw_scatter_randoms(Rng& rng) {
+    next_f32(rng);
+    ScatterRandoms r;
+    r.r1 = next_f32(rng);
+    r.r2 = next_f32(rng);
+    r.fresnel = next_f32(rng);
+    return r;
+}
+
 // `dir` is the unit incoming direction, `n` the unit normal facing against it.
-// albedo_fuzz and weights_ior are the MaterialRecord lanes.
-__device__ __forceinline__ Bounce scatter(float4 albedo_fuzz, float4 weights_ior, float3 dir, float3 n,
-                                          bool front_face, ScatterRandoms r) {
-    // Cumulative thresholds summed in the spec's order (wl, wl + wm, wl + wm + wd).
-    const float metal_below = weights_ior.x + weights_ior.y;
-    const float dielectric_below = metal_below + weights_ior.z;
-    const bool lambert = r.lobe < weights_ior.x;
-    const bool metal = !lambert && r.lobe < metal_below;
-    const bool dielectric = !lambert && !metal && r.lobe < dielectric_below;
+// `kind`, `albedo_roughness` and `ior` (emission_ior.w) are the MaterialRecord's.
+__device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_roughness, float ior, float3 dir,
+                                          float3 n, bool front_face, ScatterRandoms r) {
+    // An emitter reflects as Lambert when it has an albedo, and absorbs otherwise.
+    const bool lambert = kind == BLOB_MATERIAL_LAMBERT ||
+                         (kind == BLOB_MATERIAL_EMISSIVE && max_component(xyz(albedo_roughness)) > 0.0f);
+    const bool metal = kind == BLOB_MATERIAL_METAL;
+    const bool dielectric = kind == BLOB_MATERIAL_DIELECTRIC;
 
     // Dielectric: Schlick's Fresnel term or total internal reflection picks the mirror.
-    const float ior = weights_ior.w;
     const float eta = front_face ? 1.0f / ior : ior;
     const float c = fminf(dot(-dir, n), 1.0f);
     const float s = sqrtf(1.0f - c * c);
@@ -71,15 +82,16 @@ __device__ __forceinline__ Bounce scatter(float4 albedo_fuzz, float4 weights_ior
 
     // lambert: n + u; metal: mirror + fuzz u; dielectric: mirror or refracted, + 0 u.
     const float3 base = lambert ? n : (refracts ? refract(dir, n, eta, c) : reflect(dir, n));
-    const float spread = lambert ? 1.0f : (metal ? albedo_fuzz.w : 0.0f);
+    const float spread = lambert ? 1.0f : (metal ? albedo_roughness.w : 0.0f);
     const float3 d = base + spread * random_unit_vector(r.r1, r.r2);
     const float len2 = dot(d, d);
 
     Bounce b;
     b.absorbed = !(lambert || metal || dielectric) || (metal && dot(d, n) <= 0.0f);
     // A lambert sample exactly opposite the normal would give a zero direction.
-    b.dir = (lambert && len2 < 1e-12f) ? n : d * rsqrtf(len2);
-    b.attenuation = dielectric ? make_float3(1.0f, 1.0f, 1.0f) : xyz(albedo_fuzz);
+    b.dir = (lambert && len2 < DEGENERATE_DIR2) ? n : d * rsqrtf(len2);
+    // A dielectric's albedo lanes hold 1.
+    b.attenuation = xyz(albedo_roughness);
     b.diffuse = lambert;
     return b;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "params.cuh"
+#include "sampling.cuh"
 #include "surface.cuh"
 #include "vec3.cuh"
 
@@ -104,4 +105,63 @@ __device__ __forceinline__ Surface box_surface(float4 lo4, float4 hi4, float3 or
     s.error = BOX_ERR * (fabs3(origin) + fabs3(travelled));
     set_lane(s.error, axis, 0.0f);
     return s;
+}
+
+// Per axis, the area of the face `p` sees on that axis (it is on the outer side of the
+// face's plane), or 0; their sum is what light sampling spreads over.
+__device__ __forceinline__ float3 box_visible_face_areas(float3 lo, float3 hi, float3 p) {
+    const float3 e = hi - lo;
+    return make_float3((p.x < lo.x || p.x > hi.x) ? e.y * e.z : 0.0f, (p.y < lo.y || p.y > hi.y) ? e.z * e.x : 0.0f,
+                       (p.z < lo.z || p.z > hi.z) ? e.x * e.y : 0.0f);
+}
+
+// Next-event estimation: a point uniform by area over the faces `p` sees (at most
+// three), the direction to it (shadow ray from `o`); false when `p` sees none. `u1`
+// picks the face and, rescaled, the point along the face's first axis; `u2` along its
+// second. Faces turned away are never drawn: a shadow ray to one would pass through the
+// box itself, which the shadow test skips.
+__device__ __forceinline__ bool box_sample(float4 lo4, float4 hi4, float3 p, float3 o, float u1, float u2,
+                                           LightSample& s) {
+    const float3 lo = xyz(lo4), hi = xyz(hi4);
+    const float3 areas = box_visible_face_areas(lo, hi, p);
+    const float total = areas.x + areas.y + areas.z;
+    if (!(total > 0.0f)) return false;
+    float pick = u1 * total;
+    // The last visible face takes what rounding leaves past the others.
+    int axis = areas.z > 0.0f ? 2 : (areas.y > 0.0f ? 1 : 0);
+    if (axis > 0 && pick < areas.x) {
+        axis = 0;
+    } else {
+        if (axis > 0) pick -= areas.x;
+        if (axis > 1 && pick < areas.y) {
+            axis = 1;
+        } else if (axis > 1) {
+            pick -= areas.y;
+        }
+    }
+    const float along = fminf(fmaxf(pick / lane(areas, axis), 0.0f), 1.0f);
+    const int b = axis == 2 ? 0 : axis + 1, c = axis == 0 ? 2 : axis - 1;
+    float3 x;
+    set_lane(x, axis, lane(p, axis) < lane(lo, axis) ? lane(lo, axis) : lane(hi, axis));
+    set_lane(x, b, lane(lo, b) + along * (lane(hi, b) - lane(lo, b)));
+    set_lane(x, c, lane(lo, c) + u2 * (lane(hi, c) - lane(lo, c)));
+    const float3 to = x - p;
+    const float dist2 = dot(to, to);
+    s.wi = to / sqrtf(dist2);
+    s.inv_pdf = total * fabsf(lane(s.wi, axis)) / dist2;
+    if (!(s.inv_pdf > 0.0f && s.inv_pdf < PT_INFINITY)) return false;
+    s.t_max = (lane(x, axis) - lane(o, axis)) / lane(s.wi, axis);
+    return true;
+}
+
+// The solid-angle density with which box_sample from `from` picks the direction that
+// reaches `hit` on the box (0 if it never does).
+__device__ __forceinline__ float box_pdf_towards(float4 lo4, float4 hi4, float3 from, const Surface& hit) {
+    const float3 areas = box_visible_face_areas(xyz(lo4), xyz(hi4), from);
+    const float total = areas.x + areas.y + areas.z;
+    const float3 to = hit.point - from;
+    const float dist2 = dot(to, to);
+    const float cos = fabsf(dot(hit.normal, to)) / sqrtf(dist2);
+    const float pdf = dist2 / (total * cos);
+    return (total > 0.0f && pdf < PT_INFINITY) ? pdf : 0.0f;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "params.cuh"
+#include "sampling.cuh"
 #include "surface.cuh"
 #include "vec3.cuh"
 
@@ -39,7 +40,7 @@ __device__ __forceinline__ Surface sphere_surface(float4 center_radius, float3 o
     const float3 center = xyz(center_radius);
     const float3 raw = origin + t * dir - center;
     // A correctly rounded square root and divisions, as the CPU twin: rsqrtf measured
-    // no faster here (H200, RTIOW 1280x720: 4.21 against 4.17 ms, within noise).
+    // no faster here (docs/performance.md, "Choices in the code").
     Surface s;
     const float3 local = raw * (center_radius.w / sqrtf(dot(raw, raw)));
     s.normal = local / center_radius.w;
@@ -77,4 +78,17 @@ __device__ __forceinline__ float sphere_near_distance(float4 center_radius, floa
     const float3 l = oc - b * wi;
     const float disc = center_radius.w * center_radius.w - dot(l, l);
     return b - sqrtf(fmaxf(disc, 0.0f));
+}
+
+// Next-event estimation: a direction uniform in the cone the sphere subtends from `p`
+// (shadow ray from `o`); false when `p` is inside.
+__device__ __forceinline__ bool sphere_sample(float4 center_radius, float3 p, float3 o, float u1, float u2,
+                                              LightSample& s) {
+    float3 axis;
+    float one_minus_cos;
+    if (!sphere_cone(center_radius, p, axis, one_minus_cos)) return false;
+    s.wi = sample_cone(axis, one_minus_cos, u1, u2);
+    s.t_max = sphere_near_distance(center_radius, o, s.wi);
+    s.inv_pdf = PT_TWO_PI * one_minus_cos;
+    return true;
 }

@@ -2,9 +2,10 @@
 // (CPU twin: renderer/src/backend/cpu/shapes/mod.rs). A leaf link and a hit carry a
 // primitive reference, `kind << BLOB_PRIM_KIND_SHIFT | index` (docs/blob-format.md),
 // where `index` counts within that kind's record section. Each shape's intersection,
-// surface and light cone live in its own header (shape_sphere.cuh, shape_box.cuh);
-// adding a shape adds a hit_prim specialisation and a case in leaf_hits, surface and
-// solid_angle_pdf here.
+// surface and light sampling live in its own header (shape_sphere.cuh, shape_box.cuh);
+// adding a shape adds a hit_prim specialisation and a case in each switch here:
+// leaf_hits, surface, sample_towards, pdf_towards. No switch has a default: the blob
+// loader refuses kinds it does not know, so none reaches a kernel.
 #pragma once
 
 #include "blob_layout.cuh"
@@ -49,7 +50,7 @@ __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 o
 // a closer hit shrinks `t_max` and sets `closest`. Any hit (shadow rays): true at the
 // first hit other than `skip`. The loop stays rolled: most leaves hold one primitive,
 // and unrolled (by 4, NVRTC's choice) a one-primitive leaf spent more instructions on
-// remainder handling than on its test (H200, RTIOW 1280x720: 4.20 -> 4.01 ms).
+// remainder handling than on its test (docs/performance.md, "Choices in the code").
 template <unsigned int kKind, bool kAnyHit>
 __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end, float3 origin, float3 dir,
                                            float& t_max, unsigned int& closest, unsigned int skip) {
@@ -80,7 +81,7 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
         case BLOB_PRIM_BOX:
             return leaf_prims<BLOB_PRIM_BOX, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
     }
-    return false;
+    __builtin_unreachable();
 }
 
 // Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
@@ -99,28 +100,48 @@ __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, 
 
 // The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
+    const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
+        case BLOB_PRIM_SPHERE:
+            return sphere_surface(sphere_at(i), origin, dir, t);
         case BLOB_PRIM_BOX: {
-            const BoxRecord* box = box_at(prim_index(prim));
+            const BoxRecord* box = box_at(i);
             return box_surface(__ldg(&box->min), __ldg(&box->max), origin, dir, t);
         }
-        case BLOB_PRIM_SPHERE:
-        default:
-            return sphere_surface(sphere_at(prim_index(prim)), origin, dir, t);
     }
+    __builtin_unreachable();
 }
 
-// The solid-angle density with which light sampling from `o` picks a direction that
-// reaches primitive `prim`, given that its light was picked.
-__device__ __forceinline__ float solid_angle_pdf(unsigned int prim, float3 o) {
+// Next-event estimation: a direction from surface point `p` towards emissive primitive
+// `prim`, for a shadow ray from `o` (`p` offset off its surface); false when `p` sees
+// none of it.
+__device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, float3 o, float u1, float u2,
+                                               LightSample& s) {
+    const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
-        // Boxes are never lights (no light record points at one): nothing samples them.
-        case BLOB_PRIM_BOX:
-            return 0.0f;
         case BLOB_PRIM_SPHERE:
-        default:
-            return sphere_solid_angle_pdf(sphere_at(prim_index(prim)), o);
+            return sphere_sample(sphere_at(i), p, o, u1, u2, s);
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* box = box_at(i);
+            return box_sample(__ldg(&box->min), __ldg(&box->max), p, o, u1, u2, s);
+        }
     }
+    __builtin_unreachable();
+}
+
+// The solid-angle density with which light sampling from `from` picks the direction
+// that reaches `hit` on primitive `prim`, given that its light was picked.
+__device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, const Surface& hit) {
+    const unsigned int i = prim_index(prim);
+    switch (prim_kind(prim)) {
+        case BLOB_PRIM_SPHERE:
+            return sphere_solid_angle_pdf(sphere_at(i), from);
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* box = box_at(i);
+            return box_pdf_towards(__ldg(&box->min), __ldg(&box->max), from, hit);
+        }
+    }
+    __builtin_unreachable();
 }
 
 // The slot of primitive `prim` in the per-primitive sections: every kind's primitives,

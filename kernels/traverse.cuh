@@ -75,8 +75,8 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
 // loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
 // line) holds both children's boxes and links, so one visit tests both; each axis is
 // stored in both plane orders and the ray reads the row that puts its near planes in
-// lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (H200, RTIOW 1080p: 8.80 -> 8.24 ms, the
-// min/max were the largest instruction class). A stack entry keeps its box's entry
+// lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (the
+// min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
     const DeviceNode* __restrict__ nodes = params.nodes;

@@ -13,7 +13,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use scene_compiler::blob::layout::{
-    BlobHeader, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_SPHERE, PRIM_INDEX_MASK, PRIM_KIND_MASK,
+    BlobHeader, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_AREA, PRIM_INDEX_MASK, PRIM_KIND_MASK,
     PrimKind, is_leaf, leaf_prims, prim_parts,
 };
 use scene_compiler::limits::MAX_BVH_DEPTH;
@@ -91,20 +91,17 @@ fn check_lights(view: &BlobView<'_>, prims: usize) {
         assert!((l.alias as usize) < n, "alias {} out of 0..{n}", l.alias);
         match l.kind {
             LIGHT_POINT | LIGHT_DIRECTIONAL => {}
-            LIGHT_SPHERE => {
+            LIGHT_AREA => {
                 assert_eq!(
                     l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK),
                     0,
-                    "stray bits in a sphere light's prim"
+                    "stray bits in an area light's prim"
                 );
                 let (kind, index) = prim_parts(l.prim);
-                assert_eq!(PrimKind::from_u32(kind), Some(PrimKind::Sphere), "a sphere light names a sphere");
-                assert!(
-                    index < view.header.prim_count(PrimKind::Sphere)
-                        && (index as usize) < view.records::<scene_compiler::scene::Sphere>().len()
-                );
+                let kind = PrimKind::from_u32(kind).expect("an area light names a known kind");
+                assert!(index < view.header.prim_count(kind), "an area light names a primitive of the blob");
                 let slot = view.prim_slot(l.prim);
-                assert!(!std::mem::replace(&mut is_light[slot], true), "two lights are one sphere");
+                assert!(!std::mem::replace(&mut is_light[slot], true), "two lights are one primitive");
                 assert_eq!(view.prim_light_pdfs[slot], pdf, "prim_light_pdfs disagrees with the light");
             }
             kind => panic!("unknown light kind {kind} accepted"),

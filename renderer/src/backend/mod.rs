@@ -7,6 +7,7 @@
 //! the host-side tonemap ([`tonemap`]) live here. [`multi`] splits each frame over
 //! several backends (`--gpus`) and adds their sums on the host ([`sums`]).
 
+pub mod constants;
 pub mod cpu;
 pub mod cuda;
 pub mod multi;

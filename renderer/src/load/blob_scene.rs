@@ -7,7 +7,10 @@
 
 use glam::Vec3;
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, MaterialRecord, PrimKind};
+use scene_compiler::blob::layout::{
+    LIGHT_DIRECTIONAL, LIGHT_POINT, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL,
+    MaterialRecord, PrimKind,
+};
 use scene_compiler::scene::{Light, Material, MaterialKind, Scene};
 use scene_compiler::shapes::Shape;
 use scene_compiler::with_shape;
@@ -22,7 +25,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .enumerate()
         .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
         .collect();
-    // Sphere lights are derived from emissive materials; only the scene's own lights
+    // Area lights are derived from emissive materials; only the scene's own lights
     // come back.
     let lights = view
         .lights
@@ -75,19 +78,16 @@ fn decode_kind<S: Shape>(view: &BlobView<'_>) -> Vec<S> {
     shapes.into_iter().map(|s| s.expect("prim_sources is a permutation")).collect()
 }
 
-/// The kind a record's one-hot lobe weights name; emission (or no lobe at all) is an emitter.
+/// The scene material a record holds (the loader checked its kind and lanes).
 fn material_kind(m: &MaterialRecord) -> MaterialKind {
-    let albedo = Vec3::new(m.albedo_fuzz[0], m.albedo_fuzz[1], m.albedo_fuzz[2]);
-    let [lambert, metal, dielectric, ior] = m.weights_ior;
-    let emission = Vec3::new(m.emission[0], m.emission[1], m.emission[2]);
-    if emission != Vec3::ZERO || lambert + metal + dielectric == 0.0 {
-        let albedo = if lambert > 0.0 { albedo } else { Vec3::ZERO };
-        MaterialKind::Emissive { color: emission, strength: 1.0, albedo }
-    } else if lambert > 0.0 {
-        MaterialKind::Lambert { albedo }
-    } else if metal > 0.0 {
-        MaterialKind::Metal { albedo, fuzz: m.albedo_fuzz[3] }
-    } else {
-        MaterialKind::Dielectric { ior }
+    let [r, g, b, roughness] = m.albedo_roughness;
+    let [er, eg, eb, ior] = m.emission_ior;
+    let albedo = Vec3::new(r, g, b);
+    match m.kind {
+        MATERIAL_LAMBERT => MaterialKind::Lambert { albedo },
+        MATERIAL_METAL => MaterialKind::Metal { albedo, fuzz: roughness },
+        MATERIAL_DIELECTRIC => MaterialKind::Dielectric { ior },
+        MATERIAL_EMISSIVE => MaterialKind::Emissive { color: Vec3::new(er, eg, eb), strength: 1.0, albedo },
+        kind => unreachable!("BlobView::parse refuses material kind {kind}"),
     }
 }

@@ -1,7 +1,7 @@
 //! Light transport against closed forms (docs/path-tracing.md, "Next-event
-//! estimation" and "Robust hits"): a Lambert plane under a point light, a sun and a
-//! spherical lamp, with and without NEE; closed-sphere furnaces at radii from 1 to
-//! 10^6 and far from the origin.
+//! estimation" and "Robust hits"): a Lambert plane under a point light, a sun, a
+//! spherical lamp and a box lamp, with and without NEE; closed-sphere furnaces at radii
+//! from 1 to 10^6 and far from the origin.
 //!
 //! A "plane" is a sphere of radius 1000 whose top is at y = 0, and the closed forms
 //! are evaluated at the exact point the pixel sees on it, with its exact normal: a
@@ -15,7 +15,7 @@ use crate::cpu_support;
 
 use glam::Vec3;
 use scene_compiler::Scene;
-use scene_compiler::scene::{Light, MaterialKind, Sky};
+use scene_compiler::scene::{Cuboid, Light, MaterialKind, Sky};
 
 use cpu_support::{assert_close, estimate, lit_pixels_with_and_without_nee, pinhole, scene};
 
@@ -89,6 +89,64 @@ fn plane_facing_an_emissive_sphere_gets_pi_l_r2_over_d2_with_and_without_nee() {
         assert_close("lamp, NEE + MIS", estimate(&s, (1, 1), 1024, 4, true, 16), expected);
         assert_close("lamp, BSDF only", estimate(&s, (1, 1), 4096, 4, false, 16), expected);
     }
+}
+
+/// The form factor from a point to a parallel rectangle `x` by `y` whose corner is at
+/// height `h` straight above it (Howell's catalogue, C-11): the fraction of a Lambert
+/// emitter's π L that reaches the point as irradiance.
+fn corner_rectangle_form_factor(x: f64, y: f64, h: f64) -> f64 {
+    let (a, b) = (x / h, y / h);
+    let (ra, rb) = ((1.0 + a * a).sqrt(), (1.0 + b * b).sqrt());
+    (a / ra * (b / ra).atan() + b / rb * (a / rb).atan()) / (2.0 * std::f64::consts::PI)
+}
+
+/// The plane under an emissive box (radiance `strength`, no albedo) whose bottom face,
+/// `side` by `side`, is centred `height` above the origin.
+fn under_a_box_lamp(target: Vec3, side: f32, height: f32, strength: f32) -> Scene {
+    let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength, albedo: Vec3::ZERO };
+    let mut s = plane_scene(target + Vec3::new(0.0, 1.0, 4.0), target, &[lamp], &[]);
+    let half = 0.5 * side;
+    s.boxes = vec![Cuboid {
+        min: Vec3::new(-half, height, -half),
+        max: Vec3::new(half, height + 0.5, half),
+        material: 1,
+    }];
+    s
+}
+
+#[test]
+fn plane_under_an_emissive_box_matches_the_rectangle_form_factor_with_and_without_nee() {
+    let (side, height, strength) = (1.0f32, 2.0f32, 4.0f32);
+    let (target, normal) = on_plane(0.0, 0.0);
+    assert_eq!(normal, Vec3::Y, "straight under the box only its bottom face is seen");
+    let s = under_a_box_lamp(target, side, height, strength);
+    let quarter =
+        corner_rectangle_form_factor(f64::from(side) / 2.0, f64::from(side) / 2.0, f64::from(height));
+    // E = π L F; the plane reflects albedo / π of it.
+    let expected = f64::from(ALBEDO * strength) * 4.0 * quarter;
+    let nee = estimate(&s, (1, 1), 256, 4, true, 16);
+    let bsdf = estimate(&s, (1, 1), 256, 4, false, 16);
+    assert_close("box lamp, NEE + MIS", nee, expected);
+    assert_close("box lamp, BSDF only", estimate(&s, (1, 1), 4096, 4, false, 16), expected);
+    // The box is a light: sampling it beats waiting for a BSDF ray to hit it.
+    assert!(
+        nee.1 * 4.0 < bsdf.1,
+        "NEE s.e. {} not well below BSDF-only s.e. {} at equal samples",
+        nee.1,
+        bsdf.1
+    );
+}
+
+#[test]
+fn beside_an_emissive_box_nee_agrees_with_bsdf_sampling_where_two_faces_are_seen() {
+    // x = 1.5 is past the box's +x face: the point sees it and the bottom face.
+    let (target, _) = on_plane(1.5, 0.3);
+    let s = under_a_box_lamp(target, 1.0, 1.0, 4.0);
+    let (nee, nee_se) = estimate(&s, (1, 1), 512, 4, true, 16);
+    let (bsdf, bsdf_se) = estimate(&s, (1, 1), 8192, 4, false, 16);
+    let tolerance = 5.0 * (nee_se * nee_se + bsdf_se * bsdf_se).sqrt();
+    assert!(bsdf > 0.0, "the box lights the plane");
+    assert!((nee - bsdf).abs() <= tolerance, "NEE {nee} ± {nee_se}, BSDF only {bsdf} ± {bsdf_se}");
 }
 
 /// A camera at the centre of a closed sphere of radius `radius` centred at `center`.

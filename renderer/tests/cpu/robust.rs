@@ -4,8 +4,8 @@
 //! 10^5 from the origin (and 1000 radii), and directions down to grazing.
 
 use glam::{Vec3A, Vec4};
-use renderer::backend::cpu::lights::onb;
 use renderer::backend::cpu::rng::Rng;
+use renderer::backend::cpu::sampling::onb;
 use renderer::backend::cpu::shapes::offset_ray_origin;
 use renderer::backend::cpu::shapes::sphere::{intersect_sphere, sphere_surface};
 

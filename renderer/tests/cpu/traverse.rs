@@ -19,7 +19,7 @@ fn brute_force(s: &CpuScene, origin: Vec3A, dir: Vec3A) -> Option<Hit> {
     let mut best: Option<Hit> = None;
     for (i, &sphere) in s.shapes.spheres.iter().enumerate() {
         let t_max = best.map_or(f32::INFINITY, |h| h.t);
-        if let Some(t) = intersect_sphere(sphere, origin, dir, t_max) {
+        if let Some(t) = intersect_sphere(sphere.center_radius, origin, dir, t_max) {
             best = Some(Hit { t, prim: prim_ref(PrimKind::Sphere, i as u32) });
         }
     }

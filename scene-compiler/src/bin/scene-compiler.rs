@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use scene_compiler::blob::layout::{LIGHT_SPHERE, PrimKind, SectionId};
+use scene_compiler::blob::layout::{LIGHT_AREA, PrimKind, SectionId, prim_parts};
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::limits::MAX_LEAF_SIZE;
@@ -155,16 +155,28 @@ fn build(
     Ok(())
 }
 
-/// "3 lights (1 emissive sphere)": the light table's records, of which area lights.
+/// "3 lights (1 emissive sphere, 2 emissive boxes)": the light table's records, of
+/// which area lights, by kind.
 fn light_summary(view: &BlobView<'_>) -> String {
-    let spheres = view.lights.iter().filter(|l| l.kind == LIGHT_SPHERE).count();
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let total = plural(view.lights.len(), "light", "lights");
-    if spheres == 0 {
-        total
-    } else {
-        format!("{total} ({})", plural(spheres, "emissive sphere", "emissive spheres"))
-    }
+    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { plural_suffix(one) });
+    let total = plural(view.lights.len(), "light");
+    let areas: Vec<String> = PrimKind::ALL
+        .into_iter()
+        .filter_map(|kind| {
+            let n = view
+                .lights
+                .iter()
+                .filter(|l| l.kind == LIGHT_AREA && prim_parts(l.prim).0 == kind as u32)
+                .count();
+            (n > 0).then(|| plural(n, &format!("emissive {}", kind.name())))
+        })
+        .collect();
+    if areas.is_empty() { total } else { format!("{total} ({})", areas.join(", ")) }
+}
+
+/// "es" after a word ending in x or s ("boxes"), else "s".
+fn plural_suffix(word: &str) -> &'static str {
+    if word.ends_with('x') || word.ends_with('s') { "es" } else { "s" }
 }
 
 fn load(path: &Path) -> Result<AlignedBytes, Failure> {

@@ -8,6 +8,8 @@
 use std::fmt::Write;
 
 use super::layout::*;
+use crate::shapes::Shape;
+use crate::with_shape;
 
 /// The first lines of a header generated from the Rust records in `source` (a path
 /// from the repository root): who wrote it, from what, and `#pragma once`.
@@ -51,7 +53,12 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_MAX_BVH_DEPTH {}", crate::limits::MAX_BVH_DEPTH);
     let _ = writeln!(out, "#define BLOB_LIGHT_POINT {LIGHT_POINT}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL}u");
-    let _ = writeln!(out, "#define BLOB_LIGHT_SPHERE {LIGHT_SPHERE}u\n");
+    let _ = writeln!(out, "#define BLOB_LIGHT_AREA {LIGHT_AREA}u");
+    let _ = writeln!(out, "#define BLOB_MATERIAL_LAMBERT {MATERIAL_LAMBERT}u");
+    let _ = writeln!(out, "#define BLOB_MATERIAL_METAL {MATERIAL_METAL}u");
+    let _ = writeln!(out, "#define BLOB_MATERIAL_DIELECTRIC {MATERIAL_DIELECTRIC}u");
+    let _ = writeln!(out, "#define BLOB_MATERIAL_EMISSIVE {MATERIAL_EMISSIVE}u");
+    let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u\n");
     for id in SectionId::ALL {
         let _ = writeln!(out, "#define BLOB_SECTION_{} {}", id.name().to_uppercase(), id as u32);
     }
@@ -81,8 +88,10 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     }
     one::<GlobalsRecord>(out, emit);
     one::<MaterialRecord>(out, emit);
-    one::<SphereRecord>(out, emit);
-    one::<BoxRecord>(out, emit);
+    // Every shape's record, in kind order: a new shape needs no line here.
+    for kind in PrimKind::ALL {
+        with_shape!(kind, S => one::<<S as Shape>::Record>(out, emit));
+    }
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);

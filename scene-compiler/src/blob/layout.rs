@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -85,8 +85,18 @@ pub const LEAF_COUNT_MASK: u32 = (limits::MAX_LEAF_SIZE - 1) << LEAF_COUNT_SHIFT
 /// Light kinds, [`LightRecord::kind`].
 pub const LIGHT_POINT: u32 = 0;
 pub const LIGHT_DIRECTIONAL: u32 = 1;
-/// An emissive sphere, an area light; [`LightRecord::prim`] says which.
-pub const LIGHT_SPHERE: u32 = 2;
+/// An emissive primitive of any kind, an area light; [`LightRecord::prim`] says which.
+pub const LIGHT_AREA: u32 = 2;
+
+/// Material kinds, [`MaterialRecord::kind`]: the kinds a scene names, each with its
+/// own parameters in the record's lanes.
+pub const MATERIAL_LAMBERT: u32 = 0;
+pub const MATERIAL_METAL: u32 = 1;
+pub const MATERIAL_DIELECTRIC: u32 = 2;
+/// Emits; with a non-zero albedo also reflects as Lambert does, else absorbs.
+pub const MATERIAL_EMISSIVE: u32 = 3;
+/// [`MaterialRecord::texture`] of a material without a texture.
+pub const NO_TEXTURE: u32 = u32::MAX;
 
 // The four fields tile the 32 bits exactly, whatever the limits say.
 const _: () = assert!(LEAF_FLAG ^ PRIM_KIND_MASK ^ LEAF_COUNT_MASK ^ PRIM_INDEX_MASK == u32::MAX);
@@ -155,15 +165,19 @@ blob_record! {
 }
 
 blob_record! {
-    /// A material in branchless form: the kernel blends lambert/metal/dielectric by weight.
+    /// A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.
     #[align(16)]
     pub struct MaterialRecord as "MaterialRecord" {
-        /// albedo.rgb, metal fuzz in [0, 1].
-        pub albedo_fuzz: [f32; 4],
-        /// Weights of lambert, metal and dielectric scattering (sum 1, or 0 for pure emitters), ior.
-        pub weights_ior: [f32; 4],
-        /// Emitted radiance rgb (color * strength), w unused.
-        pub emission: [f32; 4],
+        /// rgb: albedo (Lambert, Metal, an Emissive's diffuse part; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; 0 for the other kinds).
+        pub albedo_roughness: [f32; 4],
+        /// rgb: emitted radiance (Emissive: color * strength; 0 for the other kinds). w: index of refraction (Dielectric; 1 for the other kinds).
+        pub emission_ior: [f32; 4],
+        /// MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
+        pub kind: u32,
+        /// The texture multiplying the albedo: NO_TEXTURE (no blob has a texture section yet).
+        pub texture: u32,
+        /// Zeros.
+        pub reserved: [u32; 2],
     }
 }
 
@@ -216,16 +230,16 @@ blob_record! {
 }
 
 blob_record! {
-    /// A light for next-event estimation: the scene's lights in scene order, then one per emissive sphere in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
+    /// A light for next-event estimation: the scene's lights in scene order, then one per emissive primitive, kind after kind, each kind in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
     #[align(16)]
     pub struct LightRecord as "LightRecord" {
-        /// Point: position.xyz; directional: unit direction towards the light; sphere: unused. w: directional: cos(angular radius); else 1.
+        /// Point: position.xyz; directional: unit direction towards the light; area: unused. w: directional: cos(angular radius); else 1.
         pub vector_cos: [f32; 4],
-        /// rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (sphere). w: the probability of picking this light.
+        /// rgb: intensity (point), irradiance at normal incidence (directional) or emitted radiance (area). w: the probability of picking this light.
         pub radiance_pdf: [f32; 4],
-        /// LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_SPHERE.
+        /// LIGHT_POINT, LIGHT_DIRECTIONAL or LIGHT_AREA.
         pub kind: u32,
-        /// Sphere lights: the primitive reference of the sphere; else 0.
+        /// Area lights: the primitive reference of the emitter; else 0.
         pub prim: u32,
         /// Alias method: keep this light when the pick's fraction is below this.
         pub alias_threshold: f32,

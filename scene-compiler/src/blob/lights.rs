@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 use glam::Vec3;
 
-use super::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_SPHERE, LightRecord};
+use super::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord};
 use crate::scene::Light;
 
 /// An emissive primitive, in leaf order.
@@ -15,7 +15,8 @@ pub(crate) struct Emitter {
     pub prim: u32,
     /// Its place in the per-primitive sections.
     pub slot: usize,
-    pub radius: f32,
+    /// Its whole surface's area.
+    pub area: f64,
     /// Emitted radiance (the material's colour times strength).
     pub emission: Vec3,
 }
@@ -59,9 +60,9 @@ pub(crate) fn build(lights: &[Light], emitters: &[Emitter], scene_radius: f64) -
         powers.push(power);
     }
     for e in emitters {
-        let r = f64::from(e.radius);
-        records.push(record(LIGHT_SPHERE, [0.0, 0.0, 0.0, 1.0], e.emission, e.prim));
-        powers.push(4.0 * PI * PI * r * r * luminance(e.emission));
+        records.push(record(LIGHT_AREA, [0.0, 0.0, 0.0, 1.0], e.emission, e.prim));
+        // A Lambertian emitter of radiance L and area A sends out π A L.
+        powers.push(PI * e.area * luminance(e.emission));
     }
     let pdfs = pick_pdfs(&powers);
     // The table is built from the pdfs as stored, so that a light stored with pdf 0 is
@@ -177,7 +178,12 @@ mod tests {
         let emitters: Vec<Emitter> = [(1e-30f32, 1e-30f32), (1e30, 1e30), (1.0, 1.0)]
             .iter()
             .enumerate()
-            .map(|(i, &(radius, e))| Emitter { prim: i as u32, slot: i, radius, emission: Vec3::splat(e) })
+            .map(|(i, &(radius, e))| Emitter {
+                prim: i as u32,
+                slot: i,
+                area: 4.0 * PI * f64::from(radius) * f64::from(radius),
+                emission: Vec3::splat(e),
+            })
             .collect();
         let table = build(&[], &emitters, 1.0);
         let tiny = &table.records[0];
@@ -207,10 +213,15 @@ mod tests {
                 angular_radius_deg: 0.0,
             },
         ];
-        let emitters: Vec<Emitter> = [0.5f32, 1.0, 2.0]
+        let emitters: Vec<Emitter> = [0.5f64, 1.0, 2.0]
             .iter()
             .enumerate()
-            .map(|(i, &radius)| Emitter { prim: i as u32, slot: 10 + i, radius, emission: Vec3::splat(3.0) })
+            .map(|(i, &radius)| Emitter {
+                prim: i as u32,
+                slot: 10 + i,
+                area: 4.0 * PI * radius * radius,
+                emission: Vec3::splat(3.0),
+            })
             .collect();
         let table = build(&lights, &emitters, 10.0);
         let powers = [
@@ -226,7 +237,7 @@ mod tests {
             assert!((pdf - power / total).abs() < 1e-6, "pdf {pdf}, expected {}", power / total);
         }
         assert_eq!(table.records[1].vector_cos, [0.0, 1.0, 0.0, 1.0]);
-        assert_eq!(table.records[4].kind, LIGHT_SPHERE);
+        assert_eq!(table.records[4].kind, LIGHT_AREA);
         assert_eq!(table.records[4].prim, 2);
         let prim_pdfs: Vec<(usize, f32)> = table.prim_pdfs;
         assert_eq!(prim_pdfs.len(), 3);

@@ -241,13 +241,7 @@ impl<'a> BlobView<'a> {
             return Err(BlobError::record(S::Globals, 0, format!("vertical fov {vfov} outside (0, 180)")));
         }
         for (i, m) in self.materials.iter().enumerate() {
-            if ![m.albedo_fuzz, m.weights_ior, m.emission].iter().flatten().all(|x| x.is_finite()) {
-                return Err(BlobError::record(S::Materials, i, "non-finite parameter"));
-            }
-            let [wl, wm, wd, ior] = m.weights_ior;
-            if wl < 0.0 || wm < 0.0 || wd < 0.0 || wl + wm + wd > 1.0 + 1e-6 || ior < 1.0 {
-                return Err(BlobError::record(S::Materials, i, "lobe weights or ior out of range"));
-            }
+            check_material(m).map_err(|problem| BlobError::record(S::Materials, i, problem))?;
         }
         for kind in PrimKind::ALL {
             with_shape!(kind, S => check_shapes::<S>(self.records::<S>())?);
@@ -285,8 +279,8 @@ impl<'a> BlobView<'a> {
         Ok(())
     }
 
-    /// Lights: known kinds, finite values, an alias table that stays in range, sphere
-    /// lights that name a sphere (each at most once) whose `prim_light_pdfs` entry is
+    /// Lights: known kinds, finite values, an alias table that stays in range, area
+    /// lights that name a primitive (each at most once) whose `prim_light_pdfs` entry is
     /// their pdf, no other primitive with a pick probability, and pdfs that sum to 1
     /// (or are all 0: no light has power, the renderer samples none). When they sum to
     /// 1, the alias table must give each light its pdf, so no light of pdf 0 is picked.
@@ -301,7 +295,6 @@ impl<'a> BlobView<'a> {
             ));
         }
         let count = self.lights.len();
-        let sphere_count = self.header.prim_count(PrimKind::Sphere);
         // Per primitive slot, whether a light is that primitive.
         let mut is_light = vec![false; self.prim_light_pdfs.len()];
         let mut sum = 0.0f64;
@@ -324,24 +317,27 @@ impl<'a> BlobView<'a> {
             }
             match l.kind {
                 LIGHT_POINT | LIGHT_DIRECTIONAL => {}
-                LIGHT_SPHERE => {
+                LIGHT_AREA => {
                     let (kind, index) = prim_parts(l.prim);
                     // No stray bits: the kernels compare references whole.
                     let stray = l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK) != 0;
-                    if stray || kind != PrimKind::Sphere as u32 || index >= sphere_count {
+                    let kind =
+                        PrimKind::from_u32(kind).filter(|&k| !stray && index < self.header.prim_count(k));
+                    let Some(kind) = kind else {
                         return err(format!(
-                            "sphere light names primitive {:#x}, not a sphere of 0..{sphere_count}",
+                            "area light names primitive {:#x}, which the blob does not hold",
                             l.prim
                         ));
-                    }
+                    };
                     let slot = self.prim_slot(l.prim);
                     if std::mem::replace(&mut is_light[slot], true) {
-                        return err(format!("sphere {index} is already another light"));
+                        return err(format!("{} {index} is already another light", kind.name()));
                     }
                     let entry = self.prim_light_pdfs[slot];
                     if entry != pdf {
                         return err(format!(
-                            "pdf {pdf} differs from its sphere's prim_light_pdfs[{slot}] = {entry}"
+                            "pdf {pdf} differs from its {}'s prim_light_pdfs[{slot}] = {entry}",
+                            kind.name()
                         ));
                     }
                 }
@@ -546,4 +542,39 @@ fn xyz(v: [f32; 4]) -> Vec3 {
 /// Sections are aligned and sized exactly (checked above), so the cast cannot fail.
 fn cast<T: Pod>(bytes: &[u8]) -> &[T] {
     bytemuck::cast_slice(bytes)
+}
+
+/// Why a material record cannot be rendered, if it cannot: a known kind, finite lanes,
+/// the kind's parameters in range and neutral values in the lanes it does not use
+/// (one encoding per material, so blobs compare byte for byte).
+fn check_material(m: &MaterialRecord) -> Result<(), String> {
+    let [r, g, b, roughness] = m.albedo_roughness;
+    let [er, eg, eb, ior] = m.emission_ior;
+    if ![m.albedo_roughness, m.emission_ior].iter().flatten().all(|x| x.is_finite()) {
+        return Err("non-finite parameter".into());
+    }
+    if r < 0.0 || g < 0.0 || b < 0.0 || er < 0.0 || eg < 0.0 || eb < 0.0 {
+        return Err("negative albedo or emission".into());
+    }
+    if m.texture != NO_TEXTURE || m.reserved != [0; 2] {
+        return Err(format!("texture {:#x} or reserved lanes set (this format has no textures)", m.texture));
+    }
+    let emits = er > 0.0 || eg > 0.0 || eb > 0.0;
+    let (uses_roughness, uses_emission, uses_ior, albedo_one) = match m.kind {
+        MATERIAL_LAMBERT => (false, false, false, false),
+        MATERIAL_METAL => (true, false, false, false),
+        MATERIAL_DIELECTRIC => (false, false, true, true),
+        MATERIAL_EMISSIVE => (false, true, false, false),
+        kind => return Err(format!("unknown material kind {kind}")),
+    };
+    if !(0.0..=1.0).contains(&roughness) || (!uses_roughness && roughness != 0.0) {
+        return Err(format!("roughness {roughness} out of range for material kind {}", m.kind));
+    }
+    if (!uses_emission && emits) || (!uses_ior && ior != 1.0) || (uses_ior && ior < 1.0) {
+        return Err(format!("emission or ior {ior} out of range for material kind {}", m.kind));
+    }
+    if albedo_one && [r, g, b] != [1.0; 3] {
+        return Err("a dielectric's albedo lanes are not 1".into());
+    }
+    Ok(())
 }

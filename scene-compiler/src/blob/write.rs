@@ -239,24 +239,37 @@ impl Prims {
         }
     }
 
-    /// The emissive primitives, in leaf order: the area lights.
+    /// The emissive primitives, kind after kind, each kind in leaf order: the area lights.
     fn emitters(&self, scene: &Scene) -> Vec<Emitter> {
-        let first_sphere = self.kind_first_slot(PrimKind::Sphere);
-        let emission = |material: u32| material_emission(scene.materials[material as usize].kind);
-        self.slots
+        let mut emitters = Vec::new();
+        for kind in PrimKind::ALL {
+            with_shape!(kind, S => self.emitters_of::<S>(scene, &mut emitters));
+        }
+        emitters
+    }
+
+    fn emitters_of<S: Shape>(&self, scene: &Scene, emitters: &mut Vec<Emitter>) {
+        let first = self.kind_first_slot(S::KIND);
+        let list = S::of(scene);
+        let mut kind_slots: Vec<(u32, u32)> = self
+            .slots
             .iter()
-            .filter(|&&(kind, ..)| kind == PrimKind::Sphere)
-            .filter_map(|&(_, within, source)| {
-                let sphere = &scene.spheres[source as usize];
-                let [r, g, b, _] = emission(sphere.material);
-                (r > 0.0 || g > 0.0 || b > 0.0).then(|| Emitter {
-                    prim: prim_ref(PrimKind::Sphere, within),
-                    slot: first_sphere + within as usize,
-                    radius: sphere.radius,
+            .filter(|s| s.0 == S::KIND)
+            .map(|&(_, within, source)| (within, source))
+            .collect();
+        kind_slots.sort_unstable();
+        for (within, source) in kind_slots {
+            let shape = &list[source as usize];
+            let [r, g, b, _] = material_emission(scene.materials[shape.material() as usize].kind);
+            if r > 0.0 || g > 0.0 || b > 0.0 {
+                emitters.push(Emitter {
+                    prim: prim_ref(S::KIND, within),
+                    slot: first + within as usize,
+                    area: S::surface_area(&shape.record()),
                     emission: Vec3::new(r, g, b),
-                })
-            })
-            .collect()
+                });
+            }
+        }
     }
 
     /// Where `kind`'s primitives start in the per-primitive sections.
@@ -320,26 +333,28 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
     }
 }
 
-/// What a material emits, as its record holds it: what the light table depends on.
+/// What a material emits, as its record holds it (the w lane is its ior): what the
+/// light table depends on.
 pub(crate) fn material_emission(kind: MaterialKind) -> [f32; 4] {
-    material_record(kind).emission
+    material_record(kind).emission_ior
 }
 
-/// The branchless form: one-hot lobe weights, so the kernel never switches on a kind.
+/// The kind and its parameters; lanes the kind does not use hold neutral values
+/// (albedo 1, roughness 0, emission 0, ior 1), so the blob has one encoding per material.
 pub(crate) fn material_record(kind: MaterialKind) -> MaterialRecord {
-    let (albedo, fuzz, weights, ior, emission) = match kind {
-        MaterialKind::Lambert { albedo } => (albedo, 0.0, [1.0, 0.0, 0.0], 1.0, Vec3::ZERO),
-        MaterialKind::Metal { albedo, fuzz } => (albedo, fuzz, [0.0, 1.0, 0.0], 1.0, Vec3::ZERO),
-        MaterialKind::Dielectric { ior } => (Vec3::ONE, 0.0, [0.0, 0.0, 1.0], ior, Vec3::ZERO),
-        // A pure emitter absorbs (no lobe); one with an albedo also reflects diffusely.
+    let (id, albedo, roughness, emission, ior) = match kind {
+        MaterialKind::Lambert { albedo } => (MATERIAL_LAMBERT, albedo, 0.0, Vec3::ZERO, 1.0),
+        MaterialKind::Metal { albedo, fuzz } => (MATERIAL_METAL, albedo, fuzz, Vec3::ZERO, 1.0),
+        MaterialKind::Dielectric { ior } => (MATERIAL_DIELECTRIC, Vec3::ONE, 0.0, Vec3::ZERO, ior),
         MaterialKind::Emissive { color, strength, albedo } => {
-            let lambert = if albedo == Vec3::ZERO { 0.0 } else { 1.0 };
-            (albedo, 0.0, [lambert, 0.0, 0.0], 1.0, color * strength)
+            (MATERIAL_EMISSIVE, albedo, 0.0, color * strength, 1.0)
         }
     };
     MaterialRecord {
-        albedo_fuzz: lane(albedo, fuzz),
-        weights_ior: [weights[0], weights[1], weights[2], ior],
-        emission: lane(emission, 0.0),
+        albedo_roughness: lane(albedo, roughness),
+        emission_ior: lane(emission, ior),
+        kind: id,
+        texture: NO_TEXTURE,
+        reserved: [0; 2],
     }
 }

@@ -50,4 +50,9 @@ impl Shape for Cuboid {
             Ok(())
         }
     }
+
+    fn surface_area(record: &BoxRecord) -> f64 {
+        let [x, y, z] = [0, 1, 2].map(|a| f64::from(record.max[a]) - f64::from(record.min[a]));
+        2.0 * (x * y + y * z + z * x)
+    }
 }

@@ -59,6 +59,9 @@ pub trait Shape: Sized + Clone + PartialEq {
     fn record_bounds(record: &Self::Record) -> Aabb;
     /// Why a record read from a blob cannot be rendered, if it cannot.
     fn check_record(record: &Self::Record) -> Result<(), &'static str>;
+    /// The area of the whole surface: an emitter's power is π times this times its
+    /// radiance (docs/path-tracing.md, "Next-event estimation").
+    fn surface_area(record: &Self::Record) -> f64;
 }
 
 /// Every primitive's bounds, kind after kind: what the BVH is built over.

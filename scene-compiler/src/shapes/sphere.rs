@@ -48,4 +48,9 @@ impl Shape for Sphere {
             Err("non-finite center or radius <= 0")
         }
     }
+
+    fn surface_area(record: &SphereRecord) -> f64 {
+        let r = f64::from(record.center_radius[3]);
+        4.0 * std::f64::consts::PI * r * r
+    }
 }

@@ -8,8 +8,9 @@ use std::f64::consts::PI;
 
 use glam::Vec3;
 use scene_compiler::blob::layout::{
-    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_DIRECTIONAL, LIGHT_POINT,
-    LIGHT_SPHERE, LightRecord, PRIM_INDEX_MASK, PRIM_KIND_MASK, PrimKind, SectionId, prim_ref,
+    BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_AREA, LIGHT_DIRECTIONAL,
+    LIGHT_POINT, LightRecord, MATERIAL_EMISSIVE, NO_TEXTURE, PRIM_INDEX_MASK, PRIM_KIND_MASK, PrimKind,
+    SectionId, prim_ref,
 };
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
 use scene_compiler::bvh::stats;
@@ -159,7 +160,7 @@ fn assert_in_range(view: &BlobView<'_>) {
     assert_eq!(view.prim_light_pdfs.len(), spheres);
     for l in view.lights {
         assert!((l.alias as usize) < view.lights.len());
-        if l.kind == LIGHT_SPHERE {
+        if l.kind == LIGHT_AREA {
             assert_eq!(l.prim & !PRIM_INDEX_MASK, 0, "sphere lights name spheres");
             assert!((l.prim as usize) < spheres);
             assert_eq!(view.prim_light_pdfs[l.prim as usize], l.radiance_pdf[3]);
@@ -271,7 +272,7 @@ fn corrupt_light_tables_are_refused() {
     let view = BlobView::parse(&compiled.blob).unwrap();
     let lights_at = view.header.sections[SectionId::Lights as usize].offset as usize;
     let sphere_light =
-        view.lights.iter().position(|l| l.kind == LIGHT_SPHERE).expect("the test scene has emissive spheres");
+        view.lights.iter().position(|l| l.kind == LIGHT_AREA).expect("the test scene has emissive spheres");
     let count = view.lights.len() as u32;
     let corrupt = |i: usize, change: &dyn Fn(&mut LightRecord)| -> String {
         let mut bytes = compiled.blob.clone();
@@ -285,7 +286,7 @@ fn corrupt_light_tables_are_refused() {
     let err = corrupt(0, &|l| l.alias = count);
     assert!(err.contains("lights[0]") && err.contains("alias"), "{err}");
     let err = corrupt(sphere_light, &|l| l.prim = view.records::<Sphere>().len() as u32);
-    assert!(err.contains("not a sphere"), "{err}");
+    assert!(err.contains("does not hold"), "{err}");
     let err = corrupt(sphere_light, &|l| l.prim = (l.prim + 1) % view.records::<Sphere>().len() as u32);
     assert!(err.contains("prim_light_pdfs"), "{err}");
     let err = corrupt(0, &|l| l.kind = 7);
@@ -357,9 +358,9 @@ fn lights_are_picked_in_proportion_to_their_power() {
             let r = f64::from(s.radius);
             if color * strength != Vec3::ZERO {
                 expected.push((
-                    LIGHT_SPHERE,
+                    LIGHT_AREA,
                     prim_ref(PrimKind::Sphere, slot as u32),
-                    4.0 * PI * PI * r * r * lum(color * strength),
+                    PI * (4.0 * PI * r * r) * lum(color * strength),
                 ));
                 emitter_slots.push(slot);
             }
@@ -406,11 +407,12 @@ fn lights_are_picked_in_proportion_to_their_power() {
         assert!((mass - pdf).abs() < 1e-6, "light {i}: picked with {mass}, pdf {pdf}");
     }
 
-    // The diffuse emitter scatters like Lambert; the pure emitters absorb.
-    assert_eq!(view.materials[1].weights_ior[..3], [0.0, 0.0, 0.0]);
-    assert_eq!(view.materials[2].weights_ior[..3], [1.0, 0.0, 0.0]);
-    assert_eq!(view.materials[2].albedo_fuzz[..3], [0.5, 0.5, 0.5]);
-    assert_eq!(view.materials[2].emission[..3], [0.0, 0.0, 3.0]);
+    // Emitters keep their kind, albedo (none: they absorb) and radiance.
+    assert_eq!((view.materials[1].kind, view.materials[1].albedo_roughness), (MATERIAL_EMISSIVE, [0.0; 4]));
+    assert_eq!(view.materials[2].kind, MATERIAL_EMISSIVE);
+    assert_eq!(view.materials[2].albedo_roughness, [0.5, 0.5, 0.5, 0.0]);
+    assert_eq!(view.materials[2].emission_ior, [0.0, 0.0, 3.0, 1.0]);
+    assert_eq!(view.materials[2].texture, NO_TEXTURE);
 }
 
 #[test]
@@ -452,17 +454,18 @@ fn inconsistent_light_tables_are_refused() {
         parse_err(bytes)
     };
     let spheres = view.records::<Sphere>().len() as u32;
-    let first_sphere_light = view.lights.iter().position(|l| l.kind == LIGHT_SPHERE).unwrap();
+    let first_sphere_light = view.lights.iter().position(|l| l.kind == LIGHT_AREA).unwrap();
     let i = first_sphere_light;
 
-    // Sphere lights must name a sphere: not another kind, not past the last sphere,
-    // no stray bits, and each sphere only once.
+    // Area lights must name a primitive the blob holds: not a kind without primitives
+    // (this scene has no boxes), not past the last sphere, no stray bits, and each
+    // primitive only once.
     let err = with_light(i, &|l| l.prim = prim_ref(PrimKind::Sphere, spheres));
-    assert!(err.contains(&format!("lights[{i}]")) && err.contains("not a sphere"), "{err}");
+    assert!(err.contains(&format!("lights[{i}]")) && err.contains("does not hold"), "{err}");
     let err = with_light(i, &|l| l.prim = 1 << 29);
-    assert!(err.contains(&format!("lights[{i}]")) && err.contains("not a sphere"), "{err}");
+    assert!(err.contains(&format!("lights[{i}]")) && err.contains("does not hold"), "{err}");
     let err = with_light(i, &|l| l.prim |= 1 << 27);
-    assert!(err.contains("not a sphere"), "{err}");
+    assert!(err.contains("does not hold"), "{err}");
     let first_prim = view.lights[i].prim;
     let err = with_light(i + 1, &|l| l.prim = first_prim);
     assert!(err.contains(&format!("lights[{}]", i + 1)) && err.contains("already another light"), "{err}");

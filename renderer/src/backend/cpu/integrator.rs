@@ -11,11 +11,8 @@ use super::scatter::{ScatterRandoms, scatter};
 use super::scene::CpuScene;
 use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
+use crate::backend::constants::RR_START_DEPTH;
 use crate::camera::CameraFrame;
-
-/// Russian roulette starts once a path has this many segments (`depth + 1`): after the
-/// first bounce, as in the reference CUDA port (docs/path-tracing.md says why).
-pub const RR_START_DEPTH: u32 = 1;
 
 /// The camera frame in SIMD lanes.
 #[derive(Clone, Copy, Debug)]
@@ -108,17 +105,12 @@ pub fn trace_sample(
         if nee && bsdf_pdf > 0.0 {
             let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
             if pick_pdf > 0.0 {
-                let light_pdf = pick_pdf * shapes::solid_angle_pdf(scene, hit.prim, bounce_point);
+                let light_pdf = pick_pdf * shapes::pdf_towards(scene, hit.prim, bounce_point, &surface);
                 weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
             }
         }
         radiance += throughput * m.emission * weight;
-        let randoms = ScatterRandoms {
-            lobe: rng.next_f32(),
-            r1: rng.next_f32(),
-            r2: rng.next_f32(),
-            fresnel: rng.next_f32(),
-        };
+        let randoms = ScatterRandoms::draw(rng);
         let Some(bounce) = scatter(m, dir, n, front_face, randoms) else {
             break;
         };

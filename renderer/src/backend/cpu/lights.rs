@@ -1,13 +1,14 @@
 //! Next-event estimation: picking a light by power and sampling a direction to it
 //! (docs/path-tracing.md, "Next-event estimation"; CUDA twin: kernels/lights.cuh).
 
-use std::f32::consts::{FRAC_1_PI, TAU};
+use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::{LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord, PRIM_INDEX_MASK};
+use scene_compiler::blob::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord};
 
+use super::sampling::sample_cone;
 use super::scene::CpuScene;
-use super::shapes::sphere::{sphere_cone, sphere_near_distance};
+use super::shapes;
 use super::traverse::occluded;
 
 /// What a light is, with the parameters its sampling needs.
@@ -21,8 +22,8 @@ pub enum LightShape {
         towards: Vec3A,
         one_minus_cos: f32,
     },
-    /// A primitive reference (an emissive sphere).
-    Sphere {
+    /// An emissive primitive of any kind (its reference): the shape samples itself.
+    Area {
         prim: u32,
     },
 }
@@ -31,7 +32,7 @@ pub enum LightShape {
 #[derive(Clone, Copy, Debug)]
 pub struct Light {
     pub shape: LightShape,
-    /// Intensity (point), irradiance (directional) or radiance (sphere).
+    /// Intensity (point), irradiance (directional) or radiance (area).
     pub radiance: Vec3A,
     /// The probability of picking this light.
     pub pdf: f32,
@@ -46,8 +47,8 @@ impl Light {
         let shape = match r.kind {
             LIGHT_POINT => LightShape::Point { position: vector },
             LIGHT_DIRECTIONAL => LightShape::Directional { towards: vector, one_minus_cos: 1.0 - cos },
-            // The loader accepts no other kind.
-            _ => LightShape::Sphere { prim: r.prim },
+            LIGHT_AREA => LightShape::Area { prim: r.prim },
+            kind => unreachable!("BlobView::parse refuses light kind {kind}"),
         };
         Light {
             shape,
@@ -113,44 +114,21 @@ pub fn direct_light(
             }
             f * c * light.radiance / light.pdf
         }
-        LightShape::Sphere { prim } => {
-            let sphere = scene.shapes.spheres[(prim & PRIM_INDEX_MASK) as usize];
-            let Some((axis, one_minus_cos)) = sphere_cone(sphere, p) else {
+        LightShape::Area { prim } => {
+            let Some(sample) = shapes::sample_towards(scene, prim, p, o, [u[1], u[2]]) else {
                 return Vec3A::ZERO;
             };
-            let wi = sample_cone(axis, one_minus_cos, u[1], u[2]);
-            let c = n.dot(wi);
+            let c = n.dot(sample.wi);
             if c <= 0.0 {
                 return Vec3A::ZERO;
             }
             *rays += 1;
-            if occluded(scene, o, wi, sphere_near_distance(sphere, o, wi), prim) {
+            if occluded(scene, o, sample.wi, sample.t_max, prim) {
                 return Vec3A::ZERO;
             }
-            let light_pdf = light.pdf / (TAU * one_minus_cos);
+            let light_pdf = light.pdf / sample.inv_pdf;
             let bsdf_pdf = c * FRAC_1_PI;
             f * c * light.radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
     }
-}
-
-/// A direction uniform in solid angle within the cone of `1 - cos θmax =
-/// one_minus_cos` around unit `axis`.
-#[inline(always)]
-pub fn sample_cone(axis: Vec3A, one_minus_cos: f32, u1: f32, u2: f32) -> Vec3A {
-    let cos_theta = 1.0 - u1 * one_minus_cos;
-    let sin_theta = ((1.0 - cos_theta) * (1.0 + cos_theta)).max(0.0).sqrt();
-    let (sin_phi, cos_phi) = (TAU * u2).sin_cos();
-    let (t, b) = onb(axis);
-    t * (sin_theta * cos_phi) + b * (sin_theta * sin_phi) + axis * cos_theta
-}
-
-/// Two unit vectors completing unit `n` to an orthonormal basis, without a branch on
-/// a near-zero component (Duff et al. 2017, "Building an Orthonormal Basis, Revisited").
-#[inline(always)]
-pub fn onb(n: Vec3A) -> (Vec3A, Vec3A) {
-    let sign = 1.0f32.copysign(n.z);
-    let a = -1.0 / (sign + n.z);
-    let b = n.x * n.y * a;
-    (Vec3A::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x), Vec3A::new(b, sign + n.y * n.y * a, -n.y))
 }

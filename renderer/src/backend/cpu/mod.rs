@@ -11,6 +11,7 @@ pub mod film;
 pub mod integrator;
 pub mod lights;
 pub mod rng;
+pub mod sampling;
 pub mod scatter;
 pub mod scene;
 pub mod shapes;

@@ -4,12 +4,7 @@
 //! thread count, tile order or how the samples are split across render calls. The
 //! kernels implement the same functions; `tests/cpu/rng.rs` pins their first values.
 
-/// LCG multiplier of the PCG state step.
-const PCG_MULTIPLIER: u32 = 747_796_405;
-/// LCG increment of the PCG state step.
-const PCG_INCREMENT: u32 = 2_891_336_453;
-/// Multiplier of the RXS-M-XS output permutation.
-const PCG_OUTPUT_MULTIPLIER: u32 = 277_803_737;
+use crate::backend::constants::{PCG_INCREMENT, PCG_MULTIPLIER, PCG_OUTPUT_MULTIPLIER};
 
 /// PCG's RXS-M-XS output permutation of one state.
 #[inline(always)]

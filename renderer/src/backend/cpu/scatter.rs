@@ -1,19 +1,31 @@
-//! Scattering at a hit: the branchless material's lobe choice and the three lobes
-//! (docs/path-tracing.md, "One sample", the `scatter` block).
+//! Scattering at a hit: each material kind's lobe (docs/path-tracing.md, "One
+//! sample", the `scatter` block; CUDA twin: kernels/scatter.cuh).
 
 use std::f32::consts::TAU;
 
 use glam::Vec3A;
 
-use super::scene::Material;
+use super::rng::Rng;
+use super::scene::{Lobe, Material};
+use crate::backend::constants::DEGENERATE_DIR2;
 
-/// The four random numbers drawn at every bounce, whichever lobe uses them.
+/// The random numbers drawn at every bounce, whichever lobe uses them.
 #[derive(Clone, Copy, Debug)]
 pub struct ScatterRandoms {
-    pub lobe: f32,
     pub r1: f32,
     pub r2: f32,
     pub fresnel: f32,
+}
+
+impl ScatterRandoms {
+    /// Draws them, after one number no kind uses: it picked a lobe when materials were
+    /// blends of lobes, and drawing it still keeps every stream, so every image, as it
+    /// was (docs/path-tracing.md, "One sample").
+    #[inline(always)]
+    pub fn draw(rng: &mut Rng) -> ScatterRandoms {
+        let _lobe_pick = rng.next_f32();
+        ScatterRandoms { r1: rng.next_f32(), r2: rng.next_f32(), fresnel: rng.next_f32() }
+    }
 }
 
 /// A bounce that continues the path.
@@ -25,33 +37,38 @@ pub struct Bounce {
     pub diffuse: bool,
 }
 
-/// The scattered direction and attenuation; `None` when the path ends here (a pure
-/// emitter's ABSORB lobe, or a fuzzy metal reflection below the surface).
+/// The scattered direction and attenuation; `None` when the path ends here (an
+/// emitter without albedo absorbs, and so does a fuzzy metal reflection below the
+/// surface).
 ///
 /// `dir` is the unit incoming direction, `n` the unit normal facing against it.
 #[inline(always)]
 pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterRandoms) -> Option<Bounce> {
-    if r.lobe < m.lambert_below {
-        let d = n + random_unit_vector(r.r1, r.r2);
-        // A sample exactly opposite the normal would give a zero direction.
-        let dir = if d.length_squared() < 1e-12 { n } else { d.normalize() };
-        Some(Bounce { dir, attenuation: m.albedo, diffuse: true })
-    } else if r.lobe < m.metal_below {
-        let d = reflect(dir, n) + m.fuzz * random_unit_vector(r.r1, r.r2);
-        if d.dot(n) <= 0.0 {
-            return None;
+    match m.lobe {
+        Lobe::Lambert => {
+            let d = n + random_unit_vector(r.r1, r.r2);
+            // A sample exactly opposite the normal would give a zero direction.
+            let dir = if d.length_squared() < DEGENERATE_DIR2 { n } else { d.normalize() };
+            Some(Bounce { dir, attenuation: m.albedo, diffuse: true })
         }
-        Some(Bounce { dir: d.normalize(), attenuation: m.albedo, diffuse: false })
-    } else if r.lobe < m.dielectric_below {
-        let eta = if front_face { 1.0 / m.ior } else { m.ior };
-        let c = (-dir).dot(n).min(1.0);
-        let s = (1.0 - c * c).sqrt();
-        let r0 = ((1.0 - eta) / (1.0 + eta)).powi(2);
-        let fresnel = r0 + (1.0 - r0) * (1.0 - c).powi(5);
-        let d = if eta * s > 1.0 || fresnel > r.fresnel { reflect(dir, n) } else { refract(dir, n, eta, c) };
-        Some(Bounce { dir: d, attenuation: Vec3A::ONE, diffuse: false })
-    } else {
-        None
+        Lobe::Metal { fuzz } => {
+            let d = reflect(dir, n) + fuzz * random_unit_vector(r.r1, r.r2);
+            if d.dot(n) <= 0.0 {
+                return None;
+            }
+            Some(Bounce { dir: d.normalize(), attenuation: m.albedo, diffuse: false })
+        }
+        Lobe::Dielectric { ior } => {
+            let eta = if front_face { 1.0 / ior } else { ior };
+            let c = (-dir).dot(n).min(1.0);
+            let s = (1.0 - c * c).sqrt();
+            let r0 = ((1.0 - eta) / (1.0 + eta)).powi(2);
+            let fresnel = r0 + (1.0 - r0) * (1.0 - c).powi(5);
+            let d =
+                if eta * s > 1.0 || fresnel > r.fresnel { reflect(dir, n) } else { refract(dir, n, eta, c) };
+            Some(Bounce { dir: d, attenuation: m.albedo, diffuse: false })
+        }
+        Lobe::Absorb => None,
     }
 }
 

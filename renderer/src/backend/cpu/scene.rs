@@ -10,7 +10,10 @@
 
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{GlobalsRecord, MaterialRecord, NodeBoxesRecord, PrimKind};
+use scene_compiler::blob::layout::{
+    GlobalsRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL, MaterialRecord,
+    NodeBoxesRecord, PrimKind,
+};
 
 use super::lights::Light;
 use super::shapes::Shapes;
@@ -34,35 +37,40 @@ impl ChildBoxes {
     }
 }
 
-/// A material in the blob's branchless form.
+/// How a material scatters: one lobe per kind; an emitter reflects as Lambert when it
+/// has an albedo and absorbs otherwise (kernels/scatter.cuh decides the same per hit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lobe {
+    Lambert,
+    Metal { fuzz: f32 },
+    Dielectric { ior: f32 },
+    Absorb,
+}
+
+/// A material record in the form scattering takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Material {
+    /// The attenuation of a bounce (1 for a dielectric).
     pub albedo: Vec3A,
-    pub fuzz: f32,
-    /// Lambert weight, then the cumulative thresholds of metal and dielectric.
-    pub lambert_below: f32,
-    pub metal_below: f32,
-    pub dielectric_below: f32,
-    pub ior: f32,
+    pub lobe: Lobe,
     pub emission: Vec3A,
 }
 
 impl Material {
     fn from_record(m: &MaterialRecord) -> Material {
-        let [r, g, b, fuzz] = m.albedo_fuzz;
-        let [wl, wm, wd, ior] = m.weights_ior;
-        let [er, eg, eb, _] = m.emission;
-        Material {
-            albedo: Vec3A::new(r, g, b),
-            fuzz,
-            // Summed in the spec's order (wl, wl + wm, wl + wm + wd) so the lobe
-            // thresholds round exactly as the kernel's do.
-            lambert_below: wl,
-            metal_below: wl + wm,
-            dielectric_below: wl + wm + wd,
-            ior,
-            emission: Vec3A::new(er, eg, eb),
-        }
+        let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
+        let [.., roughness] = m.albedo_roughness;
+        let [.., ior] = m.emission_ior;
+        let albedo = lanes(m.albedo_roughness);
+        let lobe = match m.kind {
+            MATERIAL_LAMBERT => Lobe::Lambert,
+            MATERIAL_METAL => Lobe::Metal { fuzz: roughness },
+            MATERIAL_DIELECTRIC => Lobe::Dielectric { ior },
+            MATERIAL_EMISSIVE if albedo != Vec3A::ZERO => Lobe::Lambert,
+            MATERIAL_EMISSIVE => Lobe::Absorb,
+            kind => unreachable!("BlobView::parse refuses material kind {kind}"),
+        };
+        Material { albedo, lobe, emission: lanes(m.emission_ior) }
     }
 }
 

@@ -18,9 +18,8 @@ pub const DEFINES_ENV: &str = "RENDERER_KERNEL_DEFINES";
 pub const CACHE_ENV: &str = "RENDERER_KERNEL_CACHE";
 
 /// Render block shape (threads): 16x8 pixels keep a warp on a 16x2 tile, whose camera
-/// rays take similar BVH paths. H200, RTIOW, 30 spp (tools/gpu-sweep.sh, two runs):
-/// 1280x720 3.80 ms against 4.01 for 8x8 blocks, 1920x1080 and 3840x2160 equal within
-/// 0.2%; 8x4 and 16x4 were slower.
+/// rays take similar BVH paths; 8x8, 8x4 and 16x4 were slower (docs/performance.md,
+/// "Choices in the code").
 pub const DEFAULT_BLOCK: (u32, u32) = (16, 8);
 
 /// Build and launch options of the CUDA kernels.

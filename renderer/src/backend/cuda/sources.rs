@@ -19,6 +19,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("arch.cuh", include_str!("../../../../kernels/arch.cuh")),
     ("blob_layout.cuh", include_str!("../../../../kernels/blob_layout.cuh")),
     ("camera.cuh", include_str!("../../../../kernels/camera.cuh")),
+    ("constants.cuh", include_str!("../../../../kernels/constants.cuh")),
     ("device_nodes.cuh", include_str!("../../../../kernels/device_nodes.cuh")),
     ("film.cuh", include_str!("../../../../kernels/film.cuh")),
     ("launch_params.cuh", include_str!("../../../../kernels/launch_params.cuh")),
@@ -26,6 +27,7 @@ const EMBEDDED: &[(&str, &str)] = &[
     ("params.cuh", include_str!("../../../../kernels/params.cuh")),
     ("path.cuh", include_str!("../../../../kernels/path.cuh")),
     ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),
+    ("sampling.cuh", include_str!("../../../../kernels/sampling.cuh")),
     ("scatter.cuh", include_str!("../../../../kernels/scatter.cuh")),
     ("shape_box.cuh", include_str!("../../../../kernels/shape_box.cuh")),
     ("shape_sphere.cuh", include_str!("../../../../kernels/shape_sphere.cuh")),
@@ -67,6 +69,7 @@ impl KernelSources {
     pub fn generated_headers() -> Vec<KernelSource> {
         [
             ("blob_layout.cuh", scene_compiler::blob::cuda_header()),
+            ("constants.cuh", crate::backend::constants::cuda_header()),
             ("launch_params.cuh", super::params::cuda_header()),
         ]
         .into_iter()

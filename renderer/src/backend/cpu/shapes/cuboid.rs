@@ -6,9 +6,99 @@
 //! (`0 · ∞` would make a NaN): a shadow ray that starts on a wall and runs along it,
 //! straight up to a sun overhead, must still meet the box it starts in.
 
-use glam::Vec3A;
+use glam::{Vec3A, Vec4};
+use scene_compiler::blob::layout::BoxRecord;
 
-use super::Surface;
+use super::{CpuShape, LightSample, Surface};
+
+/// An axis-aligned box, its corners in SIMD registers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cuboid {
+    pub min: Vec3A,
+    pub max: Vec3A,
+}
+
+impl Cuboid {
+    pub fn from_record(r: &BoxRecord) -> Cuboid {
+        let corner = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
+        Cuboid { min: corner(r.min), max: corner(r.max) }
+    }
+
+    /// Per axis, the area of the face `p` sees on that axis (it is on the outer side of
+    /// the face's plane), or 0; their sum is what light sampling spreads over.
+    #[inline(always)]
+    fn visible_face_areas(&self, p: Vec3A) -> [f32; 3] {
+        let e = self.max - self.min;
+        let area = [e.y * e.z, e.z * e.x, e.x * e.y];
+        [0, 1, 2].map(|a| if p[a] < self.min[a] || p[a] > self.max[a] { area[a] } else { 0.0 })
+    }
+}
+
+impl CpuShape for Cuboid {
+    #[inline(always)]
+    fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
+        intersect_box(self.min, self.max, origin, dir, t_max)
+    }
+
+    #[inline(always)]
+    fn surface(&self, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
+        box_surface(self.min, self.max, origin, dir, t)
+    }
+
+    /// Uniform by area over the faces `p` sees (at most three): `u[0]` picks the face
+    /// and, rescaled, the point along the face's first axis; `u[1]` along its second.
+    /// Faces turned away are never drawn: a shadow ray to one would pass through the
+    /// box itself, which the shadow test skips.
+    #[inline(always)]
+    fn sample_towards(&self, p: Vec3A, o: Vec3A, u: [f32; 2]) -> Option<LightSample> {
+        let areas = self.visible_face_areas(p);
+        let total = areas[0] + areas[1] + areas[2];
+        if total <= 0.0 {
+            return None;
+        }
+        let mut pick = u[0] * total;
+        // The last visible face takes what rounding leaves past the others.
+        let mut axis = if areas[2] > 0.0 {
+            2
+        } else if areas[1] > 0.0 {
+            1
+        } else {
+            0
+        };
+        for (a, &area) in areas.iter().enumerate().take(axis) {
+            if pick < area {
+                axis = a;
+                break;
+            }
+            pick -= area;
+        }
+        let along = (pick / areas[axis]).clamp(0.0, 1.0);
+        let (b, c) = ((axis + 1) % 3, (axis + 2) % 3);
+        let mut x = Vec3A::ZERO;
+        x[axis] = if p[axis] < self.min[axis] { self.min[axis] } else { self.max[axis] };
+        x[b] = self.min[b] + along * (self.max[b] - self.min[b]);
+        x[c] = self.min[c] + u[1] * (self.max[c] - self.min[c]);
+        let to = x - p;
+        let dist2 = to.length_squared();
+        let wi = to / dist2.sqrt();
+        let inv_pdf = total * wi[axis].abs() / dist2;
+        if !(inv_pdf > 0.0 && inv_pdf.is_finite()) {
+            return None;
+        }
+        Some(LightSample { wi, t_max: (x[axis] - o[axis]) / wi[axis], inv_pdf })
+    }
+
+    #[inline(always)]
+    fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32 {
+        let areas = self.visible_face_areas(from);
+        let total = areas[0] + areas[1] + areas[2];
+        let to = hit.point - from;
+        let dist2 = to.length_squared();
+        let cos = hit.normal.dot(to).abs() / dist2.sqrt();
+        let pdf = dist2 / (total * cos);
+        if total > 0.0 && pdf.is_finite() { pdf } else { 0.0 }
+    }
+}
 
 /// The relative error bound of the hit point's two in-face coordinates, per component
 /// of `|origin| + |t · dir|` (the face coordinate is exact: it is set to the plane).

@@ -1,43 +1,91 @@
 //! Primitive shapes on the CPU: the one place the CPU backend dispatches on a
 //! primitive's kind (CUDA twin: kernels/shapes.cuh). Leaf links and hits carry a
-//! primitive reference (kind and index within the kind, docs/blob-format.md); each
-//! shape's intersection, surface and light sampling live in its own file. Adding a
-//! shape adds its records to [`Shapes`] and a match arm to each function here.
+//! primitive reference (kind and index within the kind, docs/blob-format.md). Each
+//! shape implements [`CpuShape`] in its own file: intersection, the hit's surface, and
+//! sampling itself as a light, so every emissive shape is a light without the
+//! integrator knowing its kind (pbrt-v4's `Shape::Sample`). [`with_shapes!`] is the one
+//! match over kinds; adding a shape adds its list to [`Shapes`] and an arm there.
+//!
+//! Not here: the records' layout (scene-compiler `blob/layout.rs`), the light table
+//! (`lights.rs`).
 
 pub mod cuboid;
 pub mod sphere;
 
-use glam::{Vec3A, Vec4};
+use glam::Vec3A;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
-use scene_compiler::scene::{Cuboid, Sphere};
 
-use self::cuboid::{box_surface, intersect_box};
-use self::sphere::{intersect_sphere, sphere_solid_angle_pdf, sphere_surface};
+use self::cuboid::Cuboid;
+use self::sphere::Sphere;
 use super::scene::{CpuScene, Material};
 
-/// Every kind's records in the form its intersection takes, in BVH leaf order.
+/// What the CPU backend needs of every shape; its CUDA twin is one case per operation
+/// in kernels/shapes.cuh.
+pub trait CpuShape {
+    /// The distance to the shape along unit `dir` in `(0, t_max)`.
+    fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32>;
+    /// The hit at distance `t` (from [`CpuShape::intersect`]), with its error bound.
+    fn surface(&self, origin: Vec3A, dir: Vec3A, t: f32) -> Surface;
+    /// A direction from surface point `p` towards a point of the shape, for a shadow
+    /// ray from `o` (`p` offset off its surface); `None` when `p` sees none of it.
+    fn sample_towards(&self, p: Vec3A, o: Vec3A, u: [f32; 2]) -> Option<LightSample>;
+    /// The solid-angle density with which [`CpuShape::sample_towards`] from `from`
+    /// picks the direction that reaches `hit` on the shape (0 if it never does).
+    fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32;
+}
+
+/// A direction towards a light's shape, drawn for next-event estimation.
+#[derive(Clone, Copy, Debug)]
+pub struct LightSample {
+    /// Unit direction from the shading point.
+    pub wi: Vec3A,
+    /// The shadow ray's length: where it reaches the shape.
+    pub t_max: f32,
+    /// One over the direction's solid-angle density (for a cone: its solid angle).
+    pub inv_pdf: f32,
+}
+
+/// Every kind's shapes, in BVH leaf order.
 #[derive(Clone, Debug)]
 pub struct Shapes {
-    /// center.xyz, radius.
-    pub spheres: Vec<Vec4>,
-    /// Each box's min and max corner.
-    pub boxes: Vec<[Vec3A; 2]>,
+    pub spheres: Vec<Sphere>,
+    pub boxes: Vec<Cuboid>,
+}
+
+/// Runs `$body` with `$list` bound to the slice of `$shapes` (a [`Shapes`]) holding
+/// kind `$kind` (a [`PrimKind`]): the one match over kinds in the CPU backend.
+macro_rules! with_shapes {
+    ($shapes:expr, $kind:expr, $list:ident => $body:expr) => {
+        match $kind {
+            PrimKind::Sphere => {
+                let $list = &$shapes.spheres[..];
+                $body
+            }
+            PrimKind::Box => {
+                let $list = &$shapes.boxes[..];
+                $body
+            }
+        }
+    };
 }
 
 impl Shapes {
     /// Copies the records of a validated blob.
     pub fn from_blob(blob: &BlobView<'_>) -> Shapes {
-        let lanes = |v: [f32; 4]| Vec4::from_array(v);
+        use scene_compiler::scene;
         Shapes {
-            spheres: blob.records::<Sphere>().iter().map(|s| lanes(s.center_radius)).collect(),
-            boxes: blob
-                .records::<Cuboid>()
-                .iter()
-                .map(|b| [Vec3A::from_vec4(lanes(b.min)), Vec3A::from_vec4(lanes(b.max))])
-                .collect(),
+            spheres: blob.records::<scene::Sphere>().iter().map(Sphere::from_record).collect(),
+            boxes: blob.records::<scene::Cuboid>().iter().map(Cuboid::from_record).collect(),
         }
     }
+}
+
+/// The kind of primitive reference (or leaf link) `prim`.
+#[inline(always)]
+fn kind_of(prim: u32) -> PrimKind {
+    let kind = prim_parts(prim).0;
+    PrimKind::from_u32(kind).unwrap_or_else(|| unreachable!("BlobView::parse refuses primitive kind {kind}"))
 }
 
 /// A hit point on a surface (docs/path-tracing.md "Robust hits").
@@ -73,73 +121,49 @@ pub fn intersect_leaf(
     closest: &mut Option<u32>,
 ) {
     let (first, count) = leaf_prims(leaf);
-    let (kind, index) = prim_parts(first);
+    let index = prim_parts(first).1;
     let kind_bits = first & PRIM_KIND_MASK;
-    match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) => {
-            for i in index..index + count {
-                if let Some(t) = intersect_sphere(scene.shapes.spheres[i as usize], origin, dir, *t_closest) {
-                    *t_closest = t;
-                    *closest = Some(kind_bits | i);
-                }
+    with_shapes!(scene.shapes, kind_of(first), list => {
+        for i in index..index + count {
+            if let Some(t) = list[i as usize].intersect(origin, dir, *t_closest) {
+                *t_closest = t;
+                *closest = Some(kind_bits | i);
             }
         }
-        Some(PrimKind::Box) => {
-            for i in index..index + count {
-                let [min, max] = scene.shapes.boxes[i as usize];
-                if let Some(t) = intersect_box(min, max, origin, dir, *t_closest) {
-                    *t_closest = t;
-                    *closest = Some(kind_bits | i);
-                }
-            }
-        }
-        // The blob loader refuses unknown kinds.
-        None => {}
-    }
+    })
 }
 
 /// True when a primitive of leaf link `leaf` other than `skip` is hit in `(0, t_max)`.
 #[inline(always)]
 pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
     let (first, count) = leaf_prims(leaf);
-    let (kind, index) = prim_parts(first);
+    let index = prim_parts(first).1;
     let kind_bits = first & PRIM_KIND_MASK;
-    match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) => (index..index + count).any(|i| {
-            kind_bits | i != skip
-                && intersect_sphere(scene.shapes.spheres[i as usize], origin, dir, t_max).is_some()
-        }),
-        Some(PrimKind::Box) => (index..index + count).any(|i| {
-            let [min, max] = scene.shapes.boxes[i as usize];
-            kind_bits | i != skip && intersect_box(min, max, origin, dir, t_max).is_some()
-        }),
-        None => false,
-    }
+    with_shapes!(scene.shapes, kind_of(first), list => (index..index + count).any(|i| {
+        kind_bits | i != skip && list[i as usize].intersect(origin, dir, t_max).is_some()
+    }))
 }
 
 /// The hit of the ray `(origin, dir)` on primitive `prim` at distance `t`.
 #[inline(always)]
 pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
-    let (kind, index) = prim_parts(prim);
-    match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) | None => sphere_surface(scene.shapes.spheres[index as usize], origin, dir, t),
-        Some(PrimKind::Box) => {
-            let [min, max] = scene.shapes.boxes[index as usize];
-            box_surface(min, max, origin, dir, t)
-        }
-    }
+    let index = prim_parts(prim).1 as usize;
+    with_shapes!(scene.shapes, kind_of(prim), list => list[index].surface(origin, dir, t))
 }
 
-/// The solid-angle density with which light sampling from `o` picks a direction
-/// that reaches primitive `prim`, given that its light was picked.
+/// A direction from `p` towards emissive primitive `prim` (shadow ray from `o`).
 #[inline(always)]
-pub fn solid_angle_pdf(scene: &CpuScene, prim: u32, o: Vec3A) -> f32 {
-    let (kind, index) = prim_parts(prim);
-    match PrimKind::from_u32(kind) {
-        Some(PrimKind::Sphere) | None => sphere_solid_angle_pdf(scene.shapes.spheres[index as usize], o),
-        // Boxes are never lights (no light record points at one): nothing samples them.
-        Some(PrimKind::Box) => 0.0,
-    }
+pub fn sample_towards(scene: &CpuScene, prim: u32, p: Vec3A, o: Vec3A, u: [f32; 2]) -> Option<LightSample> {
+    let index = prim_parts(prim).1 as usize;
+    with_shapes!(scene.shapes, kind_of(prim), list => list[index].sample_towards(p, o, u))
+}
+
+/// The solid-angle density with which light sampling from `from` picks the direction
+/// that reaches `hit` on primitive `prim`, given that its light was picked.
+#[inline(always)]
+pub fn pdf_towards(scene: &CpuScene, prim: u32, from: Vec3A, hit: &Surface) -> f32 {
+    let index = prim_parts(prim).1 as usize;
+    with_shapes!(scene.shapes, kind_of(prim), list => list[index].pdf_towards(from, hit))
 }
 
 /// The slot of primitive `prim` in the per-primitive arrays.

@@ -4,8 +4,51 @@
 use std::f32::consts::TAU;
 
 use glam::{Vec3A, Vec4};
+use scene_compiler::blob::layout::SphereRecord;
 
-use super::Surface;
+use super::{CpuShape, LightSample, Surface};
+use crate::backend::cpu::sampling::sample_cone;
+
+/// A sphere: center.xyz, radius, in one SIMD register.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub center_radius: Vec4,
+}
+
+impl Sphere {
+    pub fn from_record(r: &SphereRecord) -> Sphere {
+        Sphere { center_radius: Vec4::from_array(r.center_radius) }
+    }
+}
+
+impl CpuShape for Sphere {
+    #[inline(always)]
+    fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
+        intersect_sphere(self.center_radius, origin, dir, t_max)
+    }
+
+    #[inline(always)]
+    fn surface(&self, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
+        sphere_surface(self.center_radius, origin, dir, t)
+    }
+
+    /// Uniform in the cone the sphere subtends from `p`.
+    #[inline(always)]
+    fn sample_towards(&self, p: Vec3A, o: Vec3A, u: [f32; 2]) -> Option<LightSample> {
+        let (axis, one_minus_cos) = sphere_cone(self.center_radius, p)?;
+        let wi = sample_cone(axis, one_minus_cos, u[0], u[1]);
+        Some(LightSample {
+            wi,
+            t_max: sphere_near_distance(self.center_radius, o, wi),
+            inv_pdf: TAU * one_minus_cos,
+        })
+    }
+
+    #[inline(always)]
+    fn pdf_towards(&self, from: Vec3A, _hit: &Surface) -> f32 {
+        sphere_solid_angle_pdf(self.center_radius, from)
+    }
+}
 
 /// The relative error bound of a re-projected sphere point, per component of
 /// `|center| + |local|` (docs/path-tracing.md "Robust hits" says why it is this big).
