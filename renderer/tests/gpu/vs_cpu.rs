@@ -150,6 +150,16 @@ fn boxes_gpu_matches_cpu() {
     compare(&mut gpu, &scene, (96, 64));
 }
 
+/// A room lit only by an emissive box: area-light sampling of boxes, the twins agree.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn box_lamp_gpu_matches_cpu() {
+    let mut gpu = cuda();
+    let path = gpu_support::repo_root().join("assets/scenes/box_lamp.ron");
+    let scene = scene_compiler::scene::load_file(&path).expect("the box lamp asset loads");
+    compare(&mut gpu, &scene, (96, 72));
+}
+
 fn compare(gpu: &mut dyn Backend, scene: &Scene, size: (u32, u32)) {
     let blob = compile(scene);
     let blob = view(&blob);

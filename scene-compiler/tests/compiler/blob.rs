@@ -9,8 +9,8 @@ use std::f64::consts::PI;
 use glam::Vec3;
 use scene_compiler::blob::layout::{
     BlobHeader, HEADER_LEN, LEAF_COUNT_MASK, LEAF_COUNT_SHIFT, LEAF_FLAG, LIGHT_AREA, LIGHT_DIRECTIONAL,
-    LIGHT_POINT, LightRecord, MATERIAL_EMISSIVE, NO_TEXTURE, PRIM_INDEX_MASK, PRIM_KIND_MASK, PrimKind,
-    SectionId, prim_ref,
+    LIGHT_POINT, LightRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MaterialRecord, NO_TEXTURE,
+    PRIM_INDEX_MASK, PRIM_KIND_MASK, PrimKind, SectionId, prim_ref,
 };
 use scene_compiler::blob::{AlignedBytes, BlobError, BlobView, NodeLayout, cuda_header, with_field_tables};
 use scene_compiler::bvh::stats;
@@ -510,4 +510,73 @@ fn parse_accepted_checks_the_layout_only() {
     let flipped = AlignedBytes::copy_from(&flipped);
     assert!(matches!(BlobView::parse(&flipped), Err(BlobError::Checksum { .. })));
     assert!(BlobView::parse_accepted(&flipped).is_ok());
+}
+
+#[test]
+fn emissive_boxes_are_area_lights_after_the_spheres_with_pi_area_radiance_power() {
+    use scene_compiler::scene::Cuboid;
+    let mut scene = light_scene();
+    scene.lights.clear();
+    scene.spheres.retain(|s| s.material != 1 && s.material != 2);
+    let lamp = |min: Vec3, max: Vec3, material| Cuboid { min, max, material };
+    scene.boxes = vec![
+        lamp(Vec3::new(0.0, 3.0, 0.0), Vec3::new(1.0, 3.5, 2.0), 1),
+        lamp(Vec3::new(5.0, 0.0, 0.0), Vec3::new(6.0, 1.0, 1.0), 0),
+        lamp(Vec3::new(-4.0, 0.0, 0.0), Vec3::new(-3.0, 4.0, 0.25), 2),
+    ];
+    let view_blob = compile_scene(&scene, &CompileOptions::default()).blob;
+    let view = BlobView::parse(&view_blob).expect("fresh blob parses");
+    let lum = |c: Vec3| (f64::from(c.x) + f64::from(c.y) + f64::from(c.z)) / 3.0;
+    let area = |b: &Cuboid| {
+        let e = (b.max - b.min).as_dvec3();
+        2.0 * (e.x * e.y + e.y * e.z + e.z * e.x)
+    };
+    // Only the two emissive boxes are lights (no emissive sphere is left), in leaf order.
+    assert_eq!(view.lights.len(), 2);
+    let powers: Vec<f64> = [(0, Vec3::new(1.0, 0.5, 0.25) * 2.0), (2, Vec3::new(0.0, 0.0, 3.0))]
+        .iter()
+        .map(|&(i, radiance)| PI * area(&scene.boxes[i]) * lum(radiance))
+        .collect();
+    let total: f64 = powers.iter().sum();
+    for l in view.lights {
+        assert_eq!(l.kind, LIGHT_AREA);
+        let (kind, index) = scene_compiler::blob::layout::prim_parts(l.prim);
+        assert_eq!(kind, PrimKind::Box as u32, "a box light names a box");
+        let source = view.prim_sources[view.prim_slot(l.prim)] as usize;
+        let k = if source == 0 { 0 } else { 1 };
+        assert_eq!(source, [0, 2][k], "box {index} is an emitter");
+        let pdf = f64::from(l.radiance_pdf[3]);
+        assert!(
+            (pdf - powers[k] / total).abs() < 1e-6,
+            "box {source}: pdf {pdf}, expected {}",
+            powers[k] / total
+        );
+        assert_eq!(view.prim_light_pdfs[view.prim_slot(l.prim)], l.radiance_pdf[3]);
+    }
+}
+
+#[test]
+fn material_records_with_unknown_kinds_stray_lanes_or_textures_are_refused() {
+    let compiled = compile_scene(&light_scene(), &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).unwrap();
+    let at = view.header.sections[SectionId::Materials as usize].offset as usize;
+    let corrupt = |i: usize, change: &dyn Fn(&mut MaterialRecord)| -> String {
+        let mut bytes = compiled.blob.clone();
+        let at = at + i * size_of::<MaterialRecord>();
+        change(bytemuck::from_bytes_mut(&mut bytes.as_mut_slice()[at..at + size_of::<MaterialRecord>()]));
+        fix_crc(bytes.as_mut_slice());
+        BlobView::parse(&bytes).map(|_| ()).unwrap_err().to_string()
+    };
+    let err = corrupt(0, &|m| m.kind = 9);
+    assert!(err.contains("materials[0]") && err.contains("unknown material kind 9"), "{err}");
+    let err = corrupt(0, &|m| m.texture = 0);
+    assert!(err.contains("texture"), "{err}");
+    let err = corrupt(0, &|m| m.albedo_roughness[3] = 0.5);
+    assert!(err.contains("roughness"), "a Lambert has no roughness: {err}");
+    let err = corrupt(0, &|m| m.emission_ior[0] = 1.0);
+    assert!(err.contains("emission"), "a Lambert does not emit: {err}");
+    let err = corrupt(1, &|m| m.albedo_roughness[1] = f32::NAN);
+    assert!(err.contains("non-finite"), "{err}");
+    let err = corrupt(2, &|m| m.kind = MATERIAL_DIELECTRIC);
+    assert!(err.contains("materials[2]"), "an emitter read as glass has emission and albedo lanes: {err}");
 }
