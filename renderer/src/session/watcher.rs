@@ -32,6 +32,8 @@ use anyhow::Context;
 use notify::event::{ModifyKind, RenameMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
+use crate::backend::cuda::is_kernel_source;
+
 /// What to handle now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Touched {
@@ -279,11 +281,6 @@ fn renamed_onto(event: &Event, path: &Path) -> bool {
         }
         _ => false,
     }
-}
-
-/// A `.cu` or `.cuh` file.
-pub fn is_kernel_source(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "cu" || e == "cuh")
 }
 
 /// `path` with its folder made canonical, as the watcher's event paths spell it.
