@@ -6,14 +6,12 @@
 use crate::gpu_support;
 
 use glam::Vec3;
-use gpu_support::{
-    compile, constant_sky_scene, cuda, job, material, repo_root, require_driver, rtiow_scene, view,
-};
+use gpu_support::{compile, constant_sky_scene, cuda, job, repo_root, require_driver, rtiow_scene, view};
 use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
 use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources};
-use scene_compiler::scene::{MaterialKind, Sphere};
+use scene_compiler::scene::MaterialKind;
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -105,16 +103,16 @@ fn white_furnace_returns_the_sky() {
     let mut gpu = cuda();
     // Albedo 1 everywhere under a sky of radiance 1: every path carries exactly 1.
     let scene = constant_sky_scene(
-        vec![
-            material("white", MaterialKind::Lambert { albedo: Vec3::ONE }),
-            material("mirror", MaterialKind::Metal { albedo: Vec3::ONE, fuzz: 0.0 }),
-            material("glass", MaterialKind::Dielectric { ior: 1.5 }),
+        &[
+            MaterialKind::Lambert { albedo: Vec3::ONE },
+            MaterialKind::Metal { albedo: Vec3::ONE, fuzz: 0.0 },
+            MaterialKind::Dielectric { ior: 1.5 },
         ],
-        vec![
-            Sphere { center: Vec3::new(-1.2, 0.0, 0.0), radius: 0.55, material: 0 },
-            Sphere { center: Vec3::new(0.0, 0.0, 0.0), radius: 0.55, material: 1 },
-            Sphere { center: Vec3::new(1.2, 0.0, 0.0), radius: 0.55, material: 2 },
-            Sphere { center: Vec3::new(0.0, 1.1, -0.5), radius: 0.5, material: 0 },
+        &[
+            (Vec3::new(-1.2, 0.0, 0.0), 0.55, 0),
+            (Vec3::new(0.0, 0.0, 0.0), 0.55, 1),
+            (Vec3::new(1.2, 0.0, 0.0), 0.55, 2),
+            (Vec3::new(0.0, 1.1, -0.5), 0.5, 0),
         ],
     );
     let blob = compile(&scene);
@@ -138,10 +136,8 @@ fn white_furnace_returns_the_sky() {
 #[ignore = "needs a CUDA GPU"]
 fn grey_sphere_reflects_its_albedo() {
     let mut gpu = cuda();
-    let scene = constant_sky_scene(
-        vec![material("grey", MaterialKind::Lambert { albedo: Vec3::splat(0.5) })],
-        vec![Sphere { center: Vec3::ZERO, radius: 1.0, material: 0 }],
-    );
+    let scene =
+        constant_sky_scene(&[MaterialKind::Lambert { albedo: Vec3::splat(0.5) }], &[(Vec3::ZERO, 1.0, 0)]);
     let blob = compile(&scene);
     let blob = view(&blob);
     gpu.upload(&blob).expect("upload");
@@ -203,22 +199,14 @@ fn broken_kernel_folder_is_an_error_at_file_and_line() {
 #[ignore = "needs a CUDA GPU"]
 fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
     let mut gpu = cuda();
-    let wall = material("wall", MaterialKind::Lambert { albedo: Vec3::splat(0.75) });
-    let lamp =
-        material("lamp", MaterialKind::Emissive { color: Vec3::ONE, strength: 10.0, albedo: Vec3::ZERO });
+    let wall = MaterialKind::Lambert { albedo: Vec3::splat(0.75) };
+    let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 10.0, albedo: Vec3::ZERO };
     for (center, radius) in
         [(Vec3::ZERO, 1.0f32), (Vec3::ZERO, 1e5), (Vec3::ZERO, 1e6), (Vec3::new(1e4, 0.0, 0.0), 1.0)]
     {
         let mut scene = constant_sky_scene(
-            vec![wall.clone(), lamp.clone()],
-            vec![
-                Sphere { center, radius, material: 0 },
-                Sphere {
-                    center: center + Vec3::new(0.0, 3.0 * radius, 0.0),
-                    radius: radius / 2.0,
-                    material: 1,
-                },
-            ],
+            &[wall, lamp],
+            &[(center, radius, 0), (center + Vec3::new(0.0, 3.0 * radius, 0.0), radius / 2.0, 1)],
         );
         scene.camera.look_from = center;
         scene.camera.look_at = center + Vec3::new(0.3, -0.2, -1.0) * radius;
