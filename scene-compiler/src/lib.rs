@@ -25,6 +25,7 @@ pub mod limits;
 pub mod scene;
 pub mod shapes;
 pub mod terrain;
+pub mod testing;
 
 pub use blob::{AlignedBytes, BlobError, BlobView};
 pub use compile::{CompileOptions, Compiled, Previous, REFIT_MAX_COST, compile_scene, compile_scene_reusing};

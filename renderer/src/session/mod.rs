@@ -38,7 +38,8 @@ use anyhow::Context;
 use scene_compiler::CompileOptions;
 use scene_compiler::scene::{self, Scene};
 
-use self::watcher::{Touched, Watcher, is_kernel_source};
+use self::watcher::{Touched, Watcher};
+use crate::backend::cuda::is_kernel_source;
 use crate::load::{self, CompiledScene, SceneError, SceneKind, content_hash};
 
 /// Samples per pixel of one interactive frame (the viewer's default, `renderer watch`'s `--spp`).

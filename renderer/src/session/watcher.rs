@@ -32,6 +32,8 @@ use anyhow::Context;
 use notify::event::{ModifyKind, RenameMode};
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 
+use crate::backend::cuda::is_kernel_source;
+
 /// What to handle now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Touched {
@@ -281,11 +283,6 @@ fn renamed_onto(event: &Event, path: &Path) -> bool {
     }
 }
 
-/// A `.cu` or `.cuh` file.
-pub fn is_kernel_source(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "cu" || e == "cuh")
-}
-
 /// `path` with its folder made canonical, as the watcher's event paths spell it.
 fn canonical_file(path: &Path) -> anyhow::Result<PathBuf> {
     let name = path.file_name().with_context(|| format!("`{}` does not name a file", path.display()))?;
@@ -295,4 +292,76 @@ fn canonical_file(path: &Path) -> anyhow::Result<PathBuf> {
     };
     let folder = folder.canonicalize().with_context(|| format!("cannot watch `{}`", folder.display()))?;
     Ok(folder.join(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::event::{CreateKind, DataChange};
+
+    use super::*;
+
+    const DEBOUNCE: Duration = Duration::from_millis(20);
+
+    /// A watcher on a scene in a fresh folder; its events are fed by hand to `take`,
+    /// with made-up arrival times, so nothing depends on how fast this machine is.
+    fn watcher() -> (tempfile::TempDir, Watcher) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let scene = dir.path().join("scene.ron");
+        std::fs::write(&scene, "").expect("write scene");
+        let watcher = Watcher::start(&scene, None, DEBOUNCE).expect("start watcher");
+        (dir, watcher)
+    }
+
+    /// An in-place write (`renamed: false`) or a rename over the scene at `at`.
+    fn save(watcher: &Watcher, at: Instant, renamed: bool) -> Arrival {
+        let kind = if renamed {
+            EventKind::Modify(ModifyKind::Name(RenameMode::To))
+        } else {
+            EventKind::Modify(ModifyKind::Data(DataChange::Content))
+        };
+        (at, Ok(Event::new(kind).add_path(watcher.scene_file.clone())))
+    }
+
+    #[test]
+    fn a_save_after_a_quiet_spell_is_reported_at_once_settled_only_if_renamed_over() {
+        let (_dir, mut watcher) = watcher();
+        let start = Instant::now();
+        let first = watcher.take(vec![save(&watcher, start, false)], start);
+        assert_eq!((first.scene, first.scene_settled), (true, false));
+        let later = start + 2 * DEBOUNCE;
+        let second = watcher.take(vec![save(&watcher, later, true)], later);
+        assert_eq!((second.scene, second.scene_settled), (true, true));
+        assert_eq!(watcher.take(Vec::new(), later + 2 * DEBOUNCE), Touched::default(), "nothing held");
+    }
+
+    #[test]
+    fn a_hundred_saves_10_ms_apart_are_reported_twice() {
+        let (_dir, mut watcher) = watcher();
+        let start = Instant::now();
+        let step = DEBOUNCE / 2;
+        let mut reports = Vec::new();
+        // Taken one at a time, as a viewer polling every frame would.
+        for i in 0..100u32 {
+            let at = start + step * i;
+            let touched = watcher.take(vec![save(&watcher, at, i % 2 == 1)], at);
+            if touched.any() {
+                reports.push((i, touched));
+            }
+        }
+        let last = start + step * 99;
+        assert_eq!(watcher.take(Vec::new(), last + DEBOUNCE / 2), Touched::default(), "still in the burst");
+        let trailing = watcher.take(Vec::new(), last + DEBOUNCE);
+        assert_eq!(reports.len(), 1, "{reports:?}");
+        assert_eq!((reports[0].0, reports[0].1.scene), (0, true), "the leading edge");
+        assert_eq!((trailing.scene, trailing.scene_settled), (true, true), "the trailing edge");
+        assert_eq!(watcher.take(Vec::new(), last + 3 * DEBOUNCE), Touched::default(), "nothing held");
+    }
+
+    #[test]
+    fn events_on_other_files_are_not_scene_changes() {
+        let (dir, mut watcher) = watcher();
+        let now = Instant::now();
+        let other = Event::new(EventKind::Create(CreateKind::File)).add_path(dir.path().join("scene.swp"));
+        assert_eq!(watcher.take(vec![(now, Ok(other))], now), Touched::default());
+    }
 }

@@ -8,41 +8,9 @@
 use glam::Vec3;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::{Backend, FrameStats, RenderJob};
-use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Sky, Sphere};
+use scene_compiler::scene::{MaterialKind, RenderSettings, Sky};
+pub use scene_compiler::testing::{pinhole, scene};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Scene, compile_scene};
-
-/// A pinhole camera at `look_from` looking at `look_at`, y up.
-pub fn pinhole(look_from: Vec3, look_at: Vec3, vfov_deg: f32) -> Camera {
-    Camera {
-        look_from,
-        look_at,
-        up: Vec3::Y,
-        vfov_deg,
-        aperture: 0.0,
-        focus_dist: (look_at - look_from).length(),
-    }
-}
-
-/// A scene of `spheres` as `(center, radius, material index)`.
-pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(Vec3, f32, u32)]) -> Scene {
-    Scene {
-        camera,
-        settings: RenderSettings { width: 64, height: 48, spp: 16, max_depth: 16, seed: 7 },
-        sky,
-        materials: materials
-            .iter()
-            .enumerate()
-            .map(|(i, &kind)| Material { name: format!("m{i}"), kind })
-            .collect(),
-        spheres: spheres
-            .iter()
-            .map(|&(center, radius, material)| Sphere { center, radius, material })
-            .collect(),
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
-    }
-}
 
 /// A small scene with every material kind and a gradient sky, for properties that
 /// must hold on any scene (determinism, traversal).

@@ -97,7 +97,7 @@ fn every_file_in_kernels_is_embedded() {
     assert_eq!(
         names(&on_disk),
         names(&embedded),
-        "add new kernel files to EMBEDDED in backend/cuda/sources.rs"
+        "renderer/build.rs embeds what KernelSources::from_dir reads"
     );
     assert_eq!(on_disk.files, embedded.files);
 }

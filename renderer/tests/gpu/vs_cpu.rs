@@ -14,10 +14,11 @@
 use crate::gpu_support;
 
 use glam::Vec3;
-use gpu_support::{compile, cuda, material, render_chunks, rtiow_scene, view};
+use gpu_support::{compile, cuda, render_chunks, rtiow_scene, view};
 use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
-use scene_compiler::scene::{Camera, Light, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use scene_compiler::scene::{Camera, Light, MaterialKind, Scene, Sky};
+use scene_compiler::testing::{pinhole, scene};
 
 /// Renders per backend and seed; each adds `CHUNK_SPP` samples to the film.
 const CHUNKS: u32 = 16;
@@ -54,36 +55,24 @@ fn rtiow_gpu_matches_cpu() {
 #[ignore = "needs a CUDA GPU"]
 fn lens_and_emitter_gpu_matches_cpu() {
     let mut gpu = cuda();
-    let scene = Scene {
-        camera: Camera {
-            look_from: Vec3::new(0.0, 1.0, 5.0),
-            look_at: Vec3::new(0.0, 0.5, 0.0),
-            up: Vec3::Y,
-            vfov_deg: 35.0,
-            aperture: 0.3,
-            focus_dist: 5.0,
-        },
-        settings: RenderSettings { width: 96, height: 54, spp: 64, max_depth: 50, seed: 0 },
-        sky: Sky::Constant(Vec3::splat(0.05)),
-        materials: vec![
-            material("floor", MaterialKind::Lambert { albedo: Vec3::new(0.6, 0.5, 0.4) }),
-            material(
-                "lamp",
-                MaterialKind::Emissive { color: Vec3::new(1.0, 0.8, 0.6), strength: 4.0, albedo: Vec3::ZERO },
-            ),
-            material("glass", MaterialKind::Dielectric { ior: 1.5 }),
-            material("brushed", MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.3 }),
-        ],
-        spheres: vec![
-            Sphere { center: Vec3::new(0.0, -100.0, 0.0), radius: 100.0, material: 0 },
-            Sphere { center: Vec3::new(0.0, 2.5, -1.0), radius: 0.7, material: 1 },
-            Sphere { center: Vec3::new(-0.8, 0.5, 0.5), radius: 0.5, material: 2 },
-            Sphere { center: Vec3::new(0.8, 0.5, -0.5), radius: 0.5, material: 3 },
-        ],
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+    let camera = Camera {
+        aperture: 0.3,
+        focus_dist: 5.0,
+        ..pinhole(Vec3::new(0.0, 1.0, 5.0), Vec3::new(0.0, 0.5, 0.0), 35.0)
     };
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::new(0.6, 0.5, 0.4) },
+        MaterialKind::Emissive { color: Vec3::new(1.0, 0.8, 0.6), strength: 4.0, albedo: Vec3::ZERO },
+        MaterialKind::Dielectric { ior: 1.5 },
+        MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.3 },
+    ];
+    let spheres = [
+        (Vec3::new(0.0, -100.0, 0.0), 100.0, 0),
+        (Vec3::new(0.0, 2.5, -1.0), 0.7, 1),
+        (Vec3::new(-0.8, 0.5, 0.5), 0.5, 2),
+        (Vec3::new(0.8, 0.5, -0.5), 0.5, 3),
+    ];
+    let scene = scene(camera, Sky::Constant(Vec3::splat(0.05)), &materials, &spheres);
     compare(&mut gpu, &scene, (96, 54));
 }
 
@@ -93,50 +82,35 @@ fn point_sun_and_several_lamps_gpu_matches_cpu() {
     let mut gpu = cuda();
     let lamp =
         |strength| MaterialKind::Emissive { color: Vec3::new(1.0, 0.7, 0.4), strength, albedo: Vec3::ZERO };
-    let scene = Scene {
-        camera: Camera {
-            look_from: Vec3::new(0.0, 1.5, 5.0),
-            look_at: Vec3::new(0.0, 0.5, 0.0),
-            up: Vec3::Y,
-            vfov_deg: 40.0,
-            aperture: 0.0,
-            focus_dist: 5.0,
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::splat(0.6) },
+        lamp(6.0),
+        lamp(1.0),
+        MaterialKind::Emissive {
+            color: Vec3::new(0.2, 0.1, 0.0),
+            strength: 1.0,
+            albedo: Vec3::new(0.7, 0.3, 0.2),
         },
-        settings: RenderSettings { width: 96, height: 54, spp: 64, max_depth: 16, seed: 0 },
-        sky: Sky::Constant(Vec3::ZERO),
-        materials: vec![
-            material("floor", MaterialKind::Lambert { albedo: Vec3::splat(0.6) }),
-            material("lamp", lamp(6.0)),
-            material("dim lamp", lamp(1.0)),
-            material(
-                "glowing clay",
-                MaterialKind::Emissive {
-                    color: Vec3::new(0.2, 0.1, 0.0),
-                    strength: 1.0,
-                    albedo: Vec3::new(0.7, 0.3, 0.2),
-                },
-            ),
-            material("steel", MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.1 }),
-        ],
-        spheres: vec![
-            Sphere { center: Vec3::new(0.0, -1000.0, 0.0), radius: 1000.0, material: 0 },
-            Sphere { center: Vec3::new(-1.5, 2.0, -1.0), radius: 0.3, material: 1 },
-            Sphere { center: Vec3::new(1.5, 1.5, 0.0), radius: 0.2, material: 2 },
-            Sphere { center: Vec3::new(-0.7, 0.5, 0.0), radius: 0.5, material: 3 },
-            Sphere { center: Vec3::new(0.7, 0.5, -0.3), radius: 0.5, material: 4 },
-        ],
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: vec![
-            Light::Point { position: Vec3::new(2.0, 3.0, 2.0), color: Vec3::ONE, intensity: 8.0 },
-            Light::Directional {
-                direction: Vec3::new(-1.0, -2.0, -1.0),
-                color: Vec3::new(1.0, 0.9, 0.8),
-                intensity: 1.5,
-                angular_radius_deg: 2.0,
-            },
-        ],
-    };
+        MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.1 },
+    ];
+    let spheres = [
+        (Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0),
+        (Vec3::new(-1.5, 2.0, -1.0), 0.3, 1),
+        (Vec3::new(1.5, 1.5, 0.0), 0.2, 2),
+        (Vec3::new(-0.7, 0.5, 0.0), 0.5, 3),
+        (Vec3::new(0.7, 0.5, -0.3), 0.5, 4),
+    ];
+    let camera = pinhole(Vec3::new(0.0, 1.5, 5.0), Vec3::new(0.0, 0.5, 0.0), 40.0);
+    let mut scene = scene(camera, Sky::Constant(Vec3::ZERO), &materials, &spheres);
+    scene.lights = vec![
+        Light::Point { position: Vec3::new(2.0, 3.0, 2.0), color: Vec3::ONE, intensity: 8.0 },
+        Light::Directional {
+            direction: Vec3::new(-1.0, -2.0, -1.0),
+            color: Vec3::new(1.0, 0.9, 0.8),
+            intensity: 1.5,
+            angular_radius_deg: 2.0,
+        },
+    ];
     compare(&mut gpu, &scene, (96, 54));
 }
 

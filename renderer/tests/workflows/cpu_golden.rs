@@ -27,7 +27,8 @@ use renderer::backend::{Backend, RenderJob};
 use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
-/// The scenes in `assets/scenes/` that have references; a missing scene is skipped.
+/// The scenes in `assets/scenes/` checked against references: all of them, a missing
+/// scene or reference fails, and so does a reference of a scene not listed here.
 const SCENES: [&str; 5] = ["three_spheres", "cornell", "rtiow_final", "point_light", "sun"];
 /// Width of references and checks; the height follows the scene's aspect.
 const WIDTH: u32 = 160;
@@ -159,12 +160,8 @@ fn compare(name: &str, reference: &image::RgbaImage) -> Result<String, String> {
 
 #[test]
 fn cpu_renders_match_references() {
-    let mut checked = 0;
     for name in SCENES {
-        if !scene_path(name).exists() {
-            eprintln!("{name}: no assets/scenes/{name}.ron, skipped");
-            continue;
-        }
+        assert!(scene_path(name).is_file(), "{name}: no assets/scenes/{name}.ron");
         let reference = image::open(reference_path(name))
             .unwrap_or_else(|e| {
                 panic!(
@@ -178,15 +175,29 @@ fn cpu_renders_match_references() {
             Ok(report) => eprintln!("{name}: {report}"),
             Err(report) => panic!("{name} does not match its reference: {report}"),
         }
-        checked += 1;
     }
-    eprintln!("{checked} of {} scenes checked", SCENES.len());
+}
+
+/// A reference left behind by a scene taken off [`SCENES`] would look checked and be not.
+#[test]
+fn every_reference_belongs_to_a_checked_scene() {
+    let folder = assets().join("reference");
+    let listing = std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+    let mut references: Vec<String> = listing
+        .map(|item| item.expect("listing assets/reference").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "png"))
+        .filter_map(|path| path.file_stem().and_then(|s| s.to_str()).map(str::to_owned))
+        .collect();
+    references.sort();
+    let mut scenes = SCENES.map(str::to_owned).to_vec();
+    scenes.sort();
+    assert_eq!(references, scenes, "assets/reference/*.png against SCENES");
 }
 
 #[test]
 #[ignore = "writes assets/reference/*.png; run on purpose (see the module doc)"]
 fn bless_references() {
-    for name in SCENES.into_iter().filter(|name| scene_path(name).exists()) {
+    for name in SCENES {
         let (mut backend, job) = setup(name, REFERENCE_SPP, 0);
         let stats = backend.render(&job).expect("render");
         let pixels = backend.read_rgba8().expect("readback");

@@ -278,25 +278,19 @@ mod tests {
 
     use super::*;
     use crate::bvh::stats;
+    use crate::testing::SplitMix64;
 
     fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
         Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND }
     }
 
-    /// Spheres from splitmix64: centers uniform in a cube of side `side`, radii in `[0.1, 1)`.
+    /// Centers uniform in a cube of side `side`, radii in `[0.1, 1)`.
     fn random_spheres(n: usize, side: f32, seed: u64) -> Vec<Aabb> {
-        let mut state = seed;
-        let mut next = move || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-        };
+        let mut rng = SplitMix64(seed);
         (0..n)
             .map(|_| {
-                let center = Vec3::new(next(), next(), next()) * side;
-                Aabb::of_sphere(center, 0.1 + 0.9 * next())
+                let center = rng.next_vec3() * side;
+                Aabb::of_sphere(center, 0.1 + 0.9 * rng.next_f32())
             })
             .collect()
     }

@@ -9,36 +9,16 @@ use proptest::prelude::*;
 use scene_compiler::blob::{BlobView, NodeLayout};
 use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, NodeKind};
 use scene_compiler::limits::MAX_BVH_DEPTH;
+use scene_compiler::testing::SplitMix64;
 use scene_compiler::{CompileOptions, compile_scene};
 
 use crate::common;
 
-/// Test scenes: spheres from a tiny deterministic generator.
+/// Test scenes: spheres from a deterministic generator.
 mod scenes {
     use glam::Vec3;
     use scene_compiler::bvh::Aabb;
-
-    /// splitmix64: deterministic random numbers without a dependency.
-    pub struct Rng(pub u64);
-
-    impl Rng {
-        pub fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        /// Uniform in `[0, 1)`.
-        pub fn f32(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-
-        pub fn vec3(&mut self) -> Vec3 {
-            Vec3::new(self.f32(), self.f32(), self.f32())
-        }
-    }
+    use scene_compiler::testing::SplitMix64;
 
     #[derive(Clone, Copy, Debug)]
     pub struct Sphere {
@@ -54,9 +34,12 @@ mod scenes {
 
     /// `n` spheres with centers uniform in a cube of side `side` and radii in `radii`.
     pub fn random(n: usize, side: f32, radii: (f32, f32), seed: u64) -> Vec<Sphere> {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64(seed);
         (0..n)
-            .map(|_| Sphere { center: rng.vec3() * side, radius: radii.0 + (radii.1 - radii.0) * rng.f32() })
+            .map(|_| Sphere {
+                center: rng.next_vec3() * side,
+                radius: radii.0 + (radii.1 - radii.0) * rng.next_f32(),
+            })
             .collect()
     }
 
@@ -459,15 +442,15 @@ fn veb_and_depth_first_give_the_brute_force_closest_hits() {
             .enumerate()
             .any(|(i, n)| matches!(n.kind, NodeKind::Inner { left, .. } if left as usize != i + 1))
     );
-    let mut rng = scenes::Rng(4);
+    let mut rng = SplitMix64(4);
     let mut hits = 0;
     for i in 0..2000 {
-        let origin = rng.vec3() * 140.0 - Vec3::splat(20.0);
+        let origin = rng.next_vec3() * 140.0 - Vec3::splat(20.0);
         // Half the rays aim at a sphere's center, so hits are common.
         let target = if i % 2 == 0 {
             spheres[rng.next_u64() as usize % spheres.len()].center
         } else {
-            rng.vec3() * 100.0
+            rng.next_vec3() * 100.0
         };
         let Some(dir) = (target - origin).try_normalize() else { continue };
         let ray = trace::Ray { origin, dir };
@@ -524,12 +507,12 @@ fn exponential_row(n: usize, ratio: f64) -> Vec<scenes::Sphere> {
 /// peels about one shell per level, so without the depth bound these trees are about
 /// 75 (60 x 5, shrink 1/4) and 110 (40 x 20, shrink 1/10) levels deep.
 fn nested_size_classes(levels: usize, per_level: usize, shrink: f32) -> Vec<scenes::Sphere> {
-    let mut rng = scenes::Rng(11);
+    let mut rng = SplitMix64(11);
     let mut spheres = Vec::new();
     for level in 0..levels {
         let scale = shrink.powi(level as i32);
         for _ in 0..per_level {
-            let center = (rng.vec3() * 2.0 - Vec3::ONE) * 100.0 * scale;
+            let center = (rng.next_vec3() * 2.0 - Vec3::ONE) * 100.0 * scale;
             spheres.push(scenes::Sphere { center, radius: 0.5 * scale });
         }
     }
@@ -573,11 +556,11 @@ fn pathological_scenes_stay_within_the_loader_depth_and_load() {
 fn a_refit_tree_holds_the_moved_primitives_and_finds_the_closest_hits() {
     let spheres = scenes::random(3000, 100.0, (0.3, 3.0), 5);
     let tree = build(&scenes::bounds(&spheres), 4);
-    let mut rng = scenes::Rng(6);
+    let mut rng = SplitMix64(6);
     let mut moved = spheres.clone();
     for s in moved.iter_mut().step_by(3) {
-        s.center += (rng.vec3() - Vec3::splat(0.5)) * 4.0;
-        s.radius *= 0.5 + rng.f32();
+        s.center += (rng.next_vec3() - Vec3::splat(0.5)) * 4.0;
+        s.radius *= 0.5 + rng.next_f32();
     }
     let refitted = bvh::refit(&tree, &scenes::bounds(&moved));
     check::tree(&refitted, &scenes::bounds(&moved), 4);
@@ -590,9 +573,12 @@ fn a_refit_tree_holds_the_moved_primitives_and_finds_the_closest_hits() {
         "refitting to the same spheres changes nothing"
     );
     for i in 0..2000 {
-        let origin = rng.vec3() * 140.0 - Vec3::splat(20.0);
-        let target =
-            if i % 2 == 0 { moved[rng.next_u64() as usize % moved.len()].center } else { rng.vec3() * 100.0 };
+        let origin = rng.next_vec3() * 140.0 - Vec3::splat(20.0);
+        let target = if i % 2 == 0 {
+            moved[rng.next_u64() as usize % moved.len()].center
+        } else {
+            rng.next_vec3() * 100.0
+        };
         let Some(dir) = (target - origin).try_normalize() else { continue };
         let ray = trace::Ray { origin, dir };
         assert_eq!(trace::bvh(&ray, &refitted, &moved), trace::brute_force(&ray, &moved), "ray {i}");

@@ -6,34 +6,15 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use glam::Vec3;
 use scene_compiler::bvh::{self, Aabb, BuildOptions};
-
-/// splitmix64 (Steele et al. 2014): a tiny deterministic generator, so every run
-/// builds over the same spheres without a rand dependency.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `[0, 1)` from the top 24 bits.
-    fn next_f32(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use scene_compiler::testing::SplitMix64;
 
 /// Bounds of `n` spheres: centers uniform in a cube of side 1000, radii in `[0.1, 1)`.
 fn random_spheres(n: usize) -> Vec<Aabb> {
     let mut rng = SplitMix64(0x5eed);
     (0..n)
         .map(|_| {
-            let center = Vec3::new(rng.next_f32(), rng.next_f32(), rng.next_f32()) * 1000.0;
+            let center = rng.next_vec3() * 1000.0;
             Aabb::of_sphere(center, 0.1 + 0.9 * rng.next_f32())
         })
         .collect()

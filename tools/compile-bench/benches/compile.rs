@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use glam::Vec3;
-use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use scene_compiler::scene::{MaterialKind, RenderSettings, Scene, Sky};
+use scene_compiler::testing::{self, SplitMix64, pinhole};
 use scene_compiler::{BlobView, CompileOptions, compile_scene, scene};
 
 fn rtiow_source() -> String {
@@ -18,51 +19,24 @@ fn rtiow_source() -> String {
 
 /// A validated scene of `n` spheres built in code: centers uniform in a cube of side
 /// 1000, radii in `[0.1, 1)`, four materials (one emissive, so the light table is
-/// built); splitmix64 keeps it the same on every run. Not `scene-gen grid`: overlapping
+/// built); a seeded generator keeps it the same on every run. Not `scene-gen grid`: overlapping
 /// uniform spheres are a harder case for the builder than a jittered grid, and the
 /// numbers stay comparable with earlier runs of this benchmark.
 fn random_scene(n: usize) -> Scene {
-    let mut state = 0x5eed_u64;
-    let mut unit = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-    };
-    let materials = vec![
-        Material { name: "diffuse".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) } },
-        Material { name: "metal".into(), kind: MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.1 } },
-        Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
-        Material {
-            name: "lamp".into(),
-            kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
-        },
+    let mut rng = SplitMix64(0x5eed);
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::splat(0.5) },
+        MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.1 },
+        MaterialKind::Dielectric { ior: 1.5 },
+        MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
     ];
-    let spheres = (0..n)
-        .map(|i| Sphere {
-            center: Vec3::new(unit(), unit(), unit()) * 1000.0,
-            radius: 0.1 + 0.9 * unit(),
-            material: i as u32 % 4,
-        })
-        .collect();
-    Scene {
-        camera: Camera {
-            look_from: Vec3::new(1500.0, 800.0, 1500.0),
-            look_at: Vec3::splat(500.0),
-            up: Vec3::Y,
-            vfov_deg: 40.0,
-            aperture: 0.0,
-            focus_dist: 1000.0,
-        },
-        settings: RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 },
-        sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
-        materials,
-        spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
-    }
+    let spheres: Vec<(Vec3, f32, u32)> =
+        (0..n).map(|i| (rng.next_vec3() * 1000.0, 0.1 + 0.9 * rng.next_f32(), i as u32 % 4)).collect();
+    let camera = pinhole(Vec3::new(1500.0, 800.0, 1500.0), Vec3::splat(500.0), 40.0);
+    let sky = Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) };
+    let mut scene = testing::scene(camera, sky, &materials, &spheres);
+    scene.settings = RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 };
+    scene
 }
 
 fn compile(c: &mut Criterion) {

@@ -40,7 +40,7 @@ pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
 pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
-pub use self::sources::{KernelSource, KernelSources};
+pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).

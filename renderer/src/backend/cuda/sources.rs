@@ -1,10 +1,10 @@
 //! The kernel sources: embedded in the binary (the default), or read from a folder
 //! (`--kernels <dir>`, for editing kernels without rebuilding the renderer).
 //!
-//! NVRTC gets every file by name: the entry `render.cu` as the program and each
-//! `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
+//! NVRTC gets every file by name: the entry `render.cu` as the program and every other
+//! `.cu` or `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
 //! name the file. This module does not compile anything (that is `nvrtc.rs`).
-//! Two headers are generated from Rust records ([`KernelSources::generated_headers`]).
+//! Three headers are generated from Rust ([`KernelSources::generated_headers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -13,29 +13,15 @@ use anyhow::{Context, bail};
 /// The translation unit NVRTC compiles; every other file is a header it includes.
 pub const ENTRY: &str = "render.cu";
 
-/// `kernels/` as compiled into this binary, entry first.
-const EMBEDDED: &[(&str, &str)] = &[
-    (ENTRY, include_str!("../../../../kernels/render.cu")),
-    ("arch.cuh", include_str!("../../../../kernels/arch.cuh")),
-    ("blob_layout.cuh", include_str!("../../../../kernels/blob_layout.cuh")),
-    ("camera.cuh", include_str!("../../../../kernels/camera.cuh")),
-    ("constants.cuh", include_str!("../../../../kernels/constants.cuh")),
-    ("device_nodes.cuh", include_str!("../../../../kernels/device_nodes.cuh")),
-    ("film.cuh", include_str!("../../../../kernels/film.cuh")),
-    ("launch_params.cuh", include_str!("../../../../kernels/launch_params.cuh")),
-    ("lights.cuh", include_str!("../../../../kernels/lights.cuh")),
-    ("params.cuh", include_str!("../../../../kernels/params.cuh")),
-    ("path.cuh", include_str!("../../../../kernels/path.cuh")),
-    ("rng.cuh", include_str!("../../../../kernels/rng.cuh")),
-    ("sampling.cuh", include_str!("../../../../kernels/sampling.cuh")),
-    ("scatter.cuh", include_str!("../../../../kernels/scatter.cuh")),
-    ("shape_box.cuh", include_str!("../../../../kernels/shape_box.cuh")),
-    ("shape_sphere.cuh", include_str!("../../../../kernels/shape_sphere.cuh")),
-    ("shapes.cuh", include_str!("../../../../kernels/shapes.cuh")),
-    ("surface.cuh", include_str!("../../../../kernels/surface.cuh")),
-    ("traverse.cuh", include_str!("../../../../kernels/traverse.cuh")),
-    ("vec3.cuh", include_str!("../../../../kernels/vec3.cuh")),
-];
+/// `kernels/` as compiled into this binary, entry first: every `.cu` and `.cuh` file
+/// there, listed by `build.rs` (so a new header needs no edit here).
+const EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+
+/// A `.cu` or `.cuh` file: what the kernels folder contributes (`build.rs` applies the
+/// same rule, and the session's watcher reloads on changes to these).
+pub fn is_kernel_source(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "cu" || e == "cuh")
+}
 
 /// One source file, by its name inside the kernels folder.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,7 +63,7 @@ impl KernelSources {
         .collect()
     }
 
-    /// `dir/render.cu` and every `dir/*.cuh`.
+    /// `dir/render.cu` and every other kernel source in `dir` (what `build.rs` embeds).
     pub fn from_dir(dir: &Path) -> anyhow::Result<KernelSources> {
         let read = |path: &Path| {
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
@@ -91,7 +77,8 @@ impl KernelSources {
         let mut headers = Vec::new();
         for item in listing {
             let path = item.with_context(|| format!("listing {}", dir.display()))?.path();
-            if path.extension().is_some_and(|e| e == "cuh")
+            if path != entry
+                && is_kernel_source(&path)
                 && let Some(name) = path.file_name().and_then(|n| n.to_str())
             {
                 headers.push(KernelSource { name: name.to_owned(), text: read(&path)? });

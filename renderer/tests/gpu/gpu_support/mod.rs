@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use glam::Vec3;
 use renderer::backend::cuda::{CudaBackend, probe_driver};
 use renderer::backend::{Backend, RenderJob};
-use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere};
+use scene_compiler::scene::{MaterialKind, RenderSettings, Scene, Sky};
+use scene_compiler::testing::pinhole;
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, compile_scene};
 
 /// The repository root: `$RENDERER_REPO_ROOT`, else the parent of this crate's source folder.
@@ -89,28 +90,13 @@ pub fn rtiow_scene() -> Scene {
     scene_compiler::scene::load_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A scene of `spheres` under a constant sky of radiance 1, seen from +z.
-pub fn constant_sky_scene(materials: Vec<Material>, spheres: Vec<Sphere>) -> Scene {
-    Scene {
-        camera: Camera {
-            look_from: Vec3::new(0.0, 0.0, 6.0),
-            look_at: Vec3::ZERO,
-            up: Vec3::Y,
-            vfov_deg: 40.0,
-            aperture: 0.0,
-            focus_dist: 6.0,
-        },
-        settings: RenderSettings { width: 64, height: 64, spp: 16, max_depth: 50, seed: 0 },
-        sky: Sky::Constant(Vec3::ONE),
+/// A scene of `spheres` (`(center, radius, material index)`) under a constant sky of
+/// radiance 1, seen from +z.
+pub fn constant_sky_scene(materials: &[MaterialKind], spheres: &[(Vec3, f32, u32)]) -> Scene {
+    scene_compiler::testing::scene(
+        pinhole(Vec3::new(0.0, 0.0, 6.0), Vec3::ZERO, 40.0),
+        Sky::Constant(Vec3::ONE),
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
-    }
-}
-
-/// A named material.
-pub fn material(name: &str, kind: MaterialKind) -> Material {
-    Material { name: name.to_owned(), kind }
+    )
 }
