@@ -104,13 +104,18 @@ fn small_scene_round_trips_exactly() {
 }
 
 #[test]
-fn empty_lists_and_constant_sky_are_written_and_read_back() {
+fn empty_lists_are_left_out_and_constant_sky_is_written_and_read_back() {
     let mut s = small_scene();
     s.lights.clear();
     s.sky = Sky::Constant(Vec3::new(0.25, 0.5, 1e-7));
     let text = to_ron(&s);
     assert!(text.contains("    sky: Constant((0.25, 0.5, 1e-7)),\n"), "{text}");
-    assert!(text.contains("    lights: [],\n"), "{text}");
+    assert!(!text.contains("lights") && !text.contains("terrains"), "{text}");
+    assert_eq!(scene::parse(&text, "s.ron").ok(), Some(s.clone()));
+    // Whichever lists are empty, spheres included.
+    s.spheres.clear();
+    let text = to_ron(&s);
+    assert!(!text.contains("spheres") && text.contains("    boxes: [\n"), "{text}");
     assert_eq!(scene::parse(&text, "s.ron").ok(), Some(s));
 }
 
