@@ -80,9 +80,7 @@ fn lens_and_emitter_gpu_matches_cpu() {
             Sphere { center: Vec3::new(-0.8, 0.5, 0.5), radius: 0.5, material: 2 },
             Sphere { center: Vec3::new(0.8, 0.5, -0.5), radius: 0.5, material: 3 },
         ],
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     };
     compare(&mut gpu, &scene, (96, 54));
 }
@@ -125,8 +123,6 @@ fn point_sun_and_several_lamps_gpu_matches_cpu() {
             Sphere { center: Vec3::new(-0.7, 0.5, 0.0), radius: 0.5, material: 3 },
             Sphere { center: Vec3::new(0.7, 0.5, -0.3), radius: 0.5, material: 4 },
         ],
-        boxes: Vec::new(),
-        terrains: Vec::new(),
         lights: vec![
             Light::Point { position: Vec3::new(2.0, 3.0, 2.0), color: Vec3::ONE, intensity: 8.0 },
             Light::Directional {
@@ -136,6 +132,7 @@ fn point_sun_and_several_lamps_gpu_matches_cpu() {
                 angular_radius_deg: 2.0,
             },
         ],
+        ..Scene::default()
     };
     compare(&mut gpu, &scene, (96, 54));
 }

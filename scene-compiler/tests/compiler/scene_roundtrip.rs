@@ -15,7 +15,6 @@ fn small_scene() -> Scene {
             max: Vec3::new(0.5, 0.25, 1e-3),
             material: 0,
         }],
-        terrains: Vec::new(),
         camera: Camera {
             look_from: Vec3::new(13.0, 2.0, 3.0),
             look_at: Vec3::ZERO,
@@ -51,6 +50,7 @@ fn small_scene() -> Scene {
                 angular_radius_deg: 0.5,
             },
         ],
+        ..Scene::default()
     }
 }
 
@@ -289,8 +289,8 @@ fn valid_scene() -> impl Strategy<Value = Scene> {
                 materials,
                 spheres,
                 boxes,
-                terrains: Vec::new(),
                 lights,
+                ..Scene::default()
             })
     })
 }

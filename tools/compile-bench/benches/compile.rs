@@ -59,9 +59,7 @@ fn random_scene(n: usize) -> Scene {
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     }
 }
 

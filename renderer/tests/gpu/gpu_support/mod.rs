@@ -104,9 +104,7 @@ pub fn constant_sky_scene(materials: Vec<Material>, spheres: Vec<Sphere>) -> Sce
         sky: Sky::Constant(Vec3::ONE),
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     }
 }
 

@@ -49,8 +49,6 @@ pub fn test_scene(n: usize) -> Scene {
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
         lights: vec![
             Light::Point { position: Vec3::new(0.0, 5.0, 0.0), color: Vec3::ONE, intensity: 10.0 },
             Light::Directional {
@@ -60,5 +58,6 @@ pub fn test_scene(n: usize) -> Scene {
                 angular_radius_deg: 0.5,
             },
         ],
+        ..Scene::default()
     }
 }
