@@ -225,6 +225,12 @@ fn scene_field_inside_an_item_suggests_a_missing_paren() {
     let src = edit("spp: 8),", "spp: 8,");
     let d = one_error(&src, pos(&src, "materials: {"), "unknown field `materials` in Settings");
     assert!(d.note().is_some_and(|n| n.contains("is a `)` missing")), "{d:?}");
+    // Every field of the scene, the lists of shapes added later included.
+    for field in ["boxes", "terrains"] {
+        let src = edit("spp: 8),", &format!("spp: 8, {field}: [],"));
+        let d = one_error(&src, pos(&src, field), &format!("unknown field `{field}` in Settings"));
+        assert!(d.note().is_some_and(|n| n.contains("is a `)` missing")), "{d:?}");
+    }
 }
 
 #[test]
