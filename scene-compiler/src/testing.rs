@@ -63,8 +63,6 @@ pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(V
             .iter()
             .map(|&(center, radius, material)| Sphere { center, radius, material })
             .collect(),
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     }
 }

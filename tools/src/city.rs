@@ -236,7 +236,6 @@ pub fn scene(size: u32, values: &[u8], image: &str, path: PathBuf) -> Scene {
         settings,
         sky: Sky::Gradient { bottom: Vec3::new(0.62, 0.68, 0.75), top: Vec3::new(0.25, 0.4, 0.72) },
         materials,
-        spheres: Vec::new(),
         // Open country around the city, below its streets, out past the frame.
         boxes: vec![Cuboid {
             min: Vec3::new(-12.0 * half, -1.0, -12.0 * half),
@@ -263,6 +262,7 @@ pub fn scene(size: u32, values: &[u8], image: &str, path: PathBuf) -> Scene {
             intensity: 2.8,
             angular_radius_deg: 0.75,
         }],
+        ..Scene::default()
     }
 }
 

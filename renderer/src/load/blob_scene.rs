@@ -50,11 +50,10 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         settings: view.settings(),
         sky: view.sky(),
         materials,
-        spheres: Vec::new(),
-        boxes: Vec::new(),
-        // A terrain's columns are boxes in the blob: they come back as boxes.
-        terrains: Vec::new(),
         lights,
+        // Each kind's shapes are filled in below; a terrain's columns are boxes in the
+        // blob, so they come back as boxes and the terrains stay empty.
+        ..Scene::default()
     };
     for kind in PrimKind::ALL {
         with_shape!(kind, S => *S::of_mut(&mut scene) = decode_kind::<S>(view));

@@ -29,7 +29,7 @@ use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// The scenes in `assets/scenes/` checked against references: all of them, a missing
 /// scene or reference fails, and so does a reference of a scene not listed here.
-const SCENES: [&str; 5] = ["three_spheres", "cornell", "rtiow_final", "point_light", "sun"];
+const SCENES: [&str; 6] = ["three_spheres", "cornell", "rtiow_final", "point_light", "sun", "box_lamp"];
 /// Width of references and checks; the height follows the scene's aspect.
 const WIDTH: u32 = 160;
 const REFERENCE_SPP: u32 = 4096;

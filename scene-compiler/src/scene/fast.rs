@@ -20,42 +20,48 @@
 //! Exactly like ron, number for number: a float is the same run of characters ron
 //! takes (`[0-9eE.+-]`, which must end at a delimiter) through the same
 //! `f32::from_str`; a whole number is decimal digits only, with overflow a fallback.
-//! Defaults are the schema's (`schema.rs`). The struct literals below name every field
-//! of the schema types, so a field added there does not compile here until it is read;
-//! unknown names always fall back, and a test holds the names accepted here against
-//! serde's (`tests::field_names_match_the_schema`).
+//! Defaults are the schema's (`schema.rs`). The names it accepts are serde's (`KNOWN`)
+//! and the struct literals below name every field of the schema types, so a field added
+//! there does not compile here until it is read; a test (`reflect.rs`) checks that
+//! every name `to_ron` writes is read here.
+
+use std::sync::LazyLock;
 
 use rayon::prelude::*;
 use smol_str::SmolStr;
 
 use super::decimal;
+use super::reflect::{self, Names};
 use super::schema::{
     BoxFile, CameraFile, LightFile, MaterialEntries, MaterialFile, SceneFile, SettingsFile, SkyFile,
     SphereFile, V3, default_up, one, white,
 };
 
-/// The names this reader accepts, by schema type: struct fields, enum variants and
-/// their fields. A name is looked up here before its value is read, so a name missing
-/// here falls back; `tests::field_names_match_the_schema` holds them against serde's.
-const SCENE: &[&str] = &["camera", "settings", "sky", "materials", "spheres", "boxes", "lights"];
-/// Fields of the scene this reader does not read: a scene that writes one falls back.
-/// Terrains are a few lines whatever their size (the bulk is in the image).
-#[cfg(test)]
-const SCENE_NOT_READ: &[&str] = &["terrains"];
-const CAMERA: &[&str] = &["look_from", "look_at", "up", "vfov_deg", "aperture", "focus_dist"];
-const SETTINGS: &[&str] = &["width", "height", "spp", "max_depth", "seed"];
-const SPHERE: &[&str] = &["center", "radius", "material"];
-const BOX: &[&str] = &["min", "max", "material"];
-const SKY_KINDS: &[&str] = &["Gradient", "Constant"];
-const GRADIENT: &[&str] = &["bottom", "top"];
-const MATERIAL_KINDS: &[&str] = &["Lambert", "Metal", "Dielectric", "Emissive"];
-const LAMBERT: &[&str] = &["albedo"];
-const METAL: &[&str] = &["albedo", "fuzz"];
-const DIELECTRIC: &[&str] = &["ior"];
-const EMISSIVE: &[&str] = &["color", "strength", "albedo"];
-const LIGHT_KINDS: &[&str] = &["Point", "Directional"];
-const POINT: &[&str] = &["position", "color", "intensity"];
-const DIRECTIONAL: &[&str] = &["direction", "color", "intensity", "angular_radius_deg"];
+/// The names this reader accepts, by schema type: serde's, read from the schema types
+/// themselves (`reflect.rs`). A name is looked up here before its value is read; one
+/// that no reader below handles (a field added to the schema, or `terrains`, which are
+/// a few lines whatever their size: the bulk is in the image) falls back.
+struct Known {
+    scene: (&'static str, Names),
+    camera: (&'static str, Names),
+    settings: (&'static str, Names),
+    sphere: (&'static str, Names),
+    cuboid: (&'static str, Names),
+    sky: Vec<(&'static str, Option<Names>)>,
+    material: Vec<(&'static str, Option<Names>)>,
+    light: Vec<(&'static str, Option<Names>)>,
+}
+
+static KNOWN: LazyLock<Known> = LazyLock::new(|| Known {
+    scene: reflect::record::<SceneFile>(),
+    camera: reflect::record::<CameraFile>(),
+    settings: reflect::record::<SettingsFile>(),
+    sphere: reflect::record::<SphereFile>(),
+    cuboid: reflect::record::<BoxFile>(),
+    sky: reflect::variants::<SkyFile>(),
+    material: reflect::variants::<MaterialFile>(),
+    light: reflect::variants::<LightFile>(),
+});
 
 /// Sphere lists shorter than this are read by one thread.
 const PAR_MIN_BYTES: usize = 1 << 20;
@@ -226,11 +232,13 @@ impl<'a> Cursor<'a> {
         Some(text)
     }
 
-    /// An enum variant's name, one of `known`, and the whitespace after it.
-    fn variant(&mut self, known: &[&str]) -> Option<&'a str> {
-        let name = self.ident().filter(|name| known.contains(name))?;
+    /// An enum variant's name, one of `known`, and the whitespace after it; with the
+    /// variant's fields (none for a variant that is not a struct variant).
+    fn variant(&mut self, known: &[(&'static str, Option<Names>)]) -> Option<(&'a str, Names)> {
+        let name = self.ident()?;
+        let (_, fields) = known.iter().find(|(variant, _)| *variant == name)?;
         self.ws()?;
-        Some(name)
+        Some((name, fields.unwrap_or_default()))
     }
 
     /// An optional struct name in front of `(`: when written it must be `name`.
@@ -344,10 +352,11 @@ impl<'a> Cursor<'a> {
     }
 
     fn scene(&mut self) -> Option<SceneFile> {
-        self.struct_name("Scene")?;
+        let (struct_name, known) = KNOWN.scene;
+        self.struct_name(struct_name)?;
         let (mut camera, mut settings, mut sky, mut materials) = (None, None, None, None);
         let (mut spheres, mut boxes, mut lights) = (None, None, None);
-        self.fields(SCENE, |c, name| match name {
+        self.fields(known, |c, name| match name {
             "camera" => Self::once(&mut camera, c.camera()),
             "settings" => Self::once(&mut settings, c.settings()),
             "sky" => Self::once(&mut sky, c.sky()),
@@ -370,10 +379,11 @@ impl<'a> Cursor<'a> {
     }
 
     fn camera(&mut self) -> Option<CameraFile> {
-        self.struct_name("Camera")?;
+        let (struct_name, known) = KNOWN.camera;
+        self.struct_name(struct_name)?;
         let (mut look_from, mut look_at, mut up, mut vfov_deg, mut aperture, mut focus_dist) =
             (None, None, None, None, None, None);
-        self.fields(CAMERA, |c, name| match name {
+        self.fields(known, |c, name| match name {
             "look_from" => Self::once(&mut look_from, c.v3()),
             "look_at" => Self::once(&mut look_at, c.v3()),
             "up" => Self::once(&mut up, c.v3()),
@@ -393,9 +403,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn settings(&mut self) -> Option<SettingsFile> {
-        self.struct_name("Settings")?;
+        let (struct_name, known) = KNOWN.settings;
+        self.struct_name(struct_name)?;
         let (mut width, mut height, mut spp, mut max_depth, mut seed) = (None, None, None, None, None);
-        self.fields(SETTINGS, |c, name| match name {
+        self.fields(known, |c, name| match name {
             "width" => Self::once(&mut width, c.u32()),
             "height" => Self::once(&mut height, c.u32()),
             "spp" => Self::once(&mut spp, c.u32()),
@@ -415,17 +426,17 @@ impl<'a> Cursor<'a> {
     }
 
     fn sky(&mut self) -> Option<SkyFile> {
-        match self.variant(SKY_KINDS)? {
-            "Gradient" => {
+        match self.variant(&KNOWN.sky)? {
+            ("Gradient", known) => {
                 let (mut bottom, mut top) = (None, None);
-                self.fields(GRADIENT, |c, name| match name {
+                self.fields(known, |c, name| match name {
                     "bottom" => Self::once(&mut bottom, c.v3()),
                     "top" => Self::once(&mut top, c.v3()),
                     _ => None,
                 })?;
                 Some(SkyFile::Gradient { bottom: bottom?, top: top? })
             }
-            "Constant" => {
+            ("Constant", _) => {
                 // A newtype variant: `Constant((r, g, b))`, a trailing comma allowed.
                 self.expect(b'(')?;
                 self.ws()?;
@@ -464,14 +475,7 @@ impl<'a> Cursor<'a> {
     }
 
     fn material(&mut self) -> Option<MaterialFile> {
-        let variant = self.variant(MATERIAL_KINDS)?;
-        let known = match variant {
-            "Lambert" => LAMBERT,
-            "Metal" => METAL,
-            "Dielectric" => DIELECTRIC,
-            "Emissive" => EMISSIVE,
-            _ => return None,
-        };
+        let (variant, known) = self.variant(&KNOWN.material)?;
         let (mut albedo, mut fuzz, mut ior, mut color, mut strength) = (None, None, None, None, None);
         self.fields(known, |c, name| match name {
             "albedo" => Self::once(&mut albedo, c.v3()),
@@ -485,21 +489,21 @@ impl<'a> Cursor<'a> {
             "Lambert" => MaterialFile::Lambert { albedo: albedo? },
             "Metal" => MaterialFile::Metal { albedo: albedo?, fuzz: fuzz.unwrap_or_default() },
             "Dielectric" => MaterialFile::Dielectric { ior: ior? },
-            _ => MaterialFile::Emissive {
+            "Emissive" => MaterialFile::Emissive {
                 color: color?,
                 strength: strength.unwrap_or_else(one),
                 albedo: albedo.unwrap_or_default(),
             },
+            _ => return None,
         })
     }
 
     fn light(&mut self) -> Option<LightFile> {
-        let directional = match self.variant(LIGHT_KINDS)? {
-            "Point" => false,
-            "Directional" => true,
+        let (directional, known) = match self.variant(&KNOWN.light)? {
+            ("Point", known) => (false, known),
+            ("Directional", known) => (true, known),
             _ => return None,
         };
-        let known = if directional { DIRECTIONAL } else { POINT };
         let (mut position, mut direction, mut color, mut intensity, mut angular) =
             (None, None, None, None, None);
         self.fields(known, |c, name| match name {
@@ -524,9 +528,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn sphere(&mut self) -> Option<SphereFile> {
-        self.struct_name("Sphere")?;
+        let (struct_name, known) = KNOWN.sphere;
+        self.struct_name(struct_name)?;
         let (mut center, mut radius, mut material) = (None, None, None);
-        self.fields(SPHERE, |c, name| match name {
+        self.fields(known, |c, name| match name {
             "center" => Self::once(&mut center, c.v3()),
             "radius" => Self::once(&mut radius, c.f32()),
             "material" => Self::once(&mut material, c.string().map(SmolStr::new)),
@@ -536,9 +541,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn cuboid(&mut self) -> Option<BoxFile> {
-        self.struct_name("Box")?;
+        let (struct_name, known) = KNOWN.cuboid;
+        self.struct_name(struct_name)?;
         let (mut min, mut max, mut material) = (None, None, None);
-        self.fields(BOX, |c, name| match name {
+        self.fields(known, |c, name| match name {
             "min" => Self::once(&mut min, c.v3()),
             "max" => Self::once(&mut max, c.v3()),
             "material" => Self::once(&mut material, c.string().map(SmolStr::new)),
@@ -671,169 +677,7 @@ fn item_line(src: &[u8], from: usize, name: u8) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use std::fmt;
-
-    use serde::de::{
-        self, Deserialize, DeserializeSeed, EnumAccess, IntoDeserializer, VariantAccess, Visitor,
-    };
-
     use super::*;
-
-    /// The error that ends a probe once it has seen what it looks for.
-    #[derive(Debug)]
-    struct Seen;
-
-    impl fmt::Display for Seen {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("seen")
-        }
-    }
-
-    impl std::error::Error for Seen {}
-
-    impl de::Error for Seen {
-        fn custom<T: fmt::Display>(_: T) -> Seen {
-            Seen
-        }
-    }
-
-    /// What a type's `Deserialize` asks for.
-    #[derive(Debug, Default, PartialEq)]
-    struct Shape {
-        name: &'static str,
-        /// A struct's fields, or an enum's variants.
-        names: Vec<&'static str>,
-        /// Of the picked variant: its fields, `None` for a newtype variant.
-        variant_fields: Option<Vec<&'static str>>,
-    }
-
-    /// A deserializer that records the names serde's derive passes it; with `pick`,
-    /// it answers an enum with that variant to learn the variant's fields.
-    struct Probe<'s> {
-        shape: &'s mut Shape,
-        pick: Option<usize>,
-    }
-
-    impl<'de> de::Deserializer<'de> for Probe<'_> {
-        type Error = Seen;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Seen> {
-            Err(Seen)
-        }
-
-        fn deserialize_struct<V: Visitor<'de>>(
-            self,
-            name: &'static str,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Seen> {
-            (self.shape.name, self.shape.names) = (name, fields.to_vec());
-            Err(Seen)
-        }
-
-        fn deserialize_enum<V: Visitor<'de>>(
-            self,
-            name: &'static str,
-            variants: &'static [&'static str],
-            visitor: V,
-        ) -> Result<V::Value, Seen> {
-            (self.shape.name, self.shape.names) = (name, variants.to_vec());
-            match self.pick {
-                Some(k) => visitor.visit_enum(Variant { name: variants[k], shape: self.shape }),
-                None => Err(Seen),
-            }
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string bytes byte_buf option
-            unit unit_struct newtype_struct seq tuple tuple_struct map identifier ignored_any
-        }
-    }
-
-    struct Variant<'s> {
-        name: &'static str,
-        shape: &'s mut Shape,
-    }
-
-    impl<'de, 's> EnumAccess<'de> for Variant<'s> {
-        type Error = Seen;
-        type Variant = Variant<'s>;
-
-        fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Variant<'s>), Seen> {
-            let value = seed.deserialize(IntoDeserializer::<Seen>::into_deserializer(self.name))?;
-            Ok((value, self))
-        }
-    }
-
-    impl<'de> VariantAccess<'de> for Variant<'_> {
-        type Error = Seen;
-
-        fn unit_variant(self) -> Result<(), Seen> {
-            Err(Seen)
-        }
-
-        fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, _: S) -> Result<S::Value, Seen> {
-            self.shape.variant_fields = None;
-            Err(Seen)
-        }
-
-        fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Seen> {
-            Err(Seen)
-        }
-
-        fn struct_variant<V: Visitor<'de>>(
-            self,
-            fields: &'static [&'static str],
-            _: V,
-        ) -> Result<V::Value, Seen> {
-            self.shape.variant_fields = Some(fields.to_vec());
-            Err(Seen)
-        }
-    }
-
-    fn shape<T: for<'de> Deserialize<'de>>(pick: Option<usize>) -> Shape {
-        let mut shape = Shape { variant_fields: Some(Vec::new()), ..Shape::default() };
-        assert!(T::deserialize(Probe { shape: &mut shape, pick }).is_err());
-        shape
-    }
-
-    /// A struct's serde name and fields.
-    fn struct_shape<T: for<'de> Deserialize<'de>>() -> (&'static str, Vec<&'static str>) {
-        let s = shape::<T>(None);
-        (s.name, s.names)
-    }
-
-    /// An enum's variants, each with its fields (`None` for a newtype variant).
-    fn enum_shape<T: for<'de> Deserialize<'de>>() -> Vec<(&'static str, Option<Vec<&'static str>>)> {
-        let variants = shape::<T>(None).names;
-        (0..variants.len()).map(|k| (variants[k], shape::<T>(Some(k)).variant_fields)).collect()
-    }
-
-    fn names(list: &[&'static str]) -> Vec<&'static str> {
-        list.to_vec()
-    }
-
-    /// The names this reader accepts are serde's, so it never reads a field ron would
-    /// reject, nor misses one (a field it has no name for falls back).
-    #[test]
-    fn field_names_match_the_schema() {
-        let (name, mut fields) = struct_shape::<SceneFile>();
-        fields.retain(|field| !SCENE_NOT_READ.contains(field));
-        assert_eq!((name, fields), ("Scene", names(SCENE)));
-        assert_eq!(struct_shape::<CameraFile>(), ("Camera", names(CAMERA)));
-        assert_eq!(struct_shape::<SettingsFile>(), ("Settings", names(SETTINGS)));
-        assert_eq!(struct_shape::<SphereFile>(), ("Sphere", names(SPHERE)));
-        assert_eq!(struct_shape::<BoxFile>(), ("Box", names(BOX)));
-        assert_eq!(names(SKY_KINDS), ["Gradient", "Constant"]);
-        assert_eq!(enum_shape::<SkyFile>(), [("Gradient", Some(names(GRADIENT))), ("Constant", None)]);
-        let kinds = [LAMBERT, METAL, DIELECTRIC, EMISSIVE].map(|fields| Some(names(fields)));
-        assert_eq!(
-            enum_shape::<MaterialFile>(),
-            MATERIAL_KINDS.iter().copied().zip(kinds).collect::<Vec<_>>()
-        );
-        let kinds = [POINT, DIRECTIONAL].map(|fields| Some(names(fields)));
-        assert_eq!(enum_shape::<LightFile>(), LIGHT_KINDS.iter().copied().zip(kinds).collect::<Vec<_>>());
-    }
 
     /// `f32` and `u32` tokens read exactly like ron or not at all.
     #[test]

@@ -19,6 +19,7 @@ mod fast;
 mod heightmap;
 mod lex;
 mod model;
+mod reflect;
 mod schema;
 mod spans;
 mod suggest;

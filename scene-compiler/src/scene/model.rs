@@ -10,7 +10,12 @@ use std::sync::Arc;
 use glam::Vec3;
 
 /// A scene after parsing and validation.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// `Scene::default()` is the start of a scene built in code, so that it names only the
+/// lists it fills (`Scene { spheres, ..Scene::default() }`) and a list added to the
+/// format touches none of them: the default camera, settings and sky, no materials and
+/// every list empty. It is not a valid scene until it has a primitive.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scene {
     pub camera: Camera,
     pub settings: RenderSettings,
@@ -34,6 +39,21 @@ pub struct Camera {
     pub focus_dist: f32,
 }
 
+impl Default for Camera {
+    /// The first camera of "Ray Tracing in One Weekend": a pinhole at the origin looking
+    /// down -z with a 90° field of view, focused on `look_at`.
+    fn default() -> Camera {
+        Camera {
+            look_from: Vec3::ZERO,
+            look_at: Vec3::NEG_Z,
+            up: Vec3::Y,
+            vfov_deg: 90.0,
+            aperture: 0.0,
+            focus_dist: 1.0,
+        }
+    }
+}
+
 /// Render defaults stored with the scene; the renderer's flags override them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RenderSettings {
@@ -42,6 +62,14 @@ pub struct RenderSettings {
     pub spp: u32,
     pub max_depth: u32,
     pub seed: u32,
+}
+
+impl Default for RenderSettings {
+    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
+    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0.
+    fn default() -> RenderSettings {
+        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 }
+    }
 }
 
 /// Radiance seen by rays that leave the scene.
@@ -53,6 +81,14 @@ pub enum Sky {
         top: Vec3,
     },
     Constant(Vec3),
+}
+
+impl Default for Sky {
+    /// The RTIOW sky, also a file's when it leaves `sky` out: white at the horizon,
+    /// light blue overhead.
+    fn default() -> Sky {
+        Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) }
+    }
 }
 
 /// A named material; spheres refer to it by index into [`Scene::materials`].

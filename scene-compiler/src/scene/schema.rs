@@ -15,6 +15,9 @@ use serde::{
 };
 use smol_str::SmolStr;
 
+use super::model::{RenderSettings, Sky};
+use super::validate::{settings_file, sky_file};
+
 /// A vector written `(x, y, z)`.
 pub(crate) type V3 = [f32; 3];
 
@@ -67,7 +70,7 @@ pub(crate) struct SettingsFile {
 
 impl Default for SettingsFile {
     fn default() -> SettingsFile {
-        SettingsFile { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 }
+        settings_file(RenderSettings::default())
     }
 }
 
@@ -80,9 +83,8 @@ pub(crate) enum SkyFile {
 }
 
 impl Default for SkyFile {
-    /// The RTIOW sky: white at the horizon, light blue overhead.
     fn default() -> SkyFile {
-        SkyFile::Gradient { bottom: [1.0, 1.0, 1.0], top: [0.5, 0.7, 1.0] }
+        sky_file(Sky::default())
     }
 }
 

@@ -13,11 +13,10 @@ use ron::error::{Error, SpannedError};
 use super::{
     diagnostic::{Diagnostic, offset_of},
     lex::{Lexer, Tok, Token},
+    reflect,
+    schema::SceneFile,
     suggest::{did_you_mean, one_of},
 };
-
-/// The top-level fields of a scene, to spot a field that ended up inside another item.
-const SCENE_FIELDS: [&str; 6] = ["camera", "settings", "sky", "materials", "spheres", "lights"];
 
 /// How many accepted names a hint lists before it says "and N more".
 const MAX_LISTED: usize = 12;
@@ -57,7 +56,9 @@ pub(crate) fn diagnose(source: &str, err: &SpannedError) -> Diagnostic {
             let mut d = Diagnostic::error(format!("unknown field `{found}` in {outer}"))
                 .at(source, span, "unknown field")
                 .with_hint(names_hint(found, expected));
-            if SCENE_FIELDS.contains(&found.as_str()) && outer != "Scene" {
+            // The scene's own fields, from serde: a field that ended up inside another item.
+            let (scene, scene_fields) = reflect::record::<SceneFile>();
+            if scene_fields.contains(&found.as_str()) && outer != scene {
                 d = d.with_note(format!("`{found}` is a field of the scene: is a `)` missing before it?"));
             }
             d

@@ -98,15 +98,8 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
         focus_dist: Some(cam.focus_dist),
     };
     c.camera(&root.field("camera"), &camera);
-    let s = scene.settings;
-    let settings =
-        SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed };
-    c.settings(&root.field("settings"), &settings);
-    let sky = match scene.sky {
-        Sky::Gradient { bottom, top } => SkyFile::Gradient { bottom: bottom.to_array(), top: top.to_array() },
-        Sky::Constant(color) => SkyFile::Constant(color.to_array()),
-    };
-    c.sky(&root.field("sky"), &sky);
+    c.settings(&root.field("settings"), &settings_file(scene.settings));
+    c.sky(&root.field("sky"), &sky_file(scene.sky));
     let materials: Vec<(String, MaterialFile)> =
         scene.materials.iter().map(|m| (m.name.clone(), material_file(m.kind))).collect();
     c.materials(&root.field("materials"), &materials);
@@ -668,6 +661,17 @@ fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
             "the scene defines no materials: add them under `materials: { ... }`".to_owned()
         }
         None => format!("the materials are {}", one_of(names.iter().copied(), MAX_LISTED)),
+    }
+}
+
+pub(super) fn settings_file(s: RenderSettings) -> SettingsFile {
+    SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
+}
+
+pub(super) fn sky_file(sky: Sky) -> SkyFile {
+    match sky {
+        Sky::Gradient { bottom, top } => SkyFile::Gradient { bottom: bottom.to_array(), top: top.to_array() },
+        Sky::Constant(color) => SkyFile::Constant(color.to_array()),
     }
 }
 

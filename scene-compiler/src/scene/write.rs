@@ -3,7 +3,8 @@
 //! Written by hand rather than through ron's serializer so the layout stays
 //! fixed and readable: every setting spelled out (a saved file says exactly what
 //! it renders), materials in their order as a `{ "name": ... }` map, one sphere
-//! and one light per line. Floats use Rust's shortest round-trip form, which ron
+//! and one light per line, and a list of shapes or lights only when it has items.
+//! Floats use Rust's shortest round-trip form, which ron
 //! reads back to the same bits, so `parse(to_ron(s)) == s` for a valid scene and
 //! `to_ron` of that is the same text again.
 
@@ -24,12 +25,28 @@ pub fn to_ron(scene: &Scene) -> String {
     settings(&mut out, &scene.settings);
     let _ = writeln!(out, "    sky: {},", sky(&scene.sky));
     materials(&mut out, &scene.materials);
-    spheres(&mut out, &scene.spheres, &scene.materials);
-    boxes(&mut out, &scene.boxes, &scene.materials);
-    terrains(&mut out, &scene.terrains, &scene.materials);
-    lights(&mut out, &scene.lights);
+    let materials = &scene.materials;
+    list(&mut out, "spheres", &scene.spheres, |out, s| sphere(out, s, materials));
+    list(&mut out, "boxes", &scene.boxes, |out, b| cuboid(out, b, materials));
+    list(&mut out, "terrains", &scene.terrains, |out, t| terrain(out, t, materials));
+    list(&mut out, "lights", &scene.lights, light);
     out.push_str(")\n");
     out
+}
+
+/// A `name: [...]` list, `item` writing each item. Every empty list is left out: it
+/// adds nothing to render, a kind of shape added to the format then changes no file
+/// that does not use it, and the fast reader (which leaves rare lists such as
+/// `terrains` to ron) is not sent to ron by an empty one.
+fn list<T>(out: &mut String, name: &str, items: &[T], mut item: impl FnMut(&mut String, &T)) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "    {name}: [");
+    for x in items {
+        item(out, x);
+    }
+    out.push_str("    ],\n");
 }
 
 fn camera(out: &mut String, c: &Camera) {
@@ -100,91 +117,58 @@ fn material_name(material: u32, materials: &[Material]) -> String {
     }
 }
 
-/// Spheres name their material; an index with no material (only possible in a
+/// Shapes name their material; an index with no material (only possible in a
 /// hand-built `Scene`) is written as `"#<index>"`, which loading reports as unknown.
-fn spheres(out: &mut String, spheres: &[Sphere], materials: &[Material]) {
-    if spheres.is_empty() {
-        out.push_str("    spheres: [],\n");
-        return;
-    }
-    out.push_str("    spheres: [\n");
-    for s in spheres {
-        let name = material_name(s.material, materials);
-        let _ =
-            writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
-    }
-    out.push_str("    ],\n");
+fn sphere(out: &mut String, s: &Sphere, materials: &[Material]) {
+    let name = material_name(s.material, materials);
+    let _ = writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
 }
 
-/// Boxes like spheres; a scene without boxes writes no `boxes:` line (scenes from
-/// before boxes existed keep their exact text).
-fn boxes(out: &mut String, boxes: &[Cuboid], materials: &[Material]) {
-    if boxes.is_empty() {
-        return;
-    }
-    out.push_str("    boxes: [\n");
-    for b in boxes {
-        let name = material_name(b.material, materials);
-        let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
-    }
-    out.push_str("    ],\n");
+fn cuboid(out: &mut String, b: &Cuboid, materials: &[Material]) {
+    let name = material_name(b.material, materials);
+    let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
 }
 
-/// One terrain per block; like boxes, no `terrains:` line when there are none.
-fn terrains(out: &mut String, terrains: &[Terrain], materials: &[Material]) {
-    if terrains.is_empty() {
-        return;
-    }
-    out.push_str("    terrains: [\n");
-    for t in terrains {
-        out.push_str("        Heightmap(\n");
-        let line = |out: &mut String, name: &str, value: String| {
-            let _ = writeln!(out, "            {name}: {value},");
-        };
-        line(out, "image", string(&t.image));
-        line(out, "origin", v3(t.origin));
-        line(out, "cell", format!("{:?}", t.cell));
-        line(out, "height_scale", format!("{:?}", t.height_scale));
-        match &t.surface {
-            TerrainSurface::Material(m) => line(out, "material", material_name(*m, materials)),
-            TerrainSurface::Palette(bands) => {
-                out.push_str("            palette: [\n");
-                for band in bands {
-                    let name = material_name(band.material, materials);
-                    let _ = writeln!(out, "                (from: {:?}, material: {name}),", band.from);
-                }
-                out.push_str("            ],\n");
+/// One terrain per block.
+fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
+    out.push_str("        Heightmap(\n");
+    let line = |out: &mut String, name: &str, value: String| {
+        let _ = writeln!(out, "            {name}: {value},");
+    };
+    line(out, "image", string(&t.image));
+    line(out, "origin", v3(t.origin));
+    line(out, "cell", format!("{:?}", t.cell));
+    line(out, "height_scale", format!("{:?}", t.height_scale));
+    match &t.surface {
+        TerrainSurface::Material(m) => line(out, "material", material_name(*m, materials)),
+        TerrainSurface::Palette(bands) => {
+            out.push_str("            palette: [\n");
+            for band in bands {
+                let name = material_name(band.material, materials);
+                let _ = writeln!(out, "                (from: {:?}, material: {name}),", band.from);
             }
+            out.push_str("            ],\n");
         }
-        out.push_str("        ),\n");
     }
-    out.push_str("    ],\n");
+    out.push_str("        ),\n");
 }
 
-fn lights(out: &mut String, lights: &[Light]) {
-    if lights.is_empty() {
-        out.push_str("    lights: [],\n");
-        return;
-    }
-    out.push_str("    lights: [\n");
-    for light in lights {
-        let _ = match *light {
-            Light::Point { position, color, intensity } => writeln!(
-                out,
-                "        Point(position: {}, color: {}, intensity: {intensity:?}),",
-                v3(position),
-                v3(color)
-            ),
-            Light::Directional { direction, color, intensity, angular_radius_deg } => writeln!(
-                out,
-                "        Directional(direction: {}, color: {}, intensity: {intensity:?}, \
-                 angular_radius_deg: {angular_radius_deg:?}),",
-                v3(direction),
-                v3(color)
-            ),
-        };
-    }
-    out.push_str("    ],\n");
+fn light(out: &mut String, light: &Light) {
+    let _ = match *light {
+        Light::Point { position, color, intensity } => writeln!(
+            out,
+            "        Point(position: {}, color: {}, intensity: {intensity:?}),",
+            v3(position),
+            v3(color)
+        ),
+        Light::Directional { direction, color, intensity, angular_radius_deg } => writeln!(
+            out,
+            "        Directional(direction: {}, color: {}, intensity: {intensity:?}, \
+             angular_radius_deg: {angular_radius_deg:?}),",
+            v3(direction),
+            v3(color)
+        ),
+    };
 }
 
 /// `(x, y, z)` with each component in shortest round-trip form (`1.0`, `0.1`, `1e-7`).

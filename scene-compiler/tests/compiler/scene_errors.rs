@@ -109,8 +109,6 @@ fn valid_scene_parses_to_the_expected_model() {
             Sphere { center: v(0.0, 1.0, 0.0), radius: 1.0, material: 1 },
             Sphere { center: v(4.0, 1.0, 0.0), radius: 1.0, material: 2 },
         ],
-        boxes: Vec::new(),
-        terrains: Vec::new(),
         lights: vec![
             Light::Point { position: v(0.0, 10.0, 0.0), color: Vec3::ONE, intensity: 50.0 },
             Light::Directional {
@@ -120,6 +118,7 @@ fn valid_scene_parses_to_the_expected_model() {
                 angular_radius_deg: 0.5,
             },
         ],
+        ..Scene::default()
     };
     assert_eq!(scene, expected);
 }
@@ -226,6 +225,12 @@ fn scene_field_inside_an_item_suggests_a_missing_paren() {
     let src = edit("spp: 8),", "spp: 8,");
     let d = one_error(&src, pos(&src, "materials: {"), "unknown field `materials` in Settings");
     assert!(d.note().is_some_and(|n| n.contains("is a `)` missing")), "{d:?}");
+    // Every field of the scene, the lists of shapes added later included.
+    for field in ["boxes", "terrains"] {
+        let src = edit("spp: 8),", &format!("spp: 8, {field}: [],"));
+        let d = one_error(&src, pos(&src, field), &format!("unknown field `{field}` in Settings"));
+        assert!(d.note().is_some_and(|n| n.contains("is a `)` missing")), "{d:?}");
+    }
 }
 
 #[test]

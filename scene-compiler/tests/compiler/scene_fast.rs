@@ -413,7 +413,6 @@ const OPTIONAL_LINES: &[&str] = &[
     "        max_depth: ",
     "        seed: ",
     "    sky: ",
-    "    lights: [],",
 ];
 
 fn layout() -> impl Strategy<Value = Layout> {

@@ -15,7 +15,6 @@ fn small_scene() -> Scene {
             max: Vec3::new(0.5, 0.25, 1e-3),
             material: 0,
         }],
-        terrains: Vec::new(),
         camera: Camera {
             look_from: Vec3::new(13.0, 2.0, 3.0),
             look_at: Vec3::ZERO,
@@ -51,6 +50,7 @@ fn small_scene() -> Scene {
                 angular_radius_deg: 0.5,
             },
         ],
+        ..Scene::default()
     }
 }
 
@@ -104,13 +104,18 @@ fn small_scene_round_trips_exactly() {
 }
 
 #[test]
-fn empty_lists_and_constant_sky_are_written_and_read_back() {
+fn empty_lists_are_left_out_and_constant_sky_is_written_and_read_back() {
     let mut s = small_scene();
     s.lights.clear();
     s.sky = Sky::Constant(Vec3::new(0.25, 0.5, 1e-7));
     let text = to_ron(&s);
     assert!(text.contains("    sky: Constant((0.25, 0.5, 1e-7)),\n"), "{text}");
-    assert!(text.contains("    lights: [],\n"), "{text}");
+    assert!(!text.contains("lights") && !text.contains("terrains"), "{text}");
+    assert_eq!(scene::parse(&text, "s.ron").ok(), Some(s.clone()));
+    // Whichever lists are empty, spheres included.
+    s.spheres.clear();
+    let text = to_ron(&s);
+    assert!(!text.contains("spheres") && text.contains("    boxes: [\n"), "{text}");
     assert_eq!(scene::parse(&text, "s.ron").ok(), Some(s));
 }
 
@@ -284,8 +289,8 @@ fn valid_scene() -> impl Strategy<Value = Scene> {
                 materials,
                 spheres,
                 boxes,
-                terrains: Vec::new(),
                 lights,
+                ..Scene::default()
             })
     })
 }

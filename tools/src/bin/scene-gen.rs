@@ -142,9 +142,7 @@ fn rtiow(csv: &Path) -> anyhow::Result<Scene> {
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     })
 }
 
@@ -191,9 +189,7 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
-        boxes: Vec::new(),
-        terrains: Vec::new(),
-        lights: Vec::new(),
+        ..Scene::default()
     })
 }
 

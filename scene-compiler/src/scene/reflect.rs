@@ -1,0 +1,427 @@
+//! The names of the schema types (`schema.rs`) as serde's derive declares them.
+//!
+//! The schema is declared once, by its serde types; everything else that needs its
+//! names (the fast reader's field lists, hints about misplaced fields, the tests that
+//! hold the writer and validation against the schema) asks here instead of keeping a
+//! list of its own. serde's derive hands a struct's field names to `deserialize_struct`,
+//! an enum's variants to `deserialize_enum` and a struct variant's fields to
+//! `struct_variant`; [`Probe`] is a deserializer that records them and stops.
+
+use std::fmt;
+
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, EnumAccess, IntoDeserializer, VariantAccess, Visitor,
+};
+
+/// Names as serde's derive keeps them.
+pub(crate) type Names = &'static [&'static str];
+
+/// A struct's serde name (the optional struct name a file may write) and its fields.
+pub(crate) fn record<T: DeserializeOwned>() -> (&'static str, Names) {
+    let seen = probe::<T>(None);
+    (seen.name, seen.names)
+}
+
+/// An enum's variants in declaration order, each with its fields: `None` for a variant
+/// that is not a struct variant (`Constant((r, g, b))`).
+pub(crate) fn variants<T: DeserializeOwned>() -> Vec<(&'static str, Option<Names>)> {
+    let names = probe::<T>(None).names;
+    (0..names.len()).map(|k| (names[k], probe::<T>(Some(k)).variant_fields)).collect()
+}
+
+/// Runs `T`'s `Deserialize` against a [`Probe`]; `pick` answers an enum with that variant.
+fn probe<T: DeserializeOwned>(pick: Option<usize>) -> Seen {
+    let mut seen = Seen { name: "", names: &[], variant_fields: None };
+    // The probe always ends the walk with an error, once it has what it came for.
+    let _ = T::deserialize(Probe { seen: &mut seen, pick });
+    seen
+}
+
+/// What a type's `Deserialize` asked for.
+struct Seen {
+    name: &'static str,
+    /// A struct's fields, or an enum's variants.
+    names: Names,
+    /// Of the picked variant, when it is a struct variant.
+    variant_fields: Option<Names>,
+}
+
+/// The error that ends a probe.
+#[derive(Debug)]
+struct Stop;
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("probe done")
+    }
+}
+
+impl std::error::Error for Stop {}
+
+impl de::Error for Stop {
+    fn custom<T: fmt::Display>(_: T) -> Stop {
+        Stop
+    }
+}
+
+/// A deserializer that records the names serde's derive passes it.
+struct Probe<'s> {
+    seen: &'s mut Seen,
+    pick: Option<usize>,
+}
+
+impl<'de> de::Deserializer<'de> for Probe<'_> {
+    type Error = Stop;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Stop> {
+        Err(Stop)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: Names,
+        _: V,
+    ) -> Result<V::Value, Stop> {
+        (self.seen.name, self.seen.names) = (name, fields);
+        Err(Stop)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: Names,
+        visitor: V,
+    ) -> Result<V::Value, Stop> {
+        (self.seen.name, self.seen.names) = (name, variants);
+        match self.pick.and_then(|k| variants.get(k)) {
+            Some(&variant) => visitor.visit_enum(Variant { name: variant, seen: self.seen }),
+            None => Err(Stop),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map identifier ignored_any
+    }
+}
+
+/// The variant a [`Probe`] picked, to learn its fields.
+struct Variant<'s> {
+    name: &'static str,
+    seen: &'s mut Seen,
+}
+
+impl<'de, 's> EnumAccess<'de> for Variant<'s> {
+    type Error = Stop;
+    type Variant = Variant<'s>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Variant<'s>), Stop> {
+        let value = seed.deserialize(IntoDeserializer::<Stop>::into_deserializer(self.name))?;
+        Ok((value, self))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Variant<'_> {
+    type Error = Stop;
+
+    fn unit_variant(self) -> Result<(), Stop> {
+        Err(Stop)
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, _: S) -> Result<S::Value, Stop> {
+        Err(Stop)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Stop> {
+        Err(Stop)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, fields: Names, _: V) -> Result<V::Value, Stop> {
+        self.seen.variant_fields = Some(fields);
+        Err(Stop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use glam::Vec3;
+
+    use super::super::model::{
+        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
+        Terrain, TerrainSurface,
+    };
+    use super::super::schema::{
+        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile,
+        TerrainFile,
+    };
+    use super::super::spans::{Located, SpanIndex};
+    use super::super::{fast, parse, read_ron, to_ron, validate};
+    use super::*;
+
+    #[test]
+    fn reads_serde_names_of_structs_and_enums() {
+        let (name, fields) = record::<CameraFile>();
+        assert_eq!(name, "Camera");
+        assert_eq!(fields, ["look_from", "look_at", "up", "vfov_deg", "aperture", "focus_dist"]);
+        let gradient: Names = &["bottom", "top"];
+        assert_eq!(variants::<SkyFile>(), [("Gradient", Some(gradient)), ("Constant", None)]);
+    }
+
+    /// Every struct and enum variant of the schema, by its serde name, with its fields.
+    /// A type added to the schema is reached from a field of one of these: add it here.
+    fn schema() -> Vec<(&'static str, Names)> {
+        let mut all = vec![
+            record::<SceneFile>(),
+            record::<CameraFile>(),
+            record::<SettingsFile>(),
+            record::<SphereFile>(),
+            record::<BoxFile>(),
+            record::<BandFile>(),
+        ];
+        for kinds in [
+            variants::<SkyFile>(),
+            variants::<MaterialFile>(),
+            variants::<TerrainFile>(),
+            variants::<LightFile>(),
+        ] {
+            all.extend(kinds.into_iter().map(|(name, fields)| (name, fields.unwrap_or_default())));
+        }
+        all
+    }
+
+    /// A scene with every field of the schema away from its default and every kind of
+    /// material, terrain surface and light; its terrains read `h.png` from `folder`.
+    fn every_field(folder: &Path) -> Scene {
+        let lambert = |albedo| MaterialKind::Lambert { albedo };
+        let materials = vec![
+            Material { name: "matte".into(), kind: lambert(Vec3::new(0.5, 0.25, 0.125)) },
+            Material {
+                name: "steel".into(),
+                kind: MaterialKind::Metal { albedo: Vec3::splat(0.75), fuzz: 0.25 },
+            },
+            Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
+            Material {
+                name: "lamp".into(),
+                kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::splat(0.5) },
+            },
+        ];
+        let heights =
+            Arc::new(Heightmap { path: folder.join("h.png"), width: 2, depth: 2, values: vec![0, 1, 2, 3] });
+        let terrain = |origin, surface| Terrain {
+            image: "h.png".into(),
+            heights: heights.clone(),
+            origin,
+            cell: 0.5,
+            height_scale: 2.0,
+            surface,
+        };
+        let bands = vec![Band { from: 0.0, material: 0 }, Band { from: 2.5, material: 1 }];
+        Scene {
+            camera: Camera {
+                look_from: Vec3::new(13.0, 2.0, 3.0),
+                look_at: Vec3::ZERO,
+                up: Vec3::Z,
+                vfov_deg: 20.0,
+                aperture: 0.1,
+                focus_dist: 10.0,
+            },
+            settings: RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7 },
+            sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
+            materials,
+            spheres: vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }],
+            boxes: vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }],
+            terrains: vec![
+                terrain(Vec3::new(1.0, 2.0, 3.0), TerrainSurface::Material(1)),
+                terrain(Vec3::new(-4.0, 0.0, 0.0), TerrainSurface::Palette(bands)),
+            ],
+            lights: vec![
+                Light::Point {
+                    position: Vec3::new(0.0, 10.0, 0.0),
+                    color: Vec3::splat(0.5),
+                    intensity: 50.0,
+                },
+                Light::Directional {
+                    direction: Vec3::new(-1.0, -1.0, -0.5),
+                    color: Vec3::new(1.0, 0.5, 0.25),
+                    intensity: 2.0,
+                    angular_radius_deg: 0.5,
+                },
+            ],
+        }
+    }
+
+    /// [`every_field`] as `to_ron` writes it, then with the other sky and without
+    /// terrains (what the fast reader reads), and with each list but the spheres left
+    /// empty, and the spheres too.
+    fn variations(folder: &Path) -> Vec<Scene> {
+        let full = every_field(folder);
+        let constant_sky =
+            Scene { sky: Sky::Constant(Vec3::new(0.25, 0.5, 1e-7)), terrains: Vec::new(), ..full.clone() };
+        let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
+        let no_terrains = Scene { terrains: Vec::new(), ..full.clone() };
+        let no_lights = Scene { lights: Vec::new(), ..full.clone() };
+        let spheres_only =
+            Scene { spheres: full.spheres.clone(), materials: full.materials.clone(), ..Scene::default() };
+        let boxes_only =
+            Scene { boxes: full.boxes.clone(), materials: full.materials.clone(), ..Scene::default() };
+        vec![full, constant_sky, no_boxes, no_terrains, no_lights, spheres_only, boxes_only]
+    }
+
+    /// Writes the heightmap [`every_field`] reads into a new folder.
+    fn folder_with_image() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        image::GrayImage::from_raw(2, 2, vec![0, 1, 2, 3])
+            .expect("2 x 2")
+            .save(dir.path().join("h.png"))
+            .expect("write PNG");
+        dir
+    }
+
+    /// `to_ron` writes every field and variant serde declares, and reads back equal
+    /// (every field holds a value away from its default, so one left out, or written
+    /// under another name, would not read back equal), with and without each list.
+    #[test]
+    fn the_writer_writes_every_name_of_the_schema_and_reads_back() {
+        let dir = folder_with_image();
+        let origin = dir.path().join("scene.ron").display().to_string();
+        let texts: Vec<String> = variations(dir.path())
+            .iter()
+            .map(|scene| {
+                let text = to_ron(scene);
+                let back = parse(&text, &origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
+                assert_eq!(&back, scene, "{text}");
+                assert_eq!(to_ron(&back), text);
+                text
+            })
+            .collect();
+        let all = texts.concat();
+        for (name, fields) in schema() {
+            // Structs' names are optional in a file, and `to_ron` leaves them out.
+            if variants_of_schema().contains(&name) {
+                assert!(all.contains(&format!("{name}(")), "variant `{name}` is never written");
+            }
+            for field in fields {
+                assert!(all.contains(&format!("{field}: ")), "`{field}` of `{name}` is never written");
+            }
+        }
+        // Empty lists are left out: none of `[]`.
+        assert!(texts.iter().all(|text| !text.contains("[]")), "{texts:?}");
+    }
+
+    fn variants_of_schema() -> Vec<&'static str> {
+        let kinds = [
+            variants::<SkyFile>(),
+            variants::<MaterialFile>(),
+            variants::<TerrainFile>(),
+            variants::<LightFile>(),
+        ];
+        kinds.into_iter().flatten().map(|(name, _)| name).collect()
+    }
+
+    /// The fast reader reads every name `to_ron` writes, but for terrains (which it
+    /// leaves to ron), into what ron reads.
+    #[test]
+    fn the_fast_reader_reads_every_name_of_the_schema() {
+        let dir = folder_with_image();
+        for scene in variations(dir.path()) {
+            let text = to_ron(&scene);
+            let ron = format!("{:?}", read_ron(&text, "").ok());
+            match fast::parse(&text) {
+                Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
+                None => assert!(!scene.terrains.is_empty(), "the fast reader fell back on\n{text}"),
+            }
+        }
+    }
+
+    /// A scene whose every checked value is wrong: NaN for every number, zero sizes,
+    /// unknown or duplicate materials, a missing terrain image.
+    fn every_value_wrong(sky: Sky) -> Scene {
+        let nan = Vec3::splat(f32::NAN);
+        let mut scene = every_field(Path::new("missing"));
+        scene.camera = Camera {
+            look_from: nan,
+            look_at: nan,
+            up: nan,
+            vfov_deg: f32::NAN,
+            aperture: f32::NAN,
+            focus_dist: f32::NAN,
+        };
+        scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
+        scene.sky = sky;
+        scene.materials = vec![
+            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan } },
+            Material { name: "a".into(), kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN } },
+            Material { name: "b".into(), kind: MaterialKind::Dielectric { ior: f32::NAN } },
+            Material {
+                name: "c".into(),
+                kind: MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
+            },
+        ];
+        scene.spheres = vec![Sphere { center: nan, radius: f32::NAN, material: 9 }];
+        scene.boxes = vec![Cuboid { min: nan, max: nan, material: 9 }];
+        for t in &mut scene.terrains {
+            (t.origin, t.cell, t.height_scale) = (nan, f32::NAN, f32::NAN);
+            t.surface = match &t.surface {
+                TerrainSurface::Material(_) => TerrainSurface::Material(9),
+                TerrainSurface::Palette(_) => {
+                    TerrainSurface::Palette(vec![Band { from: f32::NAN, material: 9 }])
+                }
+            };
+        }
+        scene.lights = vec![
+            Light::Point { position: nan, color: nan, intensity: f32::NAN },
+            Light::Directional {
+                direction: nan,
+                color: nan,
+                intensity: f32::NAN,
+                angular_radius_deg: f32::NAN,
+            },
+        ];
+        scene
+    }
+
+    /// Every path validation reports names a value that is written in the text, both
+    /// for a file and for a scene in memory (a path that misspelt a field, or named it
+    /// on the wrong value, would point at an ancestor instead), and the one its message
+    /// is about.
+    #[test]
+    fn validation_paths_name_the_values_of_the_schema() {
+        for sky in [Sky::Gradient { bottom: Vec3::NAN, top: Vec3::NAN }, Sky::Constant(Vec3::NAN)] {
+            let scene = every_value_wrong(sky);
+            let text = to_ron(&scene);
+            let file = read_ron(&text, "").unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let from_file =
+                validate::validate(&file, Path::new("missing")).expect_err("every value is wrong");
+            let from_model = validate::check_model(&scene);
+            for issues in [from_file, from_model] {
+                assert!(issues.len() > 50, "{issues:#?}");
+                let paths: Vec<_> = issues
+                    .iter()
+                    .flat_map(|i| std::iter::once(&i.path).chain(i.also.as_ref().map(|(p, _)| p)))
+                    .collect();
+                let index = SpanIndex::scan(&text, paths.iter().copied());
+                for path in paths {
+                    assert!(
+                        matches!(index.locate(path), Some(Located::Exact(_))),
+                        "`{path}` is not written in\n{text}"
+                    );
+                }
+                // And on the value the message is about: it names the path's last field.
+                for issue in issues.iter().filter(|issue| !issue.path.to_string().contains("[key ")) {
+                    let path = issue.path.to_string();
+                    let field = path.rsplit('.').next().and_then(|last| last.split('[').next());
+                    let field = field.unwrap_or_default();
+                    assert!(issue.message.contains(field), "`{path}`: {}", issue.message);
+                }
+            }
+        }
+        // The one path a value not written can have: the scene is empty at `spheres`.
+        let empty = validate::check_model(&Scene::default());
+        assert_eq!(empty.len(), 1, "{empty:#?}");
+        assert!(record::<SceneFile>().1.contains(&empty[0].path.to_string().as_str()));
+    }
+}
