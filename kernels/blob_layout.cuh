@@ -12,6 +12,7 @@
 #define BLOB_PRIM_KINDS 4
 #define BLOB_PRIM_SPHERE 0u
 #define BLOB_PRIM_BOX 1u
+#define BLOB_PRIM_TRIANGLE 2u
 #define BLOB_MAX_BVH_DEPTH 64
 #define BLOB_LIGHT_POINT 0u
 #define BLOB_LIGHT_DIRECTIONAL 1u
@@ -26,12 +27,13 @@
 #define BLOB_SECTION_MATERIALS 1
 #define BLOB_SECTION_SPHERES 2
 #define BLOB_SECTION_BOXES 3
-#define BLOB_SECTION_PRIM_MATERIALS 4
-#define BLOB_SECTION_PRIM_SOURCES 5
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 6
-#define BLOB_SECTION_NODE_BOXES 7
-#define BLOB_SECTION_NODE_LINKS 8
-#define BLOB_SECTION_LIGHTS 9
+#define BLOB_SECTION_TRIANGLES 4
+#define BLOB_SECTION_PRIM_MATERIALS 5
+#define BLOB_SECTION_PRIM_SOURCES 6
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 7
+#define BLOB_SECTION_NODE_BOXES 8
+#define BLOB_SECTION_NODE_LINKS 9
+#define BLOB_SECTION_LIGHTS 10
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -89,6 +91,19 @@ static_assert(sizeof(BoxRecord) == 32, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(BoxRecord, min) == 0, "layout drift");
 static_assert(__builtin_offsetof(BoxRecord, max) == 16, "layout drift");
+#endif
+
+// A triangle of a mesh, in world space, in BVH leaf order: its three vertices as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out.
+struct __align__(16) TriangleRecord {
+    float4 v0; // offset   0: The first vertex xyz, w unused (0).
+    float4 v1; // offset  16: The second vertex xyz, w unused (0).
+    float4 v2; // offset  32: The third vertex xyz, w unused (0).
+};
+static_assert(sizeof(TriangleRecord) == 48, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(TriangleRecord, v0) == 0, "layout drift");
+static_assert(__builtin_offsetof(TriangleRecord, v1) == 16, "layout drift");
+static_assert(__builtin_offsetof(TriangleRecord, v2) == 32, "layout drift");
 #endif
 
 // An inner BVH node's two child boxes, one row per axis. Leaves have no record: a link holds their primitives. The CUDA backend adds each row's mirror, (left.max, right.max, left.min, right.min), in its device copy of the nodes, so a ray reads its near planes from lanes x, y and far planes from z, w whatever its direction; the blob stores each row once.

@@ -15,6 +15,7 @@
 
 #include "shape_box.cuh"
 #include "shape_sphere.cuh"
+#include "shape_triangle.cuh"
 
 __device__ __forceinline__ unsigned int prim_kind(unsigned int prim) {
     return (prim & BLOB_PRIM_KIND_MASK) >> BLOB_PRIM_KIND_SHIFT;
@@ -38,6 +39,14 @@ template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_SPHERE>(unsigned int i, float3 origin, float3 dir, float t_max,
                                                            float& t) {
     return intersect_sphere(sphere_at(i), origin, dir, t_max, t);
+}
+template <>
+__device__ __forceinline__ bool hit_prim<BLOB_PRIM_TRIANGLE>(unsigned int i, float3 origin, float3 dir, float t_max,
+                                                             float& t) {
+    const TriangleRecord* tri = triangle_at(i);
+    float3 b;
+    return intersect_triangle(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), origin, dir, t_max,
+                              t, b);
 }
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 origin, float3 dir, float t_max,
@@ -80,6 +89,8 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
             return leaf_prims<BLOB_PRIM_SPHERE, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
         case BLOB_PRIM_BOX:
             return leaf_prims<BLOB_PRIM_BOX, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
+        case BLOB_PRIM_TRIANGLE:
+            return leaf_prims<BLOB_PRIM_TRIANGLE, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
     }
     __builtin_unreachable();
 }
@@ -108,6 +119,16 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
             const BoxRecord* box = box_at(i);
             return box_surface(__ldg(&box->min), __ldg(&box->max), origin, dir, t);
         }
+        case BLOB_PRIM_TRIANGLE: {
+            // The closest-hit search hit it at `t`, so the test, run again with no bound,
+            // gives its barycentrics.
+            const TriangleRecord* tri = triangle_at(i);
+            const float3 v0 = xyz(__ldg(&tri->v0)), v1 = xyz(__ldg(&tri->v1)), v2 = xyz(__ldg(&tri->v2));
+            float t_hit;
+            float3 b = make_float3(1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f);
+            intersect_triangle(v0, v1, v2, origin, dir, PT_INFINITY, t_hit, b);
+            return triangle_surface(v0, v1, v2, b);
+        }
     }
     __builtin_unreachable();
 }
@@ -125,6 +146,10 @@ __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, floa
             const BoxRecord* box = box_at(i);
             return box_sample(__ldg(&box->min), __ldg(&box->max), p, o, u1, u2, s);
         }
+        case BLOB_PRIM_TRIANGLE: {
+            const TriangleRecord* tri = triangle_at(i);
+            return triangle_sample(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), p, o, u1, u2, s);
+        }
     }
     __builtin_unreachable();
 }
@@ -139,6 +164,10 @@ __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, con
         case BLOB_PRIM_BOX: {
             const BoxRecord* box = box_at(i);
             return box_pdf_towards(__ldg(&box->min), __ldg(&box->max), from, hit);
+        }
+        case BLOB_PRIM_TRIANGLE: {
+            const TriangleRecord* tri = triangle_at(i);
+            return triangle_pdf_towards(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), from, hit);
         }
     }
     __builtin_unreachable();

@@ -28,7 +28,7 @@ __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fmi
 
 // A ray prepared for node visits: its inverse direction, `-origin * inv_dir` (the plane
 // distances are one FMA each), and the row of DeviceNode::rows each axis reads: the
-// blob's row, or its mirror when the direction's sign bit is set (1/(-0) = -inf reads
+// blob's row, or its mirror when the direction's sign bit is set (a -0 component reads
 // the mirror, which is as good as the row for a zero component).
 struct NodeRay {
     float3 inv_dir;
@@ -36,9 +36,15 @@ struct NodeRay {
     unsigned int row_x, row_y, row_z;
 };
 
+// 1 / d, with a d smaller than SLAB_MIN_DIR (zero included) taken as that, with its
+// sign: 0 * inf would make a NaN plane distance (constants.rs says more).
+__device__ __forceinline__ float slab_inv(float d) {
+    return 1.0f / (fabsf(d) < SLAB_MIN_DIR ? copysignf(SLAB_MIN_DIR, d) : d);
+}
+
 __device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
     NodeRay r;
-    r.inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    r.inv_dir = make_float3(slab_inv(dir.x), slab_inv(dir.y), slab_inv(dir.z));
     r.neg_origin_inv_dir = -origin * r.inv_dir;
     r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
     r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);

@@ -18,6 +18,9 @@ __device__ __forceinline__ void operator+=(float3& a, float3 b) { a = a + b; }
 __device__ __forceinline__ void operator*=(float3& a, float3 b) { a = a * b; }
 
 __device__ __forceinline__ float dot(float3 a, float3 b) { return fmaf(a.x, b.x, fmaf(a.y, b.y, a.z * b.z)); }
+__device__ __forceinline__ float3 cross(float3 a, float3 b) {
+    return make_float3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
 
 // `v / |v|` with one reciprocal square root instead of a sqrt and three divisions.
 __device__ __forceinline__ float3 normalize(float3 v) { return v * rsqrtf(dot(v, v)); }

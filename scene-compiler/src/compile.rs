@@ -1,6 +1,7 @@
 //! The pipeline from a validated [`Scene`] to blob bytes: build the BVH, optionally
 //! reorder it, encode. Parsing is the caller's (it owns the file and its errors).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,7 @@ use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
 use crate::scene::{Material, Scene};
 use crate::shapes;
-use crate::terrain;
+use crate::{meshes, terrain};
 
 /// How to compile; the defaults match `scene-compiler build` without flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,7 +39,7 @@ pub struct Compiled {
     /// or refitted): what a refit's cost is held against.
     pub built_sah_cost: f32,
     pub bvh_stats: BvhStats,
-    /// Turning terrains into boxes (zero without terrains).
+    /// Turning terrains into boxes and meshes into triangles (zero without either).
     pub terrain_time: Duration,
     /// Building the BVH (or checking that the previous one still fits).
     pub bvh_time: Duration,
@@ -88,8 +89,13 @@ pub fn compile_scene_reusing(
     previous: Option<Previous<'_>>,
 ) -> Compiled {
     let start = Instant::now();
-    let expanded = terrain::with_columns(scene);
-    let terrain_time = if scene.terrains.is_empty() { Duration::ZERO } else { start.elapsed() };
+    let with_columns = terrain::with_columns(scene);
+    let expanded = match meshes::with_triangles(&with_columns) {
+        Cow::Borrowed(_) => with_columns,
+        Cow::Owned(scene) => Cow::Owned(scene),
+    };
+    let terrain_time =
+        if scene.terrains.is_empty() && scene.meshes.is_empty() { Duration::ZERO } else { start.elapsed() };
     let start = Instant::now();
     let reusable = previous.filter(|p| same_primitives(p.scene, scene));
     let refittable = previous.filter(|p| same_primitive_counts(p.scene, scene));
@@ -158,7 +164,7 @@ pub fn compile_scene_reusing(
 /// Whether two scenes have the same primitives, in the same order, with the same
 /// material indices: all a BVH depends on.
 fn same_primitives(a: &Scene, b: &Scene) -> bool {
-    shapes::same_prims(a, b) && a.terrains == b.terrains
+    shapes::same_prims(a, b) && a.terrains == b.terrains && a.meshes == b.meshes
 }
 
 /// Whether two scenes with the same primitives have the same light table: the same
@@ -174,5 +180,11 @@ fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
 /// (terrains, which make a number of boxes, unchanged), so every leaf's primitive
 /// indices still name a primitive of its kind.
 fn same_primitive_counts(a: &Scene, b: &Scene) -> bool {
-    shapes::same_counts(a, b) && a.terrains == b.terrains
+    shapes::same_counts(a, b) && a.terrains == b.terrains && same_mesh_files(a, b)
+}
+
+/// As many meshes, each with the same file data (transforms may differ): their
+/// triangles come in the same number and order, so a moved mesh can be refitted.
+fn same_mesh_files(a: &Scene, b: &Scene) -> bool {
+    a.meshes.len() == b.meshes.len() && a.meshes.iter().zip(&b.meshes).all(|(x, y)| x.data == y.data)
 }

@@ -22,6 +22,8 @@ pub mod bvh;
 pub mod compile;
 pub mod files;
 pub mod limits;
+pub mod meshes;
+pub mod procedural;
 pub mod scene;
 pub mod shapes;
 pub mod terrain;

@@ -20,5 +20,7 @@ pub const MAX_DEPTH: u32 = 1024;
 pub const MAX_SPHERES: usize = MAX_PRIMS_PER_KIND as usize;
 /// The same for boxes (terrain columns included).
 pub const MAX_BOXES: usize = MAX_PRIMS_PER_KIND as usize;
+/// Triangles of all meshes together: one primitive kind's references.
+pub const MAX_TRIANGLES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_MATERIALS: usize = 1 << 20;
 pub const MAX_LIGHTS: usize = 1 << 16;

@@ -62,6 +62,8 @@ impl Picker {
                 0 => Selected::Box(source),
                 after => Selected::Terrain(after - 1),
             }),
+            // Meshes have no panel in the editor yet: rendered, not selectable.
+            PrimKind::Triangle => None,
         }
     }
 }

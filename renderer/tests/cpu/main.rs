@@ -9,6 +9,7 @@ mod analytic;
 mod boxes;
 mod determinism;
 mod lights;
+mod meshes;
 mod mis;
 mod multi;
 mod rng;

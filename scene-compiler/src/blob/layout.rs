@@ -29,11 +29,12 @@ pub const FLAG_LAYOUT_VEB: u32 = 1;
 pub enum PrimKind {
     Sphere = 0,
     Box = 1,
+    Triangle = 2,
 }
 
 impl PrimKind {
     /// Every kind, in the order their primitives are numbered in `prim_materials`.
-    pub const ALL: [PrimKind; 2] = [PrimKind::Sphere, PrimKind::Box];
+    pub const ALL: [PrimKind; 3] = [PrimKind::Sphere, PrimKind::Box, PrimKind::Triangle];
     /// Kinds a header has count slots for ([`limits::MAX_PRIM_KINDS`]).
     pub const SLOTS: usize = limits::MAX_PRIM_KINDS as usize;
 
@@ -47,6 +48,7 @@ impl PrimKind {
         match self {
             PrimKind::Sphere => "sphere",
             PrimKind::Box => "box",
+            PrimKind::Triangle => "triangle",
         }
     }
 
@@ -55,6 +57,7 @@ impl PrimKind {
         match self {
             PrimKind::Sphere => "prim_counts (sphere)",
             PrimKind::Box => "prim_counts (box)",
+            PrimKind::Triangle => "prim_counts (triangle)",
         }
     }
 
@@ -63,6 +66,7 @@ impl PrimKind {
         match self {
             PrimKind::Sphere => SectionId::Spheres,
             PrimKind::Box => SectionId::Boxes,
+            PrimKind::Triangle => SectionId::Triangles,
         }
     }
 }
@@ -202,6 +206,19 @@ blob_record! {
 }
 
 blob_record! {
+    /// A triangle of a mesh, in world space, in BVH leaf order: its three vertices as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out.
+    #[align(16)]
+    pub struct TriangleRecord as "TriangleRecord" {
+        /// The first vertex xyz, w unused (0).
+        pub v0: [f32; 4],
+        /// The second vertex xyz, w unused (0).
+        pub v1: [f32; 4],
+        /// The third vertex xyz, w unused (0).
+        pub v2: [f32; 4],
+    }
+}
+
+blob_record! {
     /// An inner BVH node's two child boxes, one row per axis. Leaves have no record: a
     /// link holds their primitives. The CUDA backend adds each row's mirror, (left.max,
     /// right.max, left.min, right.min), in its device copy of the nodes, so a ray reads
@@ -264,6 +281,7 @@ pub enum SectionId {
     Materials,
     Spheres,
     Boxes,
+    Triangles,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -276,7 +294,7 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 10;
+pub const SECTION_COUNT: usize = 11;
 
 impl SectionId {
     /// All sections, in file order.
@@ -285,6 +303,7 @@ impl SectionId {
         SectionId::Materials,
         SectionId::Spheres,
         SectionId::Boxes,
+        SectionId::Triangles,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
         SectionId::PrimLightPdfs,
@@ -300,6 +319,7 @@ impl SectionId {
             SectionId::Materials => "materials",
             SectionId::Spheres => "spheres",
             SectionId::Boxes => "boxes",
+            SectionId::Triangles => "triangles",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
             SectionId::PrimLightPdfs => "prim_light_pdfs",
@@ -317,6 +337,7 @@ impl SectionId {
             SectionId::Materials => size_of::<MaterialRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::Boxes => size_of::<BoxRecord>(),
+            SectionId::Triangles => size_of::<TriangleRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
@@ -386,6 +407,7 @@ impl BlobHeader {
             SectionId::Materials => self.material_count.into(),
             SectionId::Spheres => self.prim_count(PrimKind::Sphere).into(),
             SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
+            SectionId::Triangles => self.prim_count(PrimKind::Triangle).into(),
             SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
@@ -408,7 +430,7 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 224);
+        assert_eq!(HEADER_LEN, 240);
     }
 
     #[test]

@@ -83,12 +83,14 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
             NodeKind::Leaf { .. } => None,
         })
         .collect();
+    let reach =
+        bvh.nodes.first().map_or(0.0, |root| root.bounds.min.abs().max(root.bounds.max.abs()).max_element());
     // On all cores: at 1M primitives the node records are most of the encode.
     let node_slots = records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes))
         .par_iter_mut()
         .zip(records_mut(take(SectionId::NodeLinks)).par_iter_mut());
     node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
-        *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
+        *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds, reach);
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     });
@@ -278,10 +280,23 @@ impl Prims {
     }
 }
 
-/// Both children's boxes, one row per axis (see [`NodeBoxesRecord`]).
-fn child_boxes(left: &Aabb, right: &Aabb) -> NodeBoxesRecord {
-    let row = |a: usize| [left.min[a], right.min[a], left.max[a], right.max[a]];
+/// Both children's boxes, one row per axis (see [`NodeBoxesRecord`]), each grown by
+/// [`box_margin`].
+fn child_boxes(left: &Aabb, right: &Aabb, reach: f32) -> NodeBoxesRecord {
+    let (lo, hi) = (|x: f32| x - box_margin(x, reach), |x: f32| x + box_margin(x, reach));
+    let row = |a: usize| [lo(left.min[a]), lo(right.min[a]), hi(left.max[a]), hi(right.max[a])];
     NodeBoxesRecord { x: row(0), y: row(1), z: row(2) }
+}
+
+/// How far a node box's plane at `x` is moved out: 2^-20 of `|x|` plus the scene's
+/// `reach` (its largest coordinate magnitude). The traversal's slab test computes a
+/// plane's distance as `x / d - o / d` in f32, off by up to about 2^-23 (|x| + |o|)
+/// along the axis; a ray through a vertex or an edge that two primitives share, on the
+/// plane of their boxes, could miss both boxes by that much and slip through a closed
+/// mesh. The margin covers that error eight times over for ray origins within the
+/// scene's reach (docs/path-tracing.md, "Robust hits").
+fn box_margin(x: f32, reach: f32) -> f32 {
+    (x.abs() + reach) * (1.0 / (1u32 << 20) as f32)
 }
 
 /// The sections of `payload` (the blob after its header) as laid out in `table`.

@@ -374,6 +374,7 @@ impl<'a> Cursor<'a> {
             spheres: spheres.unwrap_or_default(),
             boxes: boxes.unwrap_or_default(),
             terrains: Vec::new(),
+            meshes: Vec::new(),
             lights: lights.unwrap_or_default(),
         })
     }

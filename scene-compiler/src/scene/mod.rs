@@ -18,6 +18,7 @@ mod diagnostic;
 mod fast;
 mod heightmap;
 mod lex;
+mod mesh_file;
 mod model;
 mod reflect;
 mod schema;

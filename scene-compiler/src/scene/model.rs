@@ -25,6 +25,12 @@ pub struct Scene {
     /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
     pub boxes: Vec<Cuboid>,
     pub terrains: Vec<Terrain>,
+    /// Triangle meshes read from model files; compiling turns them into triangles.
+    pub meshes: Vec<Mesh>,
+    /// Triangles in world space: what compiling makes of the meshes, and what a scene
+    /// read back from a blob holds instead of its meshes. A scene file cannot write
+    /// them (it names model files), so `to_ron` leaves them out.
+    pub triangles: Vec<Triangle>,
     pub lights: Vec<Light>,
 }
 
@@ -191,6 +197,62 @@ impl Heightmap {
     pub fn raised(&self) -> usize {
         self.values.iter().filter(|&&v| v > 0).count()
     }
+}
+
+/// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mesh {
+    /// The file as the scene names it (relative to the scene file's folder).
+    pub file: String,
+    /// Index into [`Scene::materials`]: every triangle's material.
+    pub material: u32,
+    pub transform: Transform,
+    /// The file's triangles, read when the scene was loaded.
+    pub data: Arc<MeshData>,
+}
+
+/// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
+/// translation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    pub translate: Vec3,
+    pub rotate_deg: Vec3,
+    pub scale: f32,
+}
+
+impl Default for Transform {
+    fn default() -> Transform {
+        Transform { translate: Vec3::ZERO, rotate_deg: Vec3::ZERO, scale: 1.0 }
+    }
+}
+
+impl Transform {
+    /// The matrix that applies it.
+    pub fn matrix(&self) -> glam::Affine3A {
+        let r = self.rotate_deg;
+        let rotation =
+            glam::Quat::from_euler(glam::EulerRot::ZYX, r.z.to_radians(), r.y.to_radians(), r.x.to_radians());
+        glam::Affine3A::from_scale_rotation_translation(Vec3::splat(self.scale), rotation, self.translate)
+    }
+}
+
+/// A model file's triangles in object space, as read (`scene/mesh_file.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeshData {
+    /// The file as opened (the scene's folder joined with the name): what a live
+    /// session watches.
+    pub path: PathBuf,
+    pub positions: Vec<Vec3>,
+    /// Three indices into `positions` per triangle.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
+/// gives its outward normal, `(v1 - v0) × (v2 - v0)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    pub v: [Vec3; 3],
+    pub material: u32,
 }
 
 /// A light the renderer samples directly (next-event estimation).

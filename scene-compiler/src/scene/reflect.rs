@@ -151,12 +151,12 @@ mod tests {
     use glam::Vec3;
 
     use super::super::model::{
-        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
-        Terrain, TerrainSurface,
+        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, MeshData, RenderSettings,
+        Scene, Sky, Sphere, Terrain, TerrainSurface, Transform,
     };
     use super::super::schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile,
-        TerrainFile,
+        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
+        SphereFile, TerrainFile, TransformFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{fast, parse, read_ron, to_ron, validate};
@@ -181,6 +181,8 @@ mod tests {
             record::<SphereFile>(),
             record::<BoxFile>(),
             record::<BandFile>(),
+            record::<MeshFile>(),
+            record::<TransformFile>(),
         ];
         for kinds in [
             variants::<SkyFile>(),
@@ -220,6 +222,20 @@ mod tests {
             surface,
         };
         let bands = vec![Band { from: 0.0, material: 0 }, Band { from: 2.5, material: 1 }];
+        let mesh = Mesh {
+            file: "m.obj".into(),
+            material: 2,
+            transform: Transform {
+                translate: Vec3::new(1.0, 2.0, 3.0),
+                rotate_deg: Vec3::new(10.0, 20.0, 30.0),
+                scale: 0.5,
+            },
+            data: Arc::new(MeshData {
+                path: folder.join("m.obj"),
+                positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                triangles: vec![[0, 1, 2]],
+            }),
+        };
         Scene {
             camera: Camera {
                 look_from: Vec3::new(13.0, 2.0, 3.0),
@@ -238,6 +254,8 @@ mod tests {
                 terrain(Vec3::new(1.0, 2.0, 3.0), TerrainSurface::Material(1)),
                 terrain(Vec3::new(-4.0, 0.0, 0.0), TerrainSurface::Palette(bands)),
             ],
+            meshes: vec![mesh],
+            triangles: Vec::new(),
             lights: vec![
                 Light::Point {
                     position: Vec3::new(0.0, 10.0, 0.0),
@@ -259,8 +277,12 @@ mod tests {
     /// empty, and the spheres too.
     fn variations(folder: &Path) -> Vec<Scene> {
         let full = every_field(folder);
-        let constant_sky =
-            Scene { sky: Sky::Constant(Vec3::new(0.25, 0.5, 1e-7)), terrains: Vec::new(), ..full.clone() };
+        let constant_sky = Scene {
+            sky: Sky::Constant(Vec3::new(0.25, 0.5, 1e-7)),
+            terrains: Vec::new(),
+            meshes: Vec::new(),
+            ..full.clone()
+        };
         let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
         let no_terrains = Scene { terrains: Vec::new(), ..full.clone() };
         let no_lights = Scene { lights: Vec::new(), ..full.clone() };
@@ -278,6 +300,7 @@ mod tests {
             .expect("2 x 2")
             .save(dir.path().join("h.png"))
             .expect("write PNG");
+        std::fs::write(dir.path().join("m.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").expect("write OBJ");
         dir
     }
 
@@ -322,8 +345,8 @@ mod tests {
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
     }
 
-    /// The fast reader reads every name `to_ron` writes, but for terrains (which it
-    /// leaves to ron), into what ron reads.
+    /// The fast reader reads every name `to_ron` writes, but for terrains and meshes
+    /// (which it leaves to ron), into what ron reads.
     #[test]
     fn the_fast_reader_reads_every_name_of_the_schema() {
         let dir = folder_with_image();
@@ -332,7 +355,10 @@ mod tests {
             let ron = format!("{:?}", read_ron(&text, "").ok());
             match fast::parse(&text) {
                 Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
-                None => assert!(!scene.terrains.is_empty(), "the fast reader fell back on\n{text}"),
+                None => assert!(
+                    !scene.terrains.is_empty() || !scene.meshes.is_empty(),
+                    "the fast reader fell back on\n{text}"
+                ),
             }
         }
     }
@@ -371,6 +397,10 @@ mod tests {
                     TerrainSurface::Palette(vec![Band { from: f32::NAN, material: 9 }])
                 }
             };
+        }
+        for m in &mut scene.meshes {
+            m.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
+            m.material = 9;
         }
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },

@@ -38,6 +38,8 @@ pub(crate) struct SceneFile {
     #[serde(default)]
     pub terrains: Vec<TerrainFile>,
     #[serde(default)]
+    pub meshes: Vec<MeshFile>,
+    #[serde(default)]
     pub lights: Vec<LightFile>,
 }
 
@@ -157,6 +159,34 @@ pub(crate) struct BoxFile {
     pub min: V3,
     pub max: V3,
     pub material: SmolStr,
+}
+
+/// `(file: "models/bunny.ply", material: "clay", transform: (...))`: a model file's triangles.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Mesh", deny_unknown_fields)]
+pub(crate) struct MeshFile {
+    pub file: String,
+    /// Required until a model's own materials are mapped (docs/scene-format.md).
+    #[serde(default)]
+    pub material: Option<SmolStr>,
+    #[serde(default)]
+    pub transform: TransformFile,
+}
+
+/// `transform: (translate: (x, y, z), rotate_deg: (x, y, z), scale: s)`; every field
+/// may be left out (identity).
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Transform", default, deny_unknown_fields)]
+pub(crate) struct TransformFile {
+    pub translate: V3,
+    pub rotate_deg: V3,
+    pub scale: f32,
+}
+
+impl Default for TransformFile {
+    fn default() -> TransformFile {
+        TransformFile { translate: [0.0; 3], rotate_deg: [0.0; 3], scale: 1.0 }
+    }
 }
 
 /// `Heightmap(image: "city.png", ...)`: a grayscale image whose pixels are columns of boxes.

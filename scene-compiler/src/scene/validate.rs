@@ -16,14 +16,14 @@ use rayon::prelude::*;
 use crate::limits;
 
 use super::{
-    heightmap,
+    heightmap, mesh_file,
     model::{
-        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
-        Terrain, TerrainSurface,
+        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky,
+        Sphere, Terrain, TerrainSurface, Transform,
     },
     schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, SceneFile, SettingsFile, SkyFile, SphereFile,
-        TerrainFile, V3,
+        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
+        SphereFile, TerrainFile, TransformFile, V3,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
@@ -62,9 +62,10 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
     let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
     let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
-    // A terrain that failed has its own message: no "the scene is empty" on top of it.
-    if terrains.len() == file.terrains.len() {
-        c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains);
+    let meshes = c.meshes(&root.field("meshes"), &file.meshes, &materials, folder);
+    // A terrain or mesh that failed has its own message: no "the scene is empty" on top.
+    if terrains.len() == file.terrains.len() && meshes.len() == file.meshes.len() {
+        c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains, &meshes);
     }
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
@@ -78,6 +79,8 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
         spheres,
         boxes,
         terrains,
+        meshes,
+        triangles: Vec::new(),
         lights: file.lights.iter().map(lower_light).collect(),
     })
 }
@@ -106,7 +109,8 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
     c.model_terrains(&root.field("terrains"), &scene.terrains, scene.materials.len());
-    c.primitive_count(&root, scene.spheres.len(), scene.boxes.len(), &scene.terrains);
+    c.model_meshes(&root.field("meshes"), &scene.meshes, scene.materials.len());
+    c.primitive_count(&root, scene.spheres.len(), scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
     c.issues
@@ -382,12 +386,27 @@ impl Checker {
     /// At least one primitive of some kind (reported at `spheres`, where one usually goes),
     /// and room in the blob for the boxes and every terrain column (counted before
     /// merging, so whether a terrain fits does not depend on its content's regularity).
-    fn primitive_count(&mut self, root: &ValuePath, spheres: usize, boxes: usize, terrains: &[Terrain]) {
+    fn primitive_count(
+        &mut self,
+        root: &ValuePath,
+        spheres: usize,
+        boxes: usize,
+        terrains: &[Terrain],
+        meshes: &[Mesh],
+    ) {
         let columns: usize = terrains.iter().map(|t| t.heights.raised()).sum();
-        if spheres + boxes + columns == 0 {
+        let triangles: usize = meshes.iter().map(|m| m.data.triangles.len()).sum();
+        if triangles > limits::MAX_TRIANGLES {
+            let message = format!(
+                "too many triangles: {triangles} in all meshes, at most {} are supported",
+                limits::MAX_TRIANGLES
+            );
+            self.report(&|| root.field("meshes"), message, "too many triangles");
+        }
+        if spheres + boxes + columns + triangles == 0 {
             self.report(
                 &|| root.field("spheres"),
-                "the scene has no spheres, boxes or terrain columns",
+                "the scene has no spheres, boxes, terrain columns or meshes",
                 "empty",
             )
             .set_hint("add at least one, e.g. `(center: (0, 0, 0), radius: 1, material: \"name\")`");
@@ -399,6 +418,65 @@ impl Checker {
             );
             self.report(&|| root.field("terrains"), message, "too many columns")
                 .set_hint("use smaller heightmap images, or fewer of them");
+        }
+    }
+
+    /// Checks every mesh, resolves its material and reads its model from `folder`.
+    fn meshes(
+        &mut self,
+        path: &ValuePath,
+        meshes: &[MeshFile],
+        materials: &HashMap<&str, u32>,
+        folder: &Path,
+    ) -> Vec<Mesh> {
+        let mut out = Vec::with_capacity(meshes.len());
+        for (i, mesh) in meshes.iter().enumerate() {
+            let field = |name: &'static str| move || path.index(i).field(name);
+            let transform = self.transform(&field("transform"), &mesh.transform);
+            let material = match &mesh.material {
+                Some(name) => self.material(&field("material"), name, materials),
+                None => {
+                    self.report(&field("file"), "a mesh needs a `material`", "no material")
+                        .set_hint("add e.g. `material: \"clay\"`: a model's own materials are not read yet");
+                    None
+                }
+            };
+            let data = match mesh_file::read(&folder.join(&mesh.file)) {
+                Ok(data) => Some(data),
+                Err(error) => {
+                    let message = format!("cannot use model `{}`: {error}", mesh.file);
+                    self.report(&field("file"), message, "this model").set_hint(
+                        "the path is relative to the scene file's folder; models are .obj, .ply, .gltf or .glb",
+                    );
+                    None
+                }
+            };
+            if let (Some(transform), Some(material), Some(data)) = (transform, material, data) {
+                out.push(Mesh { file: mesh.file.clone(), material, transform, data: Arc::new(data) });
+            }
+        }
+        out
+    }
+
+    /// A mesh's placement: finite, with a positive scale.
+    fn transform(&mut self, at: At, t: &TransformFile) -> Option<Transform> {
+        let moves = self.finite3(t.translate, "`translate`", &|| at().field("translate"))
+            & self.finite3(t.rotate_deg, "`rotate_deg`", &|| at().field("rotate_deg"));
+        let scale_ok =
+            self.check(t.scale, "`scale`", &|| at().field("scale"), |s| s > 0.0, "above 0").is_none()
+                && t.scale.is_finite();
+        (moves && scale_ok).then(|| Transform {
+            translate: Vec3::from_array(t.translate),
+            rotate_deg: Vec3::from_array(t.rotate_deg),
+            scale: t.scale,
+        })
+    }
+
+    /// [`Checker::meshes`] for meshes whose materials are already indices.
+    fn model_meshes(&mut self, path: &ValuePath, meshes: &[Mesh], material_count: usize) {
+        for (i, m) in meshes.iter().enumerate() {
+            self.transform(&|| path.index(i).field("transform"), &transform_file(&m.transform));
+            self.material_index(&|| path.index(i).field("material"), m.material, material_count);
         }
     }
 
@@ -753,4 +831,9 @@ fn lower_light(light: &LightFile) -> Light {
             angular_radius_deg,
         },
     }
+}
+
+/// The file form of a transform (for checks and the writer).
+pub(crate) fn transform_file(t: &Transform) -> TransformFile {
+    TransformFile { translate: t.translate.to_array(), rotate_deg: t.rotate_deg.to_array(), scale: t.scale }
 }

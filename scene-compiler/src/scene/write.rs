@@ -13,8 +13,8 @@ use std::fmt::Write;
 use glam::Vec3;
 
 use super::model::{
-    Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, Terrain,
-    TerrainSurface,
+    Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, Terrain,
+    TerrainSurface, Transform,
 };
 
 /// The RON text of `scene`.
@@ -29,6 +29,7 @@ pub fn to_ron(scene: &Scene) -> String {
     list(&mut out, "spheres", &scene.spheres, |out, s| sphere(out, s, materials));
     list(&mut out, "boxes", &scene.boxes, |out, b| cuboid(out, b, materials));
     list(&mut out, "terrains", &scene.terrains, |out, t| terrain(out, t, materials));
+    list(&mut out, "meshes", &scene.meshes, |out, m| mesh(out, m, materials));
     list(&mut out, "lights", &scene.lights, light);
     out.push_str(")\n");
     out
@@ -151,6 +152,23 @@ fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
         }
     }
     out.push_str("        ),\n");
+}
+
+/// One mesh per line; the transform only when it is not the identity.
+fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
+    let name = material_name(m.material, materials);
+    let _ = write!(out, "        (file: {}, material: {name}", string(&m.file));
+    let t = m.transform;
+    if t != Transform::default() {
+        let _ = write!(
+            out,
+            ", transform: (translate: {}, rotate_deg: {}, scale: {:?})",
+            v3(t.translate),
+            v3(t.rotate_deg),
+            t.scale
+        );
+    }
+    out.push_str("),\n");
 }
 
 fn light(out: &mut String, light: &Light) {

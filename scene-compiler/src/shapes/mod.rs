@@ -15,6 +15,7 @@
 
 mod cuboid;
 mod sphere;
+mod triangle;
 
 use crate::blob::layout::{PrimKind, Record};
 use crate::bvh::Aabb;
@@ -33,6 +34,10 @@ macro_rules! with_shape {
             }
             $crate::blob::layout::PrimKind::Box => {
                 type $S = $crate::scene::Cuboid;
+                $body
+            }
+            $crate::blob::layout::PrimKind::Triangle => {
+                type $S = $crate::scene::Triangle;
                 $body
             }
         }

@@ -79,7 +79,8 @@ fn sections_are_16_byte_aligned() {
 }
 
 /// The plain tree read back from the blob is the tree that was built: the same
-/// statistics in both node orders (vEB only renumbers nodes).
+/// statistics in both node orders (vEB only renumbers nodes); the SAH cost to 10^-4 of
+/// itself, as the blob's boxes carry the traversal's margin (`blob::write`).
 #[test]
 fn the_tree_read_back_is_the_tree_built() {
     let scene = common::test_scene(300);
@@ -90,7 +91,12 @@ fn the_tree_read_back_is_the_tree_built() {
         assert_eq!(read_back.node_count, compiled.bvh_stats.node_count, "{layout:?}");
         assert_eq!(read_back.depth, compiled.bvh_stats.depth, "{layout:?}");
         assert_eq!(read_back.leaf_size_histogram, compiled.bvh_stats.leaf_size_histogram, "{layout:?}");
-        assert!((read_back.sah_cost - compiled.bvh_stats.sah_cost).abs() < 1e-4, "{layout:?}");
+        let built = compiled.bvh_stats.sah_cost;
+        assert!(
+            (read_back.sah_cost - built).abs() < 1e-4 * built,
+            "{layout:?}: {} against {built}",
+            read_back.sah_cost
+        );
         assert_eq!(view.node_links.len(), read_back.node_count - read_back.leaf_count);
     }
 }

@@ -62,7 +62,7 @@ fn a_scene_of_boxes_alone_is_a_scene_and_an_empty_one_is_not() {
         "",
     );
     let err = scene::parse(&empty, "empty.ron").expect_err("nothing to render");
-    assert!(err.to_string().contains("the scene has no spheres, boxes or terrain columns"), "{err}");
+    assert!(err.to_string().contains("the scene has no spheres, boxes, terrain columns or meshes"), "{err}");
 }
 
 /// The diagnostic for a box edited from `from` to `to` in [`SCENE`]: message and line:col.

@@ -433,7 +433,7 @@ fn zero_spheres_is_an_error() {
     let start = VALID.find("spheres: [").unwrap_or(0);
     let end = VALID.find("    lights").unwrap_or(0);
     let src = format!("{}spheres: [],\n{}", &VALID[..start], &VALID[end..]);
-    let d = one_error(&src, pos(&src, "[],"), "the scene has no spheres, boxes or terrain columns");
+    let d = one_error(&src, pos(&src, "[],"), "the scene has no spheres, boxes, terrain columns or meshes");
     assert!(d.hint().is_some());
 }
 

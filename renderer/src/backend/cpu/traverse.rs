@@ -7,6 +7,7 @@ use scene_compiler::limits::MAX_BVH_DEPTH;
 
 use super::scene::{ChildBoxes, CpuScene};
 use super::shapes::{intersect_leaf, occludes_leaf};
+use crate::backend::constants::SLAB_MIN_DIR;
 
 /// The closest hit of a ray.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -101,7 +102,8 @@ struct SlabRay {
 impl SlabRay {
     #[inline(always)]
     fn new(origin: Vec3A, dir: Vec3A) -> SlabRay {
-        let inv_dir = dir.recip();
+        let tiny = dir.abs().cmplt(Vec3A::splat(SLAB_MIN_DIR));
+        let inv_dir = Vec3A::select(tiny, Vec3A::splat(SLAB_MIN_DIR).copysign(dir), dir).recip();
         let neg_origin_inv_dir = -origin * inv_dir;
         SlabRay {
             inv_dir: [0, 1, 2].map(|a| Vec4::splat(inv_dir[a])),

@@ -11,6 +11,7 @@
 
 pub mod cuboid;
 pub mod sphere;
+pub mod triangle;
 
 use glam::Vec3A;
 use scene_compiler::BlobView;
@@ -18,6 +19,7 @@ use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_pa
 
 use self::cuboid::Cuboid;
 use self::sphere::Sphere;
+use self::triangle::Triangle;
 use super::scene::{CpuScene, Material};
 
 /// What the CPU backend needs of every shape; its CUDA twin is one case per operation
@@ -51,6 +53,7 @@ pub struct LightSample {
 pub struct Shapes {
     pub spheres: Vec<Sphere>,
     pub boxes: Vec<Cuboid>,
+    pub triangles: Vec<Triangle>,
 }
 
 /// Runs `$body` with `$list` bound to the slice of `$shapes` (a [`Shapes`]) holding
@@ -66,6 +69,10 @@ macro_rules! with_shapes {
                 let $list = &$shapes.boxes[..];
                 $body
             }
+            PrimKind::Triangle => {
+                let $list = &$shapes.triangles[..];
+                $body
+            }
         }
     };
 }
@@ -77,6 +84,7 @@ impl Shapes {
         Shapes {
             spheres: blob.records::<scene::Sphere>().iter().map(Sphere::from_record).collect(),
             boxes: blob.records::<scene::Cuboid>().iter().map(Cuboid::from_record).collect(),
+            triangles: blob.records::<scene::Triangle>().iter().map(Triangle::from_record).collect(),
         }
     }
 }

@@ -1,0 +1,117 @@
+// The triangle, docs/path-tracing.md "Intersection", "Robust hits" and "Next-event
+// estimation" (CPU twin: renderer/src/backend/cpu/shapes/triangle.rs): watertight
+// intersection (Woop, Benthin and Wald, "Watertight Ray/Triangle Intersection", JCGT
+// 2013), the hit re-computed from its barycentrics with pbrt-v4's error bound, and
+// uniform area sampling as a light. shapes.cuh dispatches to it by kind.
+#pragma once
+
+#include "params.cuh"
+#include "sampling.cuh"
+#include "surface.cuh"
+#include "vec3.cuh"
+
+// Triangle `i` (index within the kind); its section is LaunchParams::prims[BLOB_PRIM_TRIANGLE].
+__device__ __forceinline__ const TriangleRecord* triangle_at(unsigned int i) {
+    return &reinterpret_cast<const TriangleRecord*>(params.prims[BLOB_PRIM_TRIANGLE])[i];
+}
+
+// gamma(7) of pbrt-v4: the relative error bound of a point interpolated from three
+// vertices with barycentrics.
+#define TRIANGLE_ERR (3.5f * 1.1920929e-7f / (1.0f - 3.5f * 1.1920929e-7f))
+
+__device__ __forceinline__ float tri_lane(float3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
+
+// A vertex (relative to the ray origin) sheared into the ray's frame along axis `k`:
+// p[k] - s p[kz], rounded twice as on the CPU.
+__device__ __forceinline__ float shear(float3 p, int k, int kz, float s) {
+    return __fsub_rn(tri_lane(p, k), __fmul_rn(s, tri_lane(p, kz)));
+}
+
+// The watertight test: true with the distance `t` in (0, t_max) and the barycentrics
+// of v0, v1, v2 in `b`. Both faces are hit. The ray's frame has z along the largest
+// component of dir (x and y after it, swapped when it is negative, to keep the
+// winding); an edge function of exactly 0 is recomputed in double, where it is exact.
+__device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 v2, float3 origin, float3 dir,
+                                                   float t_max, float& t, float3& b) {
+    const float3 ad = fabs3(dir);
+    const int kz = ad.x > ad.y ? (ad.x > ad.z ? 0 : 2) : (ad.y > ad.z ? 1 : 2);
+    int kx = kz == 2 ? 0 : kz + 1;
+    int ky = kz == 0 ? 2 : kz - 1;
+    if (tri_lane(dir, kz) < 0.0f) {
+        const int swap = kx;
+        kx = ky;
+        ky = swap;
+    }
+    const float dz = tri_lane(dir, kz);
+    const float sx = tri_lane(dir, kx) / dz, sy = tri_lane(dir, ky) / dz, sz = 1.0f / dz;
+    const float3 a = v0 - origin, bb = v1 - origin, c = v2 - origin;
+    // No fused multiply-adds from here to the signs: a shared edge must give the same
+    // edge function, negated, in both of its triangles, as on the CPU (which fuses none).
+    const float ax = shear(a, kx, kz, sx), ay = shear(a, ky, kz, sy);
+    const float bx = shear(bb, kx, kz, sx), by = shear(bb, ky, kz, sy);
+    const float cx = shear(c, kx, kz, sx), cy = shear(c, ky, kz, sy);
+    float u = __fsub_rn(__fmul_rn(cx, by), __fmul_rn(cy, bx));
+    float v = __fsub_rn(__fmul_rn(ax, cy), __fmul_rn(ay, cx));
+    float w = __fsub_rn(__fmul_rn(bx, ay), __fmul_rn(by, ax));
+    if (u == 0.0f || v == 0.0f || w == 0.0f) {
+        u = static_cast<float>(static_cast<double>(cx) * by - static_cast<double>(cy) * bx);
+        v = static_cast<float>(static_cast<double>(ax) * cy - static_cast<double>(ay) * cx);
+        w = static_cast<float>(static_cast<double>(bx) * ay - static_cast<double>(by) * ax);
+    }
+    if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return false;
+    const float det = u + v + w;
+    if (det == 0.0f) return false;
+    const float t_scaled = u * (sz * tri_lane(a, kz)) + v * (sz * tri_lane(bb, kz)) + w * (sz * tri_lane(c, kz));
+    const float t_signed = det < 0.0f ? -t_scaled : t_scaled;
+    const float det_abs = fabsf(det);
+    if (t_signed <= 0.0f || t_signed >= t_max * det_abs) return false;
+    const float inv = 1.0f / det;
+    t = t_scaled * inv;
+    b = make_float3(u * inv, v * inv, w * inv);
+    return true;
+}
+
+// The hit with barycentrics `b`: the interpolated point, its error bound, and the unit
+// geometric normal ((v1 - v0) x (v2 - v0) points out).
+__device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3 v2, float3 b) {
+    const float3 p0 = v0 * b.x, p1 = v1 * b.y, p2 = v2 * b.z;
+    Surface s;
+    s.point = p0 + p1 + p2;
+    s.error = TRIANGLE_ERR * (fabs3(p0) + fabs3(p1) + fabs3(p2));
+    const float3 n = cross(v1 - v0, v2 - v0);
+    // Times the reciprocal, as glam's normalize on the CPU.
+    s.normal = n * (1.0f / sqrtf(dot(n, n)));
+    return s;
+}
+
+// Next-event estimation: a point uniform by area (b0 = 1 - sqrt(u1), b1 = u2 sqrt(u1)),
+// the direction to it from `p`, and the shadow ray's length from `o` to the triangle's
+// plane; false when the direction grazes it. Both faces emit.
+__device__ __forceinline__ bool triangle_sample(float3 v0, float3 v1, float3 v2, float3 p, float3 o, float u1,
+                                                float u2, LightSample& s) {
+    const float root = sqrtf(u1);
+    const float3 x = v0 * (1.0f - root) + v1 * (u2 * root) + v2 * (root * (1.0f - u2));
+    const float3 n = cross(v1 - v0, v2 - v0);
+    const float area = 0.5f * sqrtf(dot(n, n));
+    const float3 normal = n / (2.0f * area);
+    const float3 to = x - p;
+    const float dist2 = dot(to, to);
+    s.wi = to / sqrtf(dist2);
+    const float cos = dot(normal, s.wi);
+    s.inv_pdf = area * fabsf(cos) / dist2;
+    if (!(s.inv_pdf > 0.0f && s.inv_pdf < PT_INFINITY)) return false;
+    s.t_max = dot(normal, v0 - o) / cos;
+    return true;
+}
+
+// The solid-angle density with which triangle_sample from `from` picks the direction
+// that reaches `hit` on the triangle.
+__device__ __forceinline__ float triangle_pdf_towards(float3 v0, float3 v1, float3 v2, float3 from, const Surface& hit) {
+    const float3 n = cross(v1 - v0, v2 - v0);
+    const float area = 0.5f * sqrtf(dot(n, n));
+    const float3 to = hit.point - from;
+    const float dist2 = dot(to, to);
+    const float cos = fabsf(dot(hit.normal, to)) / sqrtf(dist2);
+    const float pdf = dist2 / (area * cos);
+    return pdf < PT_INFINITY ? pdf : 0.0f;
+}

@@ -1,0 +1,152 @@
+//! The triangle on the CPU: watertight intersection (Woop, Benthin and Wald,
+//! "Watertight Ray/Triangle Intersection", JCGT 2013), the hit re-computed from its
+//! barycentrics with pbrt-v4's error bound, and uniform area sampling as a light
+//! (docs/path-tracing.md, "Intersection", "Robust hits", "Next-event estimation";
+//! CUDA twin: kernels/shape_triangle.cuh).
+//!
+//! Watertight: the test shears the triangle into the ray's frame and decides on which
+//! side of each edge the ray passes with the edge functions U, V, W evaluated the same
+//! way for both triangles that share the edge, so a ray through an edge or a vertex
+//! hits at least one of them; an edge function of exactly 0 is recomputed in f64,
+//! where it is exact.
+
+use glam::{Vec3A, Vec4};
+use scene_compiler::blob::layout::TriangleRecord;
+
+use super::{CpuShape, LightSample, Surface};
+
+/// `gamma(7)` of pbrt-v4: the relative error bound of a point interpolated from three
+/// vertices with barycentrics (docs/path-tracing.md, "Robust hits").
+pub const TRIANGLE_ERR: f32 = 7.0 * f32::EPSILON * 0.5 / (1.0 - 7.0 * f32::EPSILON * 0.5);
+
+/// A triangle: its three vertices, as stored (so neighbours share them bit for bit).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    pub v: [Vec3A; 3],
+}
+
+impl Triangle {
+    pub fn from_record(r: &TriangleRecord) -> Triangle {
+        let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
+        Triangle { v: [lanes(r.v0), lanes(r.v1), lanes(r.v2)] }
+    }
+
+    /// The unnormalised geometric normal, `(v1 - v0) × (v2 - v0)`.
+    #[inline(always)]
+    fn cross(&self) -> Vec3A {
+        (self.v[1] - self.v[0]).cross(self.v[2] - self.v[0])
+    }
+}
+
+/// Where the ray meets the triangle: distance `t` and the barycentrics of `v0, v1, v2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriangleHit {
+    pub t: f32,
+    pub b: [f32; 3],
+}
+
+/// The watertight test: the hit in `(0, t_max)`, or `None`. Both faces are hit.
+#[inline(always)]
+pub fn intersect_triangle(v: &[Vec3A; 3], origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<TriangleHit> {
+    // The ray's frame: z along the largest component of dir, x and y after it, swapped
+    // when dir.z < 0 so the winding is kept.
+    let abs = dir.abs();
+    let kz = if abs.x > abs.y {
+        if abs.x > abs.z { 0 } else { 2 }
+    } else if abs.y > abs.z {
+        1
+    } else {
+        2
+    };
+    let (mut kx, mut ky) = ((kz + 1) % 3, (kz + 2) % 3);
+    if dir[kz] < 0.0 {
+        std::mem::swap(&mut kx, &mut ky);
+    }
+    let (sx, sy, sz) = (dir[kx] / dir[kz], dir[ky] / dir[kz], 1.0 / dir[kz]);
+    let [a, b, c] = [v[0] - origin, v[1] - origin, v[2] - origin];
+    let shear = |p: Vec3A| (p[kx] - sx * p[kz], p[ky] - sy * p[kz]);
+    let ((ax, ay), (bx, by), (cx, cy)) = (shear(a), shear(b), shear(c));
+    let mut u = cx * by - cy * bx;
+    let mut w_v = ax * cy - ay * cx;
+    let mut w = bx * ay - by * ax;
+    if u == 0.0 || w_v == 0.0 || w == 0.0 {
+        let d = |p: f64, q: f64, r: f64, s: f64| (p * q - r * s) as f32;
+        u = d(f64::from(cx), f64::from(by), f64::from(cy), f64::from(bx));
+        w_v = d(f64::from(ax), f64::from(cy), f64::from(ay), f64::from(cx));
+        w = d(f64::from(bx), f64::from(ay), f64::from(by), f64::from(ax));
+    }
+    if (u < 0.0 || w_v < 0.0 || w < 0.0) && (u > 0.0 || w_v > 0.0 || w > 0.0) {
+        return None;
+    }
+    let det = u + w_v + w;
+    if det == 0.0 {
+        return None;
+    }
+    let t_scaled = u * (sz * a[kz]) + w_v * (sz * b[kz]) + w * (sz * c[kz]);
+    // t = t_scaled / det in (0, t_max), compared without the division.
+    let (t_signed, det_abs) = if det < 0.0 { (-t_scaled, -det) } else { (t_scaled, det) };
+    if t_signed <= 0.0 || t_signed >= t_max * det_abs {
+        return None;
+    }
+    let inv = 1.0 / det;
+    Some(TriangleHit { t: t_scaled * inv, b: [u * inv, w_v * inv, w * inv] })
+}
+
+/// The hit with barycentrics `b`: the interpolated point, its error bound, and the unit
+/// geometric normal (`(v1 - v0) × (v2 - v0)`'s direction: counter-clockwise seen from
+/// outside is out).
+#[inline(always)]
+pub fn triangle_surface(tri: &Triangle, b: [f32; 3]) -> Surface {
+    let [p0, p1, p2] = [tri.v[0] * b[0], tri.v[1] * b[1], tri.v[2] * b[2]];
+    Surface {
+        point: p0 + p1 + p2,
+        error: TRIANGLE_ERR * (p0.abs() + p1.abs() + p2.abs()),
+        normal: tri.cross().normalize(),
+    }
+}
+
+impl CpuShape for Triangle {
+    #[inline(always)]
+    fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
+        intersect_triangle(&self.v, origin, dir, t_max).map(|h| h.t)
+    }
+
+    /// The ray hit the triangle at `t` (closest-hit search), so the test, run again
+    /// with no bound, gives its barycentrics.
+    #[inline(always)]
+    fn surface(&self, origin: Vec3A, dir: Vec3A, _t: f32) -> Surface {
+        let b = intersect_triangle(&self.v, origin, dir, f32::INFINITY).map_or([1.0 / 3.0; 3], |h| h.b);
+        triangle_surface(self, b)
+    }
+
+    /// A point uniform by area (`b0 = 1 - sqrt(u0)`, `b1 = u1 sqrt(u0)`), the direction
+    /// to it, and the shadow ray's length to the triangle's plane. Both faces emit.
+    #[inline(always)]
+    fn sample_towards(&self, p: Vec3A, o: Vec3A, u: [f32; 2]) -> Option<LightSample> {
+        let root = u[0].sqrt();
+        let b = [1.0 - root, u[1] * root, root * (1.0 - u[1])];
+        let x = self.v[0] * b[0] + self.v[1] * b[1] + self.v[2] * b[2];
+        let cross = self.cross();
+        let area = 0.5 * cross.length();
+        let normal = cross / (2.0 * area);
+        let to = x - p;
+        let dist2 = to.length_squared();
+        let wi = to / dist2.sqrt();
+        let cos = normal.dot(wi);
+        let inv_pdf = area * cos.abs() / dist2;
+        if !(inv_pdf > 0.0 && inv_pdf.is_finite()) {
+            return None;
+        }
+        Some(LightSample { wi, t_max: normal.dot(self.v[0] - o) / cos, inv_pdf })
+    }
+
+    #[inline(always)]
+    fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32 {
+        let area = 0.5 * self.cross().length();
+        let to = hit.point - from;
+        let dist2 = to.length_squared();
+        let cos = hit.normal.dot(to).abs() / dist2.sqrt();
+        let pdf = dist2 / (area * cos);
+        if pdf.is_finite() { pdf } else { 0.0 }
+    }
+}

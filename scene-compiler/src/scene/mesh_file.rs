@@ -1,0 +1,241 @@
+//! Model files read into a [`MeshData`]: triangles in object space. OBJ through
+//! `tobj`, PLY (ascii, binary little and big endian) through `ply-rs-bw`, glTF 2.0
+//! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`; polygons are
+//! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
+//!
+//! What is read: positions and triangles. A model's own materials, normals and UVs are
+//! not read yet (docs/scene-format.md, "Meshes"): a mesh names its scene material.
+//! Errors say what is wrong inside the file (which element, accessor or index); the
+//! scene's validation puts them at the `file` value.
+//!
+//! Not here: placing a mesh in the world (`crate::meshes`, at compile time).
+
+use std::io::BufReader;
+use std::path::Path;
+
+use glam::{Mat4, Vec3};
+use ply_rs_bw::{parser, ply};
+
+use super::model::MeshData;
+use crate::limits;
+
+/// Reads the model at `path`, by its extension.
+pub fn read(path: &Path) -> Result<MeshData, String> {
+    let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let (positions, triangles) = match extension.as_deref() {
+        Some("obj") => read_obj(path)?,
+        Some("ply") => read_ply(path)?,
+        Some("gltf" | "glb") => read_gltf(path)?,
+        _ => return Err("unknown model format: use .obj, .ply, .gltf or .glb".into()),
+    };
+    check(&positions, &triangles)?;
+    Ok(MeshData { path: path.to_path_buf(), positions, triangles })
+}
+
+/// What the compiler needs of every model: some triangles, within the format's
+/// limits, indices in range, finite positions, and no triangle without area.
+fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
+    if triangles.is_empty() {
+        return Err("the model has no triangles".into());
+    }
+    if triangles.len() > limits::MAX_TRIANGLES {
+        return Err(format!(
+            "{} triangles, more than the format's {}",
+            triangles.len(),
+            limits::MAX_TRIANGLES
+        ));
+    }
+    if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
+        return Err(format!("vertex {i} has a non-finite coordinate {}", positions[i]));
+    }
+    for (t, tri) in triangles.iter().enumerate() {
+        if let Some(&bad) = tri.iter().find(|&&i| i as usize >= positions.len()) {
+            return Err(format!("triangle {t} names vertex {bad}, but the model has {}", positions.len()));
+        }
+        let [a, b, c] = tri.map(|i| positions[i as usize]);
+        if (b - a).cross(c - a) == Vec3::ZERO {
+            return Err(format!("triangle {t} (vertices {tri:?}) has no area"));
+        }
+    }
+    Ok(())
+}
+
+type Geometry = (Vec<Vec3>, Vec<[u32; 3]>);
+
+fn read_obj(path: &Path) -> Result<Geometry, String> {
+    let options =
+        tobj::LoadOptions { triangulate: true, single_index: false, ..tobj::LoadOptions::default() };
+    let (models, _materials) =
+        tobj::load_obj(path, &options).map_err(|e| format!("not a readable OBJ file: {e}"))?;
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for model in &models {
+        let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
+        positions.extend(model.mesh.positions.chunks_exact(3).map(Vec3::from_slice));
+        triangles
+            .extend(model.mesh.indices.chunks_exact(3).map(|t| [t[0] + first, t[1] + first, t[2] + first]));
+    }
+    Ok((positions, triangles))
+}
+
+/// A PLY vertex: its position, whatever the property types.
+struct PlyVertex(Vec3);
+
+impl ply::PropertyAccess for PlyVertex {
+    fn new() -> Self {
+        PlyVertex(Vec3::ZERO)
+    }
+    fn set_property(&mut self, key: &str, property: ply::Property) -> ply::PropertyAccessResult {
+        let axis = match key {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            _ => return ply::PropertyAccessResult::Ignored,
+        };
+        let value = match property {
+            ply::Property::Float(v) => v,
+            ply::Property::Double(v) => v as f32,
+            ply::Property::Int(v) => v as f32,
+            ply::Property::UInt(v) => v as f32,
+            ply::Property::Short(v) => f32::from(v),
+            ply::Property::UShort(v) => f32::from(v),
+            ply::Property::Char(v) => f32::from(v),
+            ply::Property::UChar(v) => f32::from(v),
+            _ => return ply::PropertyAccessResult::Ignored,
+        };
+        self.0[axis] = value;
+        ply::PropertyAccessResult::Set
+    }
+}
+
+/// A PLY face: its vertex indices (`vertex_indices` or `vertex_index`); a negative
+/// index is kept as `u32::MAX` so the range check names it.
+struct PlyFace(Vec<u32>);
+
+impl ply::PropertyAccess for PlyFace {
+    fn new() -> Self {
+        PlyFace(Vec::new())
+    }
+    fn set_property(&mut self, key: &str, property: ply::Property) -> ply::PropertyAccessResult {
+        if key != "vertex_indices" && key != "vertex_index" {
+            return ply::PropertyAccessResult::Ignored;
+        }
+        let signed = |v: i64| u32::try_from(v).unwrap_or(u32::MAX);
+        self.0 = match property {
+            ply::Property::ListInt(v) => v.into_iter().map(|i| signed(i.into())).collect(),
+            ply::Property::ListUInt(v) => v,
+            ply::Property::ListShort(v) => v.into_iter().map(|i| signed(i.into())).collect(),
+            ply::Property::ListUShort(v) => v.into_iter().map(u32::from).collect(),
+            ply::Property::ListChar(v) => v.into_iter().map(|i| signed(i.into())).collect(),
+            ply::Property::ListUChar(v) => v.into_iter().map(u32::from).collect(),
+            _ => return ply::PropertyAccessResult::Ignored,
+        };
+        ply::PropertyAccessResult::Set
+    }
+}
+
+fn read_ply(path: &Path) -> Result<Geometry, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::new(file));
+    let vertex_parser = parser::Parser::<PlyVertex>::new();
+    let face_parser = parser::Parser::<PlyFace>::new();
+    let header = vertex_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
+    let mut positions = Vec::new();
+    let mut faces = Vec::new();
+    // Elements come in header order; others (edges, materials) are read and dropped.
+    for element in header.elements.values() {
+        let what = |e: ply_rs_bw::parser::ParseError| format!("element `{}`: {e}", element.name);
+        match element.name.as_str() {
+            "vertex" => {
+                let vertices =
+                    vertex_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
+                positions = vertices.into_iter().map(|v| v.0).collect();
+            }
+            "face" => {
+                faces = face_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?
+            }
+            _ => {
+                vertex_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
+            }
+        }
+    }
+    let mut triangles = Vec::with_capacity(faces.len());
+    for (f, face) in faces.iter().enumerate() {
+        if face.0.len() < 3 {
+            return Err(format!("face {f} has {} vertices, fewer than 3", face.0.len()));
+        }
+        // A fan from the first vertex: convex polygons, as modelling tools write them.
+        triangles.extend(face.0.windows(2).skip(1).map(|pair| [face.0[0], pair[0], pair[1]]));
+    }
+    Ok((positions, triangles))
+}
+
+fn read_gltf(path: &Path) -> Result<Geometry, String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let gltf::Gltf { document, blob } =
+        gltf::Gltf::from_slice(&bytes).map_err(|e| format!("not a glTF 2.0 file: {e}"))?;
+    let buffers =
+        gltf::import_buffers(&document, path.parent(), blob).map_err(|e| format!("buffers: {e}"))?;
+    let scene = document
+        .default_scene()
+        .or_else(|| document.scenes().next())
+        .ok_or("the file has no scene (no nodes to place)")?;
+    let (mut positions, mut triangles) = (Vec::new(), Vec::new());
+    for node in scene.nodes() {
+        gltf_node(&node, Mat4::IDENTITY, &buffers, &mut positions, &mut triangles)?;
+    }
+    Ok((positions, triangles))
+}
+
+/// Adds `node`'s meshes (under `parent`'s transform) and its children's.
+fn gltf_node(
+    node: &gltf::Node<'_>,
+    parent: Mat4,
+    buffers: &[gltf::buffer::Data],
+    positions: &mut Vec<Vec3>,
+    triangles: &mut Vec<[u32; 3]>,
+) -> Result<(), String> {
+    let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+    if let Some(mesh) = node.mesh() {
+        for primitive in mesh.primitives() {
+            let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
+            let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
+            let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
+            let local: Vec<Vec3> = reader
+                .read_positions()
+                .ok_or_else(|| format!("{}: no POSITION accessor", at()))?
+                .map(|p| world.transform_point3(Vec3::from_array(p)))
+                .collect();
+            let count = local.len() as u32;
+            positions.extend(local);
+            let indices: Vec<u32> = match reader.read_indices() {
+                Some(indices) => indices.into_u32().collect(),
+                None => (0..count).collect(),
+            };
+            if let Some(bad) = indices.iter().find(|&&i| i >= count) {
+                return Err(format!("{}: index {bad} past its {count} vertices", at()));
+            }
+            let shift = |t: [u32; 3]| t.map(|i| i.saturating_add(first));
+            use gltf::mesh::Mode;
+            match primitive.mode() {
+                Mode::Triangles => {
+                    triangles.extend(indices.chunks_exact(3).map(|t| shift([t[0], t[1], t[2]])))
+                }
+                // Every other triangle of a strip is flipped back to keep the winding.
+                Mode::TriangleStrip => {
+                    triangles.extend(indices.windows(3).enumerate().map(|(i, t)| {
+                        shift(if i % 2 == 0 { [t[0], t[1], t[2]] } else { [t[1], t[0], t[2]] })
+                    }))
+                }
+                Mode::TriangleFan => {
+                    triangles.extend(indices.windows(2).skip(1).map(|p| shift([indices[0], p[0], p[1]])))
+                }
+                mode => return Err(format!("{}: mode {mode:?} has no triangles", at())),
+            }
+        }
+    }
+    for child in node.children() {
+        gltf_node(&child, world, buffers, positions, triangles)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Triangle meshes: the RON form and its errors (at the RON value), every model format
+//! and variant read into the same triangles, transforms (scale, rotations about X then
+//! Y then Z, translation; glTF node hierarchies), and the compiled triangles in a blob
+//! the loader accepts.
+
+use std::path::Path;
+
+use glam::Vec3;
+use scene_compiler::blob::layout::{PrimKind, TriangleRecord};
+use scene_compiler::procedural::{Format, Geometry, icosphere, write};
+use scene_compiler::scene::{self, LoadError, Scene, Triangle};
+use scene_compiler::{BlobView, CompileOptions, compile_scene};
+
+/// A scene with the given `meshes` entries and nothing else, parsed as `dir/scene.ron`.
+fn parse_in(dir: &Path, meshes: &str) -> Result<Scene, LoadError> {
+    let text = format!(
+        r#"Scene(
+    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }},
+    meshes: [
+        {meshes}
+    ],
+)"#
+    );
+    scene::parse(&text, &dir.join("scene.ron").display().to_string())
+}
+
+/// The first diagnostic's message and 1-based line.
+fn first_error(err: &LoadError) -> (String, usize) {
+    let d = &err.diagnostics()[0];
+    (d.message().to_owned(), d.line().expect("located"))
+}
+
+/// The compiled scene's triangle records, in the scene's (file) order.
+fn triangles_of(scene: &Scene) -> Vec<Triangle> {
+    let compiled = compile_scene(scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("the blob of a mesh scene parses");
+    let records: &[TriangleRecord] = view.records::<Triangle>();
+    let first = view.header.kind_first()[PrimKind::Triangle as usize] as usize;
+    let mut out = vec![None; records.len()];
+    for (i, r) in records.iter().enumerate() {
+        let source = view.prim_sources[first + i] as usize;
+        let xyz = |v: [f32; 4]| Vec3::new(v[0], v[1], v[2]);
+        out[source] =
+            Some(Triangle { v: [xyz(r.v0), xyz(r.v1), xyz(r.v2)], material: view.prim_materials[first + i] });
+    }
+    out.into_iter().map(|t| t.expect("prim_sources is a permutation")).collect()
+}
+
+fn expected(g: &Geometry) -> Vec<Triangle> {
+    g.triangles.iter().map(|t| Triangle { v: t.map(|i| g.positions[i as usize]), material: 0 }).collect()
+}
+
+#[test]
+fn every_format_reads_the_same_triangles_and_compiles_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let ico = icosphere(1, 2.0);
+    assert_eq!(ico.triangles.len(), 80);
+    for (format, name) in [
+        (Format::Obj, "ico.obj"),
+        (Format::PlyAscii, "ico_ascii.ply"),
+        (Format::PlyLittleEndian, "ico_le.ply"),
+        (Format::PlyBigEndian, "ico_be.ply"),
+        (Format::Gltf, "ico.gltf"),
+        (Format::Glb, "ico.glb"),
+    ] {
+        write(&ico, format, &dir.path().join(name)).unwrap();
+        let scene = parse_in(dir.path(), &format!(r#"(file: "{name}", material: "clay"),"#))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(scene.meshes[0].data.triangles.len(), 80, "{name}");
+        assert_eq!(triangles_of(&scene), expected(&ico), "{name}: the blob holds the file's triangles");
+        // The text written back names the same file and reads back the same scene.
+        let again = scene::parse(&scene::to_ron(&scene), &dir.path().join("again.ron").display().to_string())
+            .expect("written text");
+        assert_eq!(again, scene, "{name}");
+    }
+}
+
+#[test]
+fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = Geometry {
+        positions: vec![Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)],
+        triangles: vec![[0, 1, 2]],
+    };
+    write(&one, Format::Obj, &dir.path().join("one.obj")).unwrap();
+    let mesh = r#"(file: "one.obj", material: "clay", transform: (translate: (10, 0, 0), rotate_deg: (90, 90, 0), scale: 2)),"#;
+    let scene = parse_in(dir.path(), mesh).expect("valid");
+    let t = triangles_of(&scene)[0];
+    // x: scaled to 2x; about X it stays, about Y (+90°) it goes to -z; then +10 x.
+    // y: to 2y; about X (+90°) to +z; about Y to +x.  z: to 2z; about X to -y; Y keeps it.
+    let close = |a: Vec3, b: Vec3| (a - b).abs().max_element() < 1e-5;
+    assert!(close(t.v[0], Vec3::new(10.0, 0.0, -2.0)), "{}", t.v[0]);
+    assert!(close(t.v[1], Vec3::new(12.0, 0.0, 0.0)), "{}", t.v[1]);
+    assert!(close(t.v[2], Vec3::new(10.0, -2.0, 0.0)), "{}", t.v[2]);
+}
+
+#[test]
+fn gltf_nodes_compose_their_transforms_down_the_hierarchy() {
+    let dir = tempfile::tempdir().unwrap();
+    let ico = icosphere(0, 1.0);
+    let path = dir.path().join("nested.gltf");
+    write(&ico, Format::Gltf, &path).unwrap();
+    // A parent that translates, holding the mesh node, which scales.
+    let text = std::fs::read_to_string(&path).unwrap().replace(
+        r#""scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}]"#,
+        r#""scenes": [{"nodes": [0]}], "nodes": [{"children": [1], "translation": [1, 2, 3]}, {"mesh": 0, "scale": [2, 2, 2]}]"#,
+    );
+    assert!(text.contains("children"), "the generated glTF has the expected node list");
+    std::fs::write(&path, text).unwrap();
+    let scene = parse_in(dir.path(), r#"(file: "nested.gltf", material: "clay"),"#).expect("valid");
+    let want: Vec<Triangle> = expected(&ico)
+        .into_iter()
+        .map(|t| Triangle { v: t.v.map(|p| p * 2.0 + Vec3::new(1.0, 2.0, 3.0)), ..t })
+        .collect();
+    for (got, want) in triangles_of(&scene).iter().zip(&want) {
+        for (a, b) in got.v.iter().zip(&want.v) {
+            assert!((*a - *b).abs().max_element() < 1e-5, "{a} against {b}");
+        }
+    }
+}
+
+#[test]
+fn bad_meshes_are_errors_at_their_ron_values() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(0, 1.0), Format::Obj, &dir.path().join("ok.obj")).unwrap();
+    let cases: [(&str, &str); 5] = [
+        (r#"(file: "missing.obj", material: "clay"),"#, "cannot use model `missing.obj`"),
+        (r#"(file: "ok.obj"),"#, "a mesh needs a `material`"),
+        (r#"(file: "ok.obj", material: "clya"),"#, "clya"),
+        (r#"(file: "ok.stl", material: "clay"),"#, "unknown model format"),
+        (r#"(file: "ok.obj", material: "clay", transform: (scale: 0)),"#, "`scale` must be above 0"),
+    ];
+    for (mesh, message) in cases {
+        let err = parse_in(dir.path(), mesh).expect_err(mesh);
+        let (got, line) = first_error(&err);
+        assert!(got.contains(message), "{mesh}: {got}");
+        assert_eq!(line, 5, "{mesh}: the error points at the mesh's line");
+    }
+    // Inside the file: a degenerate triangle, an index past the vertices, no triangles.
+    std::fs::write(dir.path().join("flat.obj"), "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n").unwrap();
+    let ply = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n\
+               element face 1\nproperty list uchar int vertex_index\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 7\n";
+    std::fs::write(dir.path().join("far.ply"), ply).unwrap();
+    std::fs::write(dir.path().join("empty.obj"), "v 0 0 0\n").unwrap();
+    for (file, message) in
+        [("flat.obj", "triangle 0"), ("far.ply", "names vertex 7"), ("empty.obj", "no triangles")]
+    {
+        let err = parse_in(dir.path(), &format!(r#"(file: "{file}", material: "clay"),"#)).expect_err(file);
+        let (got, line) = first_error(&err);
+        assert!(got.contains(message) && got.contains(file), "{file}: {got}");
+        assert_eq!(line, 5);
+    }
+}
