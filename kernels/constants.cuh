@@ -7,4 +7,3 @@ static constexpr unsigned int PCG_INCREMENT = 2891336453u;
 static constexpr unsigned int PCG_OUTPUT_MULTIPLIER = 277803737u;
 static constexpr unsigned int RR_START_DEPTH = 1u;
 static constexpr float DEGENERATE_DIR2 = 1e-12f;
-static constexpr float SLAB_MIN_DIR = 1e-20f;

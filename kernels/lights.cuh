@@ -23,6 +23,7 @@ __device__ __forceinline__ const LightRecord* pick_light(float u) {
 // one light sample, times the BSDF and cosine, over its pdf. Directions, distances and
 // pdfs are taken at `p`; the shadow ray starts at `o`, `p` offset to `n`'s side.
 // `rays` counts shadow rays.
+template <bool kMeshes>
 __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 albedo, float u_pick, float u1, float u2,
                                                unsigned int& rays) {
     const LightRecord* light = pick_light(u_pick);
@@ -39,7 +40,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         const float c = dot(n, wi);
         if (c <= 0.0f) return zero;
         ++rays;
-        if (occluded(o, wi, dist, NO_HIT)) return zero;
+        if (occluded<kMeshes>(o, wi, dist, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / (dist2 * radiance_pdf.w));
     }
     if (kind == BLOB_LIGHT_DIRECTIONAL) {
@@ -47,17 +48,17 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         const float c = dot(n, wi);
         if (c <= 0.0f) return zero;
         ++rays;
-        if (occluded(o, wi, PT_INFINITY, NO_HIT)) return zero;
+        if (occluded<kMeshes>(o, wi, PT_INFINITY, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
     }
     // BLOB_LIGHT_AREA: an emissive primitive, which samples itself.
     const unsigned int prim = __ldg(&light->prim);
     LightSample ls;
-    if (!sample_towards(prim, p, o, u1, u2, ls)) return zero;
+    if (!sample_towards<kMeshes>(prim, p, o, u1, u2, ls)) return zero;
     const float c = dot(n, ls.wi);
     if (c <= 0.0f) return zero;
     ++rays;
-    if (occluded(o, ls.wi, ls.t_max, prim)) return zero;
+    if (occluded<kMeshes>(o, ls.wi, ls.t_max, prim)) return zero;
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;
     const float bsdf_pdf = c * PT_INV_PI;
     return f * xyz(radiance_pdf) * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));

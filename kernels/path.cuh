@@ -58,15 +58,15 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
 // scene without lights runs a kernel with none of that code, whose registers and
 // local memory are those of the plain path tracer (compiled in and skipped at run time,
 // the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
-template <bool kNee>
+template <bool kNee, bool kMeshes>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
-    const Hit hit = traverse(p.origin, p.dir);
+    const Hit hit = traverse<kMeshes>(p.origin, p.dir);
     if (hit.prim == NO_HIT) {
         p.radiance += p.throughput * sky(p.dir);
         return false;
     }
-    const Surface s = surface(hit.prim, p.origin, p.dir, hit.t);
+    const Surface s = surface<kMeshes>(hit.prim, p.origin, p.dir, hit.t);
     const bool front_face = dot(p.dir, s.normal) < 0.0f;
     const float3 n = front_face ? s.normal : -s.normal;
     const MaterialRecord* __restrict__ m = prim_material(hit.prim);
@@ -74,7 +74,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
         if (pick_pdf > 0.0f) {
-            const float light_pdf = pick_pdf * pdf_towards(hit.prim, p.bounce_point, s);
+            const float light_pdf = pick_pdf * pdf_towards<kMeshes>(hit.prim, p.bounce_point, s);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
     }
@@ -91,7 +91,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
         p.radiance +=
-            p.throughput * direct_light(s.point, next_origin, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
+            p.throughput * direct_light<kMeshes>(s.point, next_origin, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
         p.bsdf_pdf = fmaxf(dot(bounce.dir, n), 0.0f) * PT_INV_PI;
     }
     p.throughput *= bounce.attenuation;
@@ -116,11 +116,11 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
 }
 
 // One whole camera sample, as the CPU's trace_sample.
-template <bool kNee>
+template <bool kNee, bool kMeshes>
 __device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int sample_index, unsigned int seed_hash,
                                                unsigned int& rays) {
     Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
-    while (p.depth < params.max_depth && extend_path<kNee>(p, rays)) ++p.depth;
+    while (p.depth < params.max_depth && extend_path<kNee, kMeshes>(p, rays)) ++p.depth;
     return sample_value(p);
 }

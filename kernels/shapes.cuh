@@ -6,6 +6,11 @@
 // adding a shape adds a hit_prim specialisation and a case in each switch here:
 // leaf_hits, surface, sample_towards, pdf_towards. No switch has a default: the blob
 // loader refuses kinds it does not know, so none reaches a kernel.
+//
+// `kMeshes`: whether the kernel handles triangles. The render kernels come with and
+// without them (render.cu); a scene without meshes runs kernels with no triangle code,
+// whose registers and speed are those of the spheres-and-boxes kernels
+// (docs/performance.md, "Choices in the code").
 #pragma once
 
 #include "blob_layout.cuh"
@@ -79,7 +84,7 @@ __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end,
 
 // The primitives of leaf link `leaf` against the ray, as leaf_prims: the one switch
 // over kinds for leaves.
-template <bool kAnyHit>
+template <bool kAnyHit, bool kMeshes>
 __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, float3 dir, float& t_max,
                                           unsigned int& closest, unsigned int skip) {
     const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
@@ -90,6 +95,7 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
         case BLOB_PRIM_BOX:
             return leaf_prims<BLOB_PRIM_BOX, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
         case BLOB_PRIM_TRIANGLE:
+            if (!kMeshes) __builtin_unreachable();
             return leaf_prims<BLOB_PRIM_TRIANGLE, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
     }
     __builtin_unreachable();
@@ -97,19 +103,22 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
 
 // Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
 // `t_closest` and sets `closest` to its primitive reference.
+template <bool kMeshes>
 __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
                                                unsigned int& closest) {
-    leaf_hits<false>(leaf, origin, dir, t_closest, closest, NO_HIT);
+    leaf_hits<false, kMeshes>(leaf, origin, dir, t_closest, closest, NO_HIT);
 }
 
 // True when a primitive of leaf link `leaf` other than `skip` is hit in (0, t_max).
+template <bool kMeshes>
 __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, float3 dir, float t_max,
                                               unsigned int skip) {
     unsigned int unused = NO_HIT;
-    return leaf_hits<true>(leaf, origin, dir, t_max, unused, skip);
+    return leaf_hits<true, kMeshes>(leaf, origin, dir, t_max, unused, skip);
 }
 
 // The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
+template <bool kMeshes>
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
@@ -120,6 +129,7 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
             return box_surface(__ldg(&box->min), __ldg(&box->max), origin, dir, t);
         }
         case BLOB_PRIM_TRIANGLE: {
+            if (!kMeshes) __builtin_unreachable();
             // The closest-hit search hit it at `t`, so the test, run again with no bound,
             // gives its barycentrics.
             const TriangleRecord* tri = triangle_at(i);
@@ -136,6 +146,7 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
 // Next-event estimation: a direction from surface point `p` towards emissive primitive
 // `prim`, for a shadow ray from `o` (`p` offset off its surface); false when `p` sees
 // none of it.
+template <bool kMeshes>
 __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, float3 o, float u1, float u2,
                                                LightSample& s) {
     const unsigned int i = prim_index(prim);
@@ -147,6 +158,7 @@ __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, floa
             return box_sample(__ldg(&box->min), __ldg(&box->max), p, o, u1, u2, s);
         }
         case BLOB_PRIM_TRIANGLE: {
+            if (!kMeshes) __builtin_unreachable();
             const TriangleRecord* tri = triangle_at(i);
             return triangle_sample(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), p, o, u1, u2, s);
         }
@@ -156,6 +168,7 @@ __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, floa
 
 // The solid-angle density with which light sampling from `from` picks the direction
 // that reaches `hit` on primitive `prim`, given that its light was picked.
+template <bool kMeshes>
 __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, const Surface& hit) {
     const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
@@ -166,6 +179,7 @@ __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, con
             return box_pdf_towards(__ldg(&box->min), __ldg(&box->max), from, hit);
         }
         case BLOB_PRIM_TRIANGLE: {
+            if (!kMeshes) __builtin_unreachable();
             const TriangleRecord* tri = triangle_at(i);
             return triangle_pdf_towards(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), from, hit);
         }

@@ -36,15 +36,13 @@ struct NodeRay {
     unsigned int row_x, row_y, row_z;
 };
 
-// 1 / d, with a d smaller than SLAB_MIN_DIR (zero included) taken as that, with its
-// sign: 0 * inf would make a NaN plane distance (constants.rs says more).
-__device__ __forceinline__ float slab_inv(float d) {
-    return 1.0f / (fabsf(d) < SLAB_MIN_DIR ? copysignf(SLAB_MIN_DIR, d) : d);
-}
-
 __device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
     NodeRay r;
-    r.inv_dir = make_float3(slab_inv(dir.x), slab_inv(dir.y), slab_inv(dir.z));
+    // A zero component makes inv_dir infinite and, for an origin on a box's plane, the
+    // plane distance 0 * inf a NaN: slab_enter and slab_exit's fmaxf and fminf drop it,
+    // which keeps the box for the ray that lies in its closed slab (the CPU twin, whose
+    // SIMD max does not drop NaNs, clamps the direction instead: cpu/traverse.rs).
+    r.inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
     r.neg_origin_inv_dir = -origin * r.inv_dir;
     r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
     r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);
@@ -84,6 +82,7 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
 // lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (the
 // min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
+template <bool kMeshes>
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
@@ -95,7 +94,7 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            intersect_leaf(node, origin, dir, t_closest, closest);
+            intersect_leaf<kMeshes>(node, origin, dir, t_closest, closest);
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_closest);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -130,6 +129,7 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
 // True when a primitive other than `skip` lies on the ray in (0, t_max): the shadow-ray
 // query, which stops at the first blocker (one "ray"). Same walk as traverse, without
 // the entry distances: any blocker will do, so there is no closer hit to prune by.
+template <bool kMeshes>
 __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
@@ -138,7 +138,7 @@ __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max,
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
+            if (occludes_leaf<kMeshes>(node, origin, dir, t_max, skip)) return true;
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_max);
             const bool hit_left = c.enter_left <= c.exit_left;

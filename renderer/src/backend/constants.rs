@@ -22,13 +22,6 @@ pub const RR_START_DEPTH: u32 = 1;
 /// sample exactly opposite the normal would give a zero direction.
 pub const DEGENERATE_DIR2: f32 = 1e-12;
 
-/// A ray direction component smaller than this (zero included) is this, with its
-/// sign, in the BVH's slab test: `0 · ∞` would make a NaN plane distance, and a ray
-/// with a zero component starting on a box's plane (from the origin along an axis
-/// plane, say) would miss every box on that plane. 10^-20 leaves the ray parallel for
-/// any distance a scene has, and its inverse (10^20) finite times any coordinate.
-pub const SLAB_MIN_DIR: f32 = 1e-20;
-
 /// The full text of `kernels/constants.cuh`.
 pub fn cuda_header() -> String {
     let mut out = generated_banner("renderer/src/backend/constants.rs");
@@ -41,6 +34,5 @@ pub fn cuda_header() -> String {
     uint("RR_START_DEPTH", RR_START_DEPTH);
     // `{:e}` prints the shortest decimal that reads back as the same f32.
     let _ = writeln!(out, "static constexpr float DEGENERATE_DIR2 = {DEGENERATE_DIR2:e}f;");
-    let _ = writeln!(out, "static constexpr float SLAB_MIN_DIR = {SLAB_MIN_DIR:e}f;");
     out
 }

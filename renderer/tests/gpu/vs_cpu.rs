@@ -124,6 +124,16 @@ fn boxes_gpu_matches_cpu() {
     compare(&mut gpu, &scene, (96, 64));
 }
 
+/// Meshes from PLY, OBJ and glTF, one of them emissive: the triangle twins agree.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn meshes_gpu_matches_cpu() {
+    let mut gpu = cuda();
+    let path = gpu_support::repo_root().join("assets/scenes/meshes.ron");
+    let scene = scene_compiler::scene::load_file(&path).expect("the meshes asset loads");
+    compare(&mut gpu, &scene, (96, 54));
+}
+
 /// A room lit only by an emissive box: area-light sampling of boxes, the twins agree.
 #[test]
 #[ignore = "needs a CUDA GPU"]

@@ -145,7 +145,7 @@ fn build(
     print_sections(&view);
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
     println!(
-        "  time: parse {:.2} ms (terrain images included), terrains to boxes {:.2} ms, BVH {:.2} ms, encode {:.2} ms, write {:.2} ms",
+        "  time: parse {:.2} ms (terrain images and models included), terrains and meshes to primitives {:.2} ms, BVH {:.2} ms, encode {:.2} ms, write {:.2} ms",
         ms(parse_time),
         ms(compiled.terrain_time),
         ms(compiled.bvh_time),

@@ -288,15 +288,15 @@ fn child_boxes(left: &Aabb, right: &Aabb, reach: f32) -> NodeBoxesRecord {
     NodeBoxesRecord { x: row(0), y: row(1), z: row(2) }
 }
 
-/// How far a node box's plane at `x` is moved out: 2^-20 of `|x|` plus the scene's
+/// How far a node box's plane at `x` is moved out: 2^-21 of `|x|` plus the scene's
 /// `reach` (its largest coordinate magnitude). The traversal's slab test computes a
 /// plane's distance as `x / d - o / d` in f32, off by up to about 2^-23 (|x| + |o|)
 /// along the axis; a ray through a vertex or an edge that two primitives share, on the
 /// plane of their boxes, could miss both boxes by that much and slip through a closed
-/// mesh. The margin covers that error eight times over for ray origins within the
+/// mesh. The margin covers that error four times over for ray origins within the
 /// scene's reach (docs/path-tracing.md, "Robust hits").
 fn box_margin(x: f32, reach: f32) -> f32 {
-    (x.abs() + reach) * (1.0 / (1u32 << 20) as f32)
+    (x.abs() + reach) * (1.0 / (1u32 << 21) as f32)
 }
 
 /// The sections of `payload` (the blob after its header) as laid out in `table`.

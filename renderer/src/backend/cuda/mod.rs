@@ -247,9 +247,15 @@ impl CudaBackend {
             shared_mem_bytes: 0,
         };
         self.start.record(&self.stream).context("recording the start event")?;
-        // SAFETY: `render` and `render_lit` take no arguments; everything they read is in `params`, whose
+        let k = &self.kernels;
+        let kernel = match (params.light_count > 0, scene.has_meshes) {
+            (false, false) => &k.render,
+            (false, true) => &k.render_meshes,
+            (true, false) => &k.render_lit,
+            (true, true) => &k.render_lit_meshes,
+        };
+        // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
         // pointers are live allocations sized for this job (film) and the blob (scene).
-        let kernel = if params.light_count > 0 { &self.kernels.render_lit } else { &self.kernels.render };
         unsafe { self.stream.launch_builder(kernel).launch(cfg) }.context("launching render")?;
         self.end.record(&self.stream).context("recording the end event")?;
         let rays =

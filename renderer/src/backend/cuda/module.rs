@@ -22,6 +22,9 @@ pub struct KernelModule {
     pub render: CudaFunction,
     /// The path tracer with next-event estimation (kernels/path.cuh says why two).
     pub render_lit: CudaFunction,
+    /// `render` and `render_lit` for scenes with triangles (kernels/shapes.cuh says why).
+    pub render_meshes: CudaFunction,
+    pub render_lit_meshes: CudaFunction,
     pub tonemap: CudaFunction,
     pub rng_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
@@ -91,6 +94,8 @@ impl KernelModule {
         Ok(KernelModule {
             render: function("render")?,
             render_lit: function("render_lit")?,
+            render_meshes: function("render_meshes")?,
+            render_lit_meshes: function("render_lit_meshes")?,
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
@@ -129,6 +134,8 @@ impl KernelModule {
         Ok(vec![
             query("render", &self.render, render_block_threads)?,
             query("render_lit", &self.render_lit, render_block_threads)?,
+            query("render_meshes", &self.render_meshes, render_block_threads)?,
+            query("render_lit_meshes", &self.render_lit_meshes, render_block_threads)?,
             query("tonemap", &self.tonemap, film_block_threads)?,
         ])
     }

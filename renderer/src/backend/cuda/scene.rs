@@ -31,6 +31,8 @@ pub struct DeviceScene {
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
+    /// Whether the scene has triangles: it runs the kernels with triangle code.
+    pub has_meshes: bool,
 }
 
 impl DeviceScene {
@@ -73,6 +75,7 @@ impl DeviceScene {
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
+            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
         })
     }
 
