@@ -17,7 +17,8 @@ __device__ __forceinline__ const TriangleRecord* triangle_at(unsigned int i) {
 
 // gamma(7) of pbrt-v4: the relative error bound of a point interpolated from three
 // vertices with barycentrics.
-#define TRIANGLE_ERR (3.5f * 1.1920929e-7f / (1.0f - 3.5f * 1.1920929e-7f))
+#define TRI_GAMMA(n) ((n) * 0.5f * 1.1920929e-7f / (1.0f - (n) * 0.5f * 1.1920929e-7f))
+#define TRIANGLE_ERR TRI_GAMMA(7)
 
 __device__ __forceinline__ float tri_lane(float3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
 
@@ -61,12 +62,25 @@ __device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 
     if ((u < 0.0f || v < 0.0f || w < 0.0f) && (u > 0.0f || v > 0.0f || w > 0.0f)) return false;
     const float det = u + v + w;
     if (det == 0.0f) return false;
-    const float t_scaled = u * (sz * tri_lane(a, kz)) + v * (sz * tri_lane(bb, kz)) + w * (sz * tri_lane(c, kz));
+    const float az = sz * tri_lane(a, kz), bz = sz * tri_lane(bb, kz), cz = sz * tri_lane(c, kz);
+    const float t_scaled = u * az + v * bz + w * cz;
     const float t_signed = det < 0.0f ? -t_scaled : t_scaled;
     const float det_abs = fabsf(det);
     if (t_signed <= 0.0f || t_signed >= t_max * det_abs) return false;
     const float inv = 1.0f / det;
+    // pbrt-v4's bound on t's rounding error: a hit closer than it may be behind the
+    // origin (a ray leaving a triangle's plane, whose hit point is exact there and so
+    // gets no offset, would meet the triangle again).
+    const float max_xt = fmaxf(fmaxf(fabsf(ax), fabsf(bx)), fabsf(cx));
+    const float max_yt = fmaxf(fmaxf(fabsf(ay), fabsf(by)), fabsf(cy));
+    const float max_zt = fmaxf(fmaxf(fabsf(az), fabsf(bz)), fabsf(cz));
+    const float delta_z = TRI_GAMMA(3) * max_zt;
+    const float delta_x = TRI_GAMMA(5) * (max_xt + max_zt), delta_y = TRI_GAMMA(5) * (max_yt + max_zt);
+    const float delta_e = 2.0f * (TRI_GAMMA(2) * max_xt * max_yt + delta_y * max_xt + delta_x * max_yt);
+    const float max_e = fmaxf(fmaxf(fabsf(u), fabsf(v)), fabsf(w));
+    const float delta_t = 3.0f * (TRI_GAMMA(3) * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * fabsf(inv);
     t = t_scaled * inv;
+    if (t <= delta_t) return false;
     b = make_float3(u * inv, v * inv, w * inv);
     return true;
 }

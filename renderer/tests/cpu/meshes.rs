@@ -185,3 +185,26 @@ fn an_emissive_quad_is_a_light_nee_agrees_with_bsdf_sampling() {
     assert!((nee - bsdf).abs() <= tolerance, "NEE {nee} ± {nee_se}, BSDF only {bsdf} ± {bsdf_se}");
     assert!(nee_se * 4.0 < bsdf_se_equal, "NEE s.e. {nee_se} against {bsdf_se_equal} at equal samples");
 }
+
+/// A Lambert quad (two triangles) under a uniform sky of radiance 1, nothing else:
+/// every path from it reaches the sky, so it shows its albedo.
+#[test]
+fn a_lambert_quad_under_a_uniform_sky_shows_its_albedo() {
+    let albedo = 0.6f32;
+    let grey = MaterialKind::Lambert { albedo: Vec3::splat(albedo) };
+    let quad = Geometry {
+        positions: vec![
+            Vec3::new(-1.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, -1.0),
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::new(-1.0, 0.0, 1.0),
+        ],
+        triangles: vec![[0, 2, 1], [0, 3, 2]],
+    };
+    let camera = pinhole(Vec3::new(0.3, 2.0, 0.5), Vec3::new(0.1, 0.0, 0.05), 20.0);
+    let s = with_meshes(
+        scene(camera, Sky::Constant(Vec3::ONE), &[grey], &[]),
+        vec![mesh(&quad, Vec3::ZERO, 1.0, 0)],
+    );
+    assert_close("quad under the sky", estimate(&s, (4, 4), 64, 8, false, 8), f64::from(albedo));
+}

@@ -152,3 +152,42 @@ fn bad_meshes_are_errors_at_their_ron_values() {
         assert_eq!(line, 5);
     }
 }
+
+/// A live edit that moves a mesh refits the previous BVH (same tree, new boxes) and
+/// gives the triangles a fresh compile would; another model file rebuilds it.
+#[test]
+fn moving_a_mesh_refits_the_tree_and_a_new_model_rebuilds_it() {
+    use scene_compiler::compile::{Previous, compile_scene_reusing};
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(2, 1.0), Format::PlyLittleEndian, &dir.path().join("a.ply")).unwrap();
+    write(&icosphere(1, 1.0), Format::PlyLittleEndian, &dir.path().join("b.ply")).unwrap();
+    let scene = parse_in(dir.path(), r#"(file: "a.ply", material: "clay"), (file: "b.ply", material: "clay", transform: (translate: (3, 0, 0))),"#)
+        .expect("valid");
+    let options = CompileOptions::default();
+    let first = compile_scene(&scene, &options);
+    let previous = Previous {
+        scene: &scene,
+        blob: &first.blob,
+        bvh: &first.bvh,
+        bvh_stats: &first.bvh_stats,
+        built_sah_cost: first.built_sah_cost,
+    };
+    let mut moved = scene.clone();
+    moved.meshes[1].transform.translate.y += 0.25;
+    let refitted = compile_scene_reusing(&moved, &options, Some(previous));
+    assert!(refitted.bvh_refitted && !refitted.bvh_reused);
+    assert_eq!(refitted.bvh_stats.node_count, first.bvh_stats.node_count);
+    let view = BlobView::parse(&refitted.blob).expect("a refitted blob is valid");
+    let fresh = compile_scene(&moved, &options);
+    let fresh_view = BlobView::parse(&fresh.blob).unwrap();
+    let mut got: Vec<[f32; 4]> = view.records::<Triangle>().iter().map(|t| t.v0).collect();
+    let mut want: Vec<[f32; 4]> = fresh_view.records::<Triangle>().iter().map(|t| t.v0).collect();
+    got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(got, want, "the refitted blob holds the moved triangles");
+
+    let mut other_model = scene.clone();
+    other_model.meshes[1] = moved.meshes[0].clone();
+    let rebuilt = compile_scene_reusing(&other_model, &options, Some(previous));
+    assert!(!rebuilt.bvh_refitted && !rebuilt.bvh_reused);
+}

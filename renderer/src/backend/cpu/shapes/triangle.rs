@@ -15,9 +15,15 @@ use scene_compiler::blob::layout::TriangleRecord;
 
 use super::{CpuShape, LightSample, Surface};
 
-/// `gamma(7)` of pbrt-v4: the relative error bound of a point interpolated from three
-/// vertices with barycentrics (docs/path-tracing.md, "Robust hits").
-pub const TRIANGLE_ERR: f32 = 7.0 * f32::EPSILON * 0.5 / (1.0 - 7.0 * f32::EPSILON * 0.5);
+/// pbrt-v4's `gamma(n)`: the relative error bound of `n` rounded operations.
+const fn gamma(n: u32) -> f32 {
+    let e = n as f32 * f32::EPSILON * 0.5;
+    e / (1.0 - e)
+}
+
+/// `gamma(7)`: the relative error bound of a point interpolated from three vertices
+/// with barycentrics (docs/path-tracing.md, "Robust hits").
+pub const TRIANGLE_ERR: f32 = gamma(7);
 
 /// A triangle: its three vertices, as stored (so neighbours share them bit for bit).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -82,14 +88,29 @@ pub fn intersect_triangle(v: &[Vec3A; 3], origin: Vec3A, dir: Vec3A, t_max: f32)
     if det == 0.0 {
         return None;
     }
-    let t_scaled = u * (sz * a[kz]) + w_v * (sz * b[kz]) + w * (sz * c[kz]);
+    let (az, bz, cz) = (sz * a[kz], sz * b[kz], sz * c[kz]);
+    let t_scaled = u * az + w_v * bz + w * cz;
     // t = t_scaled / det in (0, t_max), compared without the division.
     let (t_signed, det_abs) = if det < 0.0 { (-t_scaled, -det) } else { (t_scaled, det) };
     if t_signed <= 0.0 || t_signed >= t_max * det_abs {
         return None;
     }
     let inv = 1.0 / det;
-    Some(TriangleHit { t: t_scaled * inv, b: [u * inv, w_v * inv, w * inv] })
+    let t = t_scaled * inv;
+    // pbrt-v4's bound on t's rounding error: a hit closer than it may be behind the
+    // origin (a ray leaving a triangle's plane, whose hit point is exact there and so
+    // gets no offset, would meet the triangle again).
+    let max3 = |p: f32, q: f32, r: f32| p.abs().max(q.abs()).max(r.abs());
+    let (max_xt, max_yt, max_zt) = (max3(ax, bx, cx), max3(ay, by, cy), max3(az, bz, cz));
+    let delta_z = gamma(3) * max_zt;
+    let (delta_x, delta_y) = (gamma(5) * (max_xt + max_zt), gamma(5) * (max_yt + max_zt));
+    let delta_e = 2.0 * (gamma(2) * max_xt * max_yt + delta_y * max_xt + delta_x * max_yt);
+    let max_e = max3(u, w_v, w);
+    let delta_t = 3.0 * (gamma(3) * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * inv.abs();
+    if t <= delta_t {
+        return None;
+    }
+    Some(TriangleHit { t, b: [u * inv, w_v * inv, w * inv] })
 }
 
 /// The hit with barycentrics `b`: the interpolated point, its error bound, and the unit
