@@ -3,6 +3,7 @@
 #pragma once
 
 #define BLOB_FORMAT_VERSION 7u
+#define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
 #define BLOB_LEAF_COUNT_MASK 0x1e000000u
@@ -28,12 +29,13 @@
 #define BLOB_SECTION_SPHERES 2
 #define BLOB_SECTION_BOXES 3
 #define BLOB_SECTION_TRIANGLES 4
-#define BLOB_SECTION_PRIM_MATERIALS 5
-#define BLOB_SECTION_PRIM_SOURCES 6
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 7
-#define BLOB_SECTION_NODE_BOXES 8
-#define BLOB_SECTION_NODE_LINKS 9
-#define BLOB_SECTION_LIGHTS 10
+#define BLOB_SECTION_TRIANGLE_NORMALS 5
+#define BLOB_SECTION_PRIM_MATERIALS 6
+#define BLOB_SECTION_PRIM_SOURCES 7
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 8
+#define BLOB_SECTION_NODE_BOXES 9
+#define BLOB_SECTION_NODE_LINKS 10
+#define BLOB_SECTION_LIGHTS 11
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -104,6 +106,19 @@ static_assert(sizeof(TriangleRecord) == 48, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v0) == 0, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v1) == 16, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v2) == 32, "layout drift");
+#endif
+
+// A triangle's unit vertex normals, same index as its TriangleRecord (present when FLAG_SHADING_NORMALS is set; a triangle of a mesh without normals gets its geometric normal thrice). They shade; the geometric normal decides inside and outside.
+struct __align__(16) TriangleNormalsRecord {
+    float4 n0; // offset   0: v0's normal xyz, w unused (0).
+    float4 n1; // offset  16: v1's normal xyz, w unused (0).
+    float4 n2; // offset  32: v2's normal xyz, w unused (0).
+};
+static_assert(sizeof(TriangleNormalsRecord) == 48, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(TriangleNormalsRecord, n0) == 0, "layout drift");
+static_assert(__builtin_offsetof(TriangleNormalsRecord, n1) == 16, "layout drift");
+static_assert(__builtin_offsetof(TriangleNormalsRecord, n2) == 32, "layout drift");
 #endif
 
 // An inner BVH node's two child boxes, one row per axis. Leaves have no record: a link holds their primitives. The CUDA backend adds each row's mirror, (left.max, right.max, left.min, right.min), in its device copy of the nodes, so a ray reads its near planes from lanes x, y and far planes from z, w whatever its direction; the blob stores each row once.

@@ -21,17 +21,17 @@ struct __align__(16) LaunchParams {
     const DeviceNode* nodes; // offset 176: The inner nodes, repacked from the blob's node sections.
     const LightRecord* lights; // offset 184: Blob section: the lights with their alias table.
     const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light).
-    float4* accum; // offset 200: The film: per-pixel sums of samples (rgb, w unused).
-    unsigned long long* ray_count; // offset 208: The ray counter.
-    unsigned int width; // offset 216: Image width in pixels.
-    unsigned int height; // offset 220: Image height in pixels.
-    unsigned int max_depth; // offset 224: Bounces per path (docs/path-tracing.md).
-    unsigned int seed; // offset 228: The render's random seed.
-    unsigned int first_sample; // offset 232: Samples already in `accum` (0: overwrite it).
-    unsigned int samples; // offset 236: Samples to add in this launch.
-    unsigned int bvh_root; // offset 240: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
-    unsigned int light_count; // offset 244: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    unsigned int reserved[2]; // offset 248: Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
+    const TriangleNormalsRecord* triangle_normals; // offset 200: Blob section: the triangles' vertex normals, or null when the blob has none.
+    float4* accum; // offset 208: The film: per-pixel sums of samples (rgb, w unused).
+    unsigned long long* ray_count; // offset 216: The ray counter.
+    unsigned int width; // offset 224: Image width in pixels.
+    unsigned int height; // offset 228: Image height in pixels.
+    unsigned int max_depth; // offset 232: Bounces per path (docs/path-tracing.md).
+    unsigned int seed; // offset 236: The render's random seed.
+    unsigned int first_sample; // offset 240: Samples already in `accum` (0: overwrite it).
+    unsigned int samples; // offset 244: Samples to add in this launch.
+    unsigned int bvh_root; // offset 248: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int light_count; // offset 252: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
     uint4 kind_first; // offset 256: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
 };
 static_assert(sizeof(LaunchParams) == 272, "layout drift");
@@ -50,17 +50,17 @@ static_assert(__builtin_offsetof(LaunchParams, materials) == 168, "layout drift"
 static_assert(__builtin_offsetof(LaunchParams, nodes) == 176, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, lights) == 184, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 192, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, accum) == 200, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, ray_count) == 208, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, width) == 216, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, height) == 220, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, max_depth) == 224, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, seed) == 228, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, first_sample) == 232, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 236, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 240, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, light_count) == 244, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved) == 248, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, triangle_normals) == 200, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, accum) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, ray_count) == 216, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, width) == 224, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, height) == 228, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, max_depth) == 232, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, seed) == 236, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, first_sample) == 240, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 244, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 248, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, light_count) == 252, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, kind_first) == 256, "layout drift");
 #endif
 

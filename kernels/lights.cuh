@@ -19,12 +19,13 @@ __device__ __forceinline__ const LightRecord* pick_light(float u) {
                                                                            : params.lights + __ldg(&light->alias);
 }
 
-// The radiance arriving at surface point `p` (a Lambert surface with normal `n`) from
-// one light sample, times the BSDF and cosine, over its pdf. Directions, distances and
-// pdfs are taken at `p`; the shadow ray starts at `o`, `p` offset to `n`'s side.
-// `rays` counts shadow rays.
+// The radiance arriving at surface point `p` (a Lambert surface with shading normal `n`
+// and geometric normal `ng`, both on the side the path came from) from one light
+// sample, times the BSDF and cosine, over its pdf. Directions, distances and pdfs are
+// taken at `p`; the shadow ray starts at `o`, `p` offset to `ng`'s side; a light below
+// the geometric surface is not seen. `rays` counts shadow rays.
 template <bool kMeshes>
-__device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 albedo, float u_pick, float u1, float u2,
+__device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 ng, float3 albedo, float u_pick, float u1, float u2,
                                                unsigned int& rays) {
     const LightRecord* light = pick_light(u_pick);
     const float4 vector_cos = __ldg(&light->vector_cos);
@@ -38,7 +39,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         const float dist = sqrtf(dist2);
         const float3 wi = to / dist;
         const float c = dot(n, wi);
-        if (c <= 0.0f) return zero;
+        if (c <= 0.0f || dot(ng, wi) <= 0.0f) return zero;
         ++rays;
         if (occluded<kMeshes>(o, wi, dist, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / (dist2 * radiance_pdf.w));
@@ -46,7 +47,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     if (kind == BLOB_LIGHT_DIRECTIONAL) {
         const float3 wi = sample_cone(xyz(vector_cos), 1.0f - vector_cos.w, u1, u2);
         const float c = dot(n, wi);
-        if (c <= 0.0f) return zero;
+        if (c <= 0.0f || dot(ng, wi) <= 0.0f) return zero;
         ++rays;
         if (occluded<kMeshes>(o, wi, PT_INFINITY, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
@@ -56,7 +57,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     LightSample ls;
     if (!sample_towards<kMeshes>(prim, p, o, u1, u2, ls)) return zero;
     const float c = dot(n, ls.wi);
-    if (c <= 0.0f) return zero;
+    if (c <= 0.0f || dot(ng, ls.wi) <= 0.0f) return zero;
     ++rays;
     if (occluded<kMeshes>(o, ls.wi, ls.t_max, prim)) return zero;
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;

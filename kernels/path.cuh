@@ -69,6 +69,8 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const Surface s = surface<kMeshes>(hit.prim, p.origin, p.dir, hit.t);
     const bool front_face = dot(p.dir, s.normal) < 0.0f;
     const float3 n = front_face ? s.normal : -s.normal;
+    // Scattering and NEE shade with this; `n` decides sides and offsets.
+    const float3 ns = front_face ? s.shading : -s.shading;
     const MaterialRecord* __restrict__ m = prim_material(hit.prim);
     float weight = 1.0f;
     if (kNee && p.bsdf_pdf > 0.0f) {
@@ -82,8 +84,11 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     p.radiance += p.throughput * xyz(emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
     const float4 albedo_roughness = __ldg(&m->albedo_roughness);
-    const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, n, front_face, r);
+    const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, ns, front_face, r);
     if (bounce.absorbed) return false;
+    // Around a shading normal a diffuse direction can point into the surface: the path
+    // ends (with ns == n it never does).
+    if (bounce.diffuse && dot(bounce.dir, n) <= 0.0f) return false;
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
     if (kNee && bounce.diffuse) {
@@ -91,8 +96,8 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
         p.radiance +=
-            p.throughput * direct_light<kMeshes>(s.point, next_origin, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
-        p.bsdf_pdf = fmaxf(dot(bounce.dir, n), 0.0f) * PT_INV_PI;
+            p.throughput * direct_light<kMeshes>(s.point, next_origin, ns, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
+        p.bsdf_pdf = fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI;
     }
     p.throughput *= bounce.attenuation;
     const float max_throughput = max_component(p.throughput);

@@ -104,6 +104,7 @@ __device__ __forceinline__ Surface box_surface(float4 lo4, float4 hi4, float3 or
     set_lane(s.normal, axis, on_max ? 1.0f : -1.0f);
     s.error = BOX_ERR * (fabs3(origin) + fabs3(travelled));
     set_lane(s.error, axis, 0.0f);
+    s.shading = s.normal;
     return s;
 }
 

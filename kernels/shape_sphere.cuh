@@ -46,6 +46,7 @@ __device__ __forceinline__ Surface sphere_surface(float4 center_radius, float3 o
     s.normal = local / center_radius.w;
     s.point = center + local;
     s.error = SPHERE_ERR * (fabs3(center) + fabs3(local));
+    s.shading = s.normal;
     return s;
 }
 

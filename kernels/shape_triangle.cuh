@@ -85,9 +85,16 @@ __device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 
     return true;
 }
 
-// The hit with barycentrics `b`: the interpolated point, its error bound, and the unit
-// geometric normal ((v1 - v0) x (v2 - v0) points out).
-__device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3 v2, float3 b) {
+// Triangle `i`'s vertex normals, when the blob has them (params.triangle_normals).
+__device__ __forceinline__ const TriangleNormalsRecord* triangle_normals_at(unsigned int i) {
+    return params.triangle_normals ? params.triangle_normals + i : nullptr;
+}
+
+// The hit with barycentrics `b`: the interpolated point, its error bound, the unit
+// geometric normal ((v1 - v0) x (v2 - v0) points out) and the shading normal: the
+// vertex normals `vn` (if any) interpolated, turned to the geometric normal's side.
+__device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3 v2, float3 b,
+                                                    const TriangleNormalsRecord* vn) {
     const float3 p0 = v0 * b.x, p1 = v1 * b.y, p2 = v2 * b.z;
     Surface s;
     s.point = p0 + p1 + p2;
@@ -95,6 +102,15 @@ __device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3
     const float3 n = cross(v1 - v0, v2 - v0);
     // Times the reciprocal, as glam's normalize on the CPU.
     s.normal = n * (1.0f / sqrtf(dot(n, n)));
+    s.shading = s.normal;
+    if (vn) {
+        const float3 m = xyz(__ldg(&vn->n0)) * b.x + xyz(__ldg(&vn->n1)) * b.y + xyz(__ldg(&vn->n2)) * b.z;
+        const float len2 = dot(m, m);
+        if (len2 > 0.0f) {
+            const float3 unit = m * (1.0f / sqrtf(len2));
+            s.shading = dot(unit, s.normal) < 0.0f ? -unit : unit;
+        }
+    }
     return s;
 }
 

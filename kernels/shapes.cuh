@@ -137,7 +137,7 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
             float t_hit;
             float3 b = make_float3(1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f);
             intersect_triangle(v0, v1, v2, origin, dir, PT_INFINITY, t_hit, b);
-            return triangle_surface(v0, v1, v2, b);
+            return triangle_surface(v0, v1, v2, b, triangle_normals_at(i));
         }
     }
     __builtin_unreachable();

@@ -7,5 +7,8 @@
 struct Surface {
     float3 point;
     float3 error;
+    // Decides inside and outside, and where a ray leaving the surface starts.
     float3 normal;
+    // Shades: `normal`, but for a mesh with vertex normals their interpolation.
+    float3 shading;
 };

@@ -27,11 +27,17 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
 /// A mesh's triangles in world space, in the file's order.
 pub fn triangles(mesh: &Mesh) -> Vec<Triangle> {
     let to_world = mesh.transform.matrix();
-    let world: Vec<glam::Vec3> =
-        mesh.data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
-    mesh.data
-        .triangles
+    let data = &mesh.data;
+    let world: Vec<glam::Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
+    // The scale is uniform: normals turn with the rotation, and are made unit again.
+    let normals: Vec<glam::Vec3> =
+        data.normals.par_iter().map(|&n| to_world.transform_vector3(n).normalize()).collect();
+    data.triangles
         .par_iter()
-        .map(|t| Triangle { v: t.map(|i| world[i as usize]), material: mesh.material })
+        .map(|t| Triangle {
+            v: t.map(|i| world[i as usize]),
+            material: mesh.material,
+            normals: (!normals.is_empty()).then(|| t.map(|i| normals[i as usize])),
+        })
         .collect()
 }

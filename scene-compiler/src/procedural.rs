@@ -13,6 +13,8 @@ use glam::Vec3;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geometry {
     pub positions: Vec<Vec3>,
+    /// Unit vertex normals, one per position, or none (the file then has none).
+    pub normals: Vec<Vec3>,
     pub triangles: Vec<[u32; 3]>,
 }
 
@@ -77,7 +79,12 @@ pub fn icosphere(subdivisions: u32, radius: f32) -> Geometry {
         }
         triangles = next;
     }
-    Geometry { positions: positions.into_iter().map(|p| p * radius).collect(), triangles }
+    // The sphere's own normals: a smooth-shaded icosphere looks like the sphere.
+    Geometry {
+        normals: positions.clone(),
+        positions: positions.into_iter().map(|p| p * radius).collect(),
+        triangles,
+    }
 }
 
 /// The model file formats [`write`] can produce, by extension.
@@ -110,8 +117,17 @@ fn obj(g: &Geometry) -> String {
     for p in &g.positions {
         let _ = writeln!(out, "v {:?} {:?} {:?}", p.x, p.y, p.z);
     }
+    for n in &g.normals {
+        let _ = writeln!(out, "vn {:?} {:?} {:?}", n.x, n.y, n.z);
+    }
+    let normals = !g.normals.is_empty();
     for t in &g.triangles {
-        let _ = writeln!(out, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+        let [a, b, c] = t.map(|i| i + 1);
+        let _ = if normals {
+            writeln!(out, "f {a}//{a} {b}//{b} {c}//{c}")
+        } else {
+            writeln!(out, "f {a} {b} {c}")
+        };
     }
     out
 }
@@ -119,17 +135,22 @@ fn obj(g: &Geometry) -> String {
 fn ply_header(g: &Geometry, format: &str) -> String {
     format!(
         "ply\nformat {format} 1.0\ncomment icosphere (scene-compiler procedural)\nelement vertex {}\n\
-         property float x\nproperty float y\nproperty float z\nelement face {}\n\
+         property float x\nproperty float y\nproperty float z\n{}element face {}\n\
          property list uchar int vertex_indices\nend_header\n",
         g.positions.len(),
+        if g.normals.is_empty() { "" } else { "property float nx\nproperty float ny\nproperty float nz\n" },
         g.triangles.len()
     )
 }
 
 fn ply_ascii(g: &Geometry) -> String {
     let mut out = ply_header(g, "ascii");
-    for p in &g.positions {
-        let _ = writeln!(out, "{:?} {:?} {:?}", p.x, p.y, p.z);
+    for (i, p) in g.positions.iter().enumerate() {
+        let _ = write!(out, "{:?} {:?} {:?}", p.x, p.y, p.z);
+        if let Some(n) = g.normals.get(i) {
+            let _ = write!(out, " {:?} {:?} {:?}", n.x, n.y, n.z);
+        }
+        out.push('\n');
     }
     for t in &g.triangles {
         let _ = writeln!(out, "3 {} {} {}", t[0], t[1], t[2]);
@@ -141,8 +162,9 @@ fn ply_binary(g: &Geometry, little: bool) -> Vec<u8> {
     let mut out =
         ply_header(g, if little { "binary_little_endian" } else { "binary_big_endian" }).into_bytes();
     let word = |le: [u8; 4]| if little { le } else { [le[3], le[2], le[1], le[0]] };
-    for p in &g.positions {
-        for x in p.to_array() {
+    for (i, p) in g.positions.iter().enumerate() {
+        let normal = g.normals.get(i).map(|n| n.to_array());
+        for x in p.to_array().into_iter().chain(normal.into_iter().flatten()) {
             out.extend(word(x.to_le_bytes()));
         }
     }
@@ -155,9 +177,10 @@ fn ply_binary(g: &Geometry, little: bool) -> Vec<u8> {
     out
 }
 
-/// Positions (f32 xyz) then indices (u32), little endian: the glTF buffer.
+/// Positions (f32 xyz), indices (u32), then normals (f32 xyz), little endian: the
+/// glTF buffer.
 fn gltf_buffer(g: &Geometry) -> Vec<u8> {
-    let mut out = Vec::with_capacity(g.positions.len() * 12 + g.triangles.len() * 12);
+    let mut out = Vec::with_capacity(g.positions.len() * 24 + g.triangles.len() * 12);
     for p in &g.positions {
         for x in p.to_array() {
             out.extend(x.to_le_bytes());
@@ -168,6 +191,11 @@ fn gltf_buffer(g: &Geometry) -> Vec<u8> {
             out.extend(i.to_le_bytes());
         }
     }
+    for n in &g.normals {
+        for x in n.to_array() {
+            out.extend(x.to_le_bytes());
+        }
+    }
     out
 }
 
@@ -176,6 +204,22 @@ fn gltf_buffer(g: &Geometry) -> Vec<u8> {
 fn gltf_json(g: &Geometry, data_uri: Option<&str>) -> String {
     let positions_len = g.positions.len() * 12;
     let indices_len = g.triangles.len() * 12;
+    let normals_len = g.normals.len() * 12;
+    let (normal_attribute, normal_view, normal_accessor) = if g.normals.is_empty() {
+        (String::new(), String::new(), String::new())
+    } else {
+        (
+            r#", "NORMAL": 2"#.to_owned(),
+            format!(
+                r#", {{"buffer": 0, "byteOffset": {}, "byteLength": {normals_len}, "target": 34962}}"#,
+                positions_len + indices_len
+            ),
+            format!(
+                r#", {{"bufferView": 2, "componentType": 5126, "count": {}, "type": "VEC3"}}"#,
+                g.normals.len()
+            ),
+        )
+    };
     let (min, max) =
         g.positions.iter().fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &p| (lo.min(p), hi.max(p)));
     let uri = data_uri
@@ -184,13 +228,13 @@ fn gltf_json(g: &Geometry, data_uri: Option<&str>) -> String {
     format!(
         r#"{{"asset": {{"version": "2.0", "generator": "scene-compiler procedural"}},
 "scene": 0, "scenes": [{{"nodes": [0]}}], "nodes": [{{"mesh": 0}}],
-"meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0}}, "indices": 1, "mode": 4}}]}}],
+"meshes": [{{"primitives": [{{"attributes": {{"POSITION": 0{normal_attribute}}}, "indices": 1, "mode": 4}}]}}],
 "buffers": [{{{uri}"byteLength": {total}}}],
 "bufferViews": [{{"buffer": 0, "byteOffset": 0, "byteLength": {positions_len}, "target": 34962}},
-                {{"buffer": 0, "byteOffset": {positions_len}, "byteLength": {indices_len}, "target": 34963}}],
+                {{"buffer": 0, "byteOffset": {positions_len}, "byteLength": {indices_len}, "target": 34963}}{normal_view}],
 "accessors": [{{"bufferView": 0, "componentType": 5126, "count": {vertices}, "type": "VEC3",
                 "min": [{:?}, {:?}, {:?}], "max": [{:?}, {:?}, {:?}]}},
-              {{"bufferView": 1, "componentType": 5125, "count": {indices}, "type": "SCALAR"}}]}}
+              {{"bufferView": 1, "componentType": 5125, "count": {indices}, "type": "SCALAR"}}{normal_accessor}]}}
 "#,
         min.x,
         min.y,
@@ -198,7 +242,7 @@ fn gltf_json(g: &Geometry, data_uri: Option<&str>) -> String {
         max.x,
         max.y,
         max.z,
-        total = positions_len + indices_len,
+        total = positions_len + indices_len + normals_len,
         vertices = g.positions.len(),
         indices = g.triangles.len() * 3,
     )

@@ -27,6 +27,7 @@ fn mesh(geometry: &Geometry, translate: Vec3, scale: f32, material: u32) -> Mesh
         data: Arc::new(MeshData {
             path: "procedural.ply".into(),
             positions: geometry.positions.clone(),
+            normals: Vec::new(),
             triangles: geometry.triangles.clone(),
         }),
     }
@@ -104,6 +105,40 @@ fn an_icosphere_under_a_point_light_converges_to_the_sphere() {
     assert!(errors[2] < 0.01, "subdivided 5 times, {} off the sphere", errors[2]);
 }
 
+/// The same icosphere with its vertices' sphere normals: away from the pole, where a
+/// facet leans most from the sphere, the interpolated normals shade it like the sphere
+/// (to the facet's distance error), flat shading does not.
+#[test]
+fn vertex_normals_shade_an_icosphere_like_the_sphere() {
+    let (albedo, intensity) = (0.8f32, 20.0f32);
+    let light = Vec3::new(0.0, 4.0, 0.0);
+    // Seen from the light's side, a point 50° from the pole on the icosphere of radius 1.
+    let target = Vec3::new(50f32.to_radians().sin(), 50f32.to_radians().cos(), 0.0);
+    let camera = pinhole(target * 3.0, target, 0.05);
+    let sphere = {
+        let to = light - target;
+        f64::from(albedo) / std::f64::consts::PI
+            * f64::from(intensity)
+            * f64::from(target.dot(to.normalize()))
+            / f64::from(to.length_squared())
+    };
+    let error = |normals: bool| {
+        let grey = MaterialKind::Lambert { albedo: Vec3::splat(albedo) };
+        let ico = icosphere(2, 1.0);
+        let mut m = mesh(&ico, Vec3::ZERO, 1.0, 0);
+        if normals {
+            let data = Arc::make_mut(&mut m.data);
+            data.normals = ico.positions.iter().map(|p| p.normalize()).collect();
+        }
+        let mut s = with_meshes(scene(camera, Sky::Constant(Vec3::ZERO), &[grey], &[]), vec![m]);
+        s.lights = vec![Light::Point { position: light, color: Vec3::ONE, intensity }];
+        (estimate(&s, (1, 1), 16, 2, true, 2).0 - sphere).abs() / sphere
+    };
+    let (flat, smooth) = (error(false), error(true));
+    assert!(smooth * 3.0 < flat, "smooth {smooth} against flat {flat} off the sphere");
+    assert!(smooth < 0.02, "smooth shading {smooth} off the sphere");
+}
+
 /// Inside a closed icosphere at `center` of radius `radius`, camera at its centre.
 fn inside_mesh(center: Vec3, radius: f32, materials: &[MaterialKind]) -> Scene {
     let camera = pinhole(center, center + Vec3::new(0.3, -0.2, -1.0) * radius, 70.0);
@@ -163,6 +198,7 @@ fn an_emissive_quad_is_a_light_nee_agrees_with_bsdf_sampling() {
     let grey = MaterialKind::Lambert { albedo: Vec3::splat(0.5) };
     let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO };
     let quad = Geometry {
+        normals: Vec::new(),
         positions: vec![
             Vec3::new(-0.5, 0.0, -0.5),
             Vec3::new(0.5, 0.0, -0.5),
@@ -193,6 +229,7 @@ fn a_lambert_quad_under_a_uniform_sky_shows_its_albedo() {
     let albedo = 0.6f32;
     let grey = MaterialKind::Lambert { albedo: Vec3::splat(albedo) };
     let quad = Geometry {
+        normals: Vec::new(),
         positions: vec![
             Vec3::new(-1.0, 0.0, -1.0),
             Vec3::new(1.0, 0.0, -1.0),

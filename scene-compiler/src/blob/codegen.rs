@@ -40,6 +40,7 @@ pub fn cuda_struct<R: Record>() -> String {
 pub fn cuda_header() -> String {
     let mut out = generated_banner("scene-compiler/src/blob/layout.rs");
     let _ = writeln!(out, "#define BLOB_FORMAT_VERSION {FORMAT_VERSION}u");
+    let _ = writeln!(out, "#define BLOB_FLAG_SHADING_NORMALS {FLAG_SHADING_NORMALS}u");
     let _ = writeln!(out, "#define BLOB_LEAF_FLAG 0x{LEAF_FLAG:08x}u");
     let _ = writeln!(out, "#define BLOB_LEAF_COUNT_SHIFT {LEAF_COUNT_SHIFT}u");
     let _ = writeln!(out, "#define BLOB_LEAF_COUNT_MASK 0x{LEAF_COUNT_MASK:08x}u");
@@ -92,6 +93,7 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     for kind in PrimKind::ALL {
         with_shape!(kind, S => one::<<S as Shape>::Record>(out, emit));
     }
+    one::<TriangleNormalsRecord>(out, emit);
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);

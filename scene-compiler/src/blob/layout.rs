@@ -21,6 +21,9 @@ pub const FORMAT_VERSION: u32 = 7;
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
 pub const FLAG_LAYOUT_VEB: u32 = 1;
+/// Header flag: the `triangle_normals` section holds one record per triangle (some
+/// mesh has vertex normals); without it the section is empty and triangles shade flat.
+pub const FLAG_SHADING_NORMALS: u32 = 2;
 
 /// A primitive kind. Its value is stored in leaf links and primitive references, and
 /// each kind has its own record section (spheres: [`SphereRecord`]).
@@ -219,6 +222,19 @@ blob_record! {
 }
 
 blob_record! {
+    /// A triangle's unit vertex normals, same index as its TriangleRecord (present when FLAG_SHADING_NORMALS is set; a triangle of a mesh without normals gets its geometric normal thrice). They shade; the geometric normal decides inside and outside.
+    #[align(16)]
+    pub struct TriangleNormalsRecord as "TriangleNormalsRecord" {
+        /// v0's normal xyz, w unused (0).
+        pub n0: [f32; 4],
+        /// v1's normal xyz, w unused (0).
+        pub n1: [f32; 4],
+        /// v2's normal xyz, w unused (0).
+        pub n2: [f32; 4],
+    }
+}
+
+blob_record! {
     /// An inner BVH node's two child boxes, one row per axis. Leaves have no record: a
     /// link holds their primitives. The CUDA backend adds each row's mirror, (left.max,
     /// right.max, left.min, right.min), in its device copy of the nodes, so a ray reads
@@ -282,6 +298,8 @@ pub enum SectionId {
     Spheres,
     Boxes,
     Triangles,
+    /// Per triangle, same order, when the header has FLAG_SHADING_NORMALS: its vertex normals.
+    TriangleNormals,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -294,7 +312,7 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 11;
+pub const SECTION_COUNT: usize = 12;
 
 impl SectionId {
     /// All sections, in file order.
@@ -304,6 +322,7 @@ impl SectionId {
         SectionId::Spheres,
         SectionId::Boxes,
         SectionId::Triangles,
+        SectionId::TriangleNormals,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
         SectionId::PrimLightPdfs,
@@ -320,6 +339,7 @@ impl SectionId {
             SectionId::Spheres => "spheres",
             SectionId::Boxes => "boxes",
             SectionId::Triangles => "triangles",
+            SectionId::TriangleNormals => "triangle_normals",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
             SectionId::PrimLightPdfs => "prim_light_pdfs",
@@ -338,6 +358,7 @@ impl SectionId {
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::Boxes => size_of::<BoxRecord>(),
             SectionId::Triangles => size_of::<TriangleRecord>(),
+            SectionId::TriangleNormals => size_of::<TriangleNormalsRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
@@ -408,6 +429,10 @@ impl BlobHeader {
             SectionId::Spheres => self.prim_count(PrimKind::Sphere).into(),
             SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
             SectionId::Triangles => self.prim_count(PrimKind::Triangle).into(),
+            SectionId::TriangleNormals if self.flags & FLAG_SHADING_NORMALS != 0 => {
+                self.prim_count(PrimKind::Triangle).into()
+            }
+            SectionId::TriangleNormals => 0,
             SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
@@ -430,7 +455,7 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 240);
+        assert_eq!(HEADER_LEN, 256);
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub struct BlobView<'a> {
     pub prim_sources: &'a [u32],
     /// Per primitive, same order: the probability of picking its light (0: not a light).
     pub prim_light_pdfs: &'a [f32],
+    /// Per triangle, when the header has [`FLAG_SHADING_NORMALS`] (else empty).
+    pub triangle_normals: &'a [TriangleNormalsRecord],
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
@@ -97,6 +99,7 @@ impl<'a> BlobView<'a> {
             prim_materials: cast(section(SectionId::PrimMaterials)),
             prim_sources: cast(section(SectionId::PrimSources)),
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
+            triangle_normals: cast(section(SectionId::TriangleNormals)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
@@ -268,6 +271,16 @@ impl<'a> BlobView<'a> {
                         ));
                     }
                 }
+            }
+        }
+        for (i, n) in self.triangle_normals.iter().enumerate() {
+            let lanes = [n.n0, n.n1, n.n2];
+            let unit = lanes.iter().all(|v| {
+                let len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                v.iter().all(|x| x.is_finite()) && (len2 - 1.0).abs() < 1e-3 && v[3] == 0.0
+            });
+            if !unit {
+                return Err(BlobError::record(S::TriangleNormals, i, "a normal is not unit length"));
             }
         }
         for (i, b) in self.node_boxes.iter().enumerate() {
@@ -462,7 +475,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.total_len != bytes.len() as u64 {
         return Err(mismatch("total_len (file size)", h.total_len, bytes.len() as u64));
     }
-    if h.flags & !FLAG_LAYOUT_VEB != 0 {
+    if h.flags & !(FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS) != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
     if checks == Checks::Full {

@@ -17,7 +17,7 @@ use super::aligned::AlignedBytes;
 use super::layout::*;
 use super::lights::{self, Emitter};
 use crate::bvh::{Aabb, Bvh, NodeKind};
-use crate::scene::{MaterialKind, Scene, Sky};
+use crate::scene::{MaterialKind, Scene, Sky, Triangle};
 use crate::shapes::{self, Shape};
 use crate::with_shape;
 
@@ -39,7 +39,11 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let mut header = BlobHeader {
         magic: MAGIC,
         version: FORMAT_VERSION,
-        flags,
+        flags: if scene.triangles.iter().any(|t| t.normals.is_some()) {
+            flags | FLAG_SHADING_NORMALS
+        } else {
+            flags
+        },
         prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
         material_count: count(scene.materials.len()),
         light_count: count(light_table.records.len()),
@@ -75,6 +79,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         let section = take(kind.section());
         with_shape!(kind, S => prims.write(S::of(scene), section, prim_materials, prim_sources));
     }
+    prims.write_normals(&scene.triangles, take(SectionId::TriangleNormals));
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
         .iter()
@@ -238,6 +243,25 @@ impl Prims {
             materials[slot_in_sections] = shape.material();
             sources[slot_in_sections] = source;
             slot_in_sections += 1;
+        }
+    }
+
+    /// The triangles' vertex normals, in their records' order, into `section` (empty
+    /// unless the header has [`FLAG_SHADING_NORMALS`]); a triangle without normals gets
+    /// its geometric one.
+    fn write_normals(&self, triangles: &[Triangle], section: &mut [u8]) {
+        let records = records_mut::<TriangleNormalsRecord>(section);
+        if records.is_empty() {
+            return;
+        }
+        for &(kind, within, source) in &self.slots {
+            if kind != PrimKind::Triangle {
+                continue;
+            }
+            let t = &triangles[source as usize];
+            let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
+            let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
+            records[within as usize] = TriangleNormalsRecord { n0, n1, n2 };
         }
     }
 

@@ -3,8 +3,9 @@
 //! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`; polygons are
 //! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
 //!
-//! What is read: positions and triangles. A model's own materials, normals and UVs are
-//! not read yet (docs/scene-format.md, "Meshes"): a mesh names its scene material.
+//! What is read: positions, triangles and vertex normals (when every vertex has one).
+//! A model's own materials and UVs are not read yet (docs/scene-format.md, "Meshes"):
+//! a mesh names its scene material.
 //! Errors say what is wrong inside the file (which element, accessor or index); the
 //! scene's validation puts them at the `file` value.
 //!
@@ -22,14 +23,27 @@ use crate::limits;
 /// Reads the model at `path`, by its extension.
 pub fn read(path: &Path) -> Result<MeshData, String> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let (positions, triangles) = match extension.as_deref() {
+    let Geometry { positions, normals, triangles } = match extension.as_deref() {
         Some("obj") => read_obj(path)?,
         Some("ply") => read_ply(path)?,
         Some("gltf" | "glb") => read_gltf(path)?,
         _ => return Err("unknown model format: use .obj, .ply, .gltf or .glb".into()),
     };
     check(&positions, &triangles)?;
-    Ok(MeshData { path: path.to_path_buf(), positions, triangles })
+    let normals = unit_normals(normals, positions.len())?;
+    Ok(MeshData { path: path.to_path_buf(), positions, normals, triangles })
+}
+
+/// The file's normals made unit length, when every vertex has one; none otherwise.
+fn unit_normals(normals: Vec<Vec3>, vertices: usize) -> Result<Vec<Vec3>, String> {
+    if normals.len() != vertices {
+        return Ok(Vec::new());
+    }
+    normals
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| n.try_normalize().ok_or_else(|| format!("vertex {i} has a normal {n} of no direction")))
+        .collect()
 }
 
 /// What the compiler needs of every model: some triangles, within the format's
@@ -60,36 +74,52 @@ fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
     Ok(())
 }
 
-type Geometry = (Vec<Vec3>, Vec<[u32; 3]>);
-
-fn read_obj(path: &Path) -> Result<Geometry, String> {
-    let options =
-        tobj::LoadOptions { triangulate: true, single_index: false, ..tobj::LoadOptions::default() };
-    let (models, _materials) =
-        tobj::load_obj(path, &options).map_err(|e| format!("not a readable OBJ file: {e}"))?;
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for model in &models {
-        let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
-        positions.extend(model.mesh.positions.chunks_exact(3).map(Vec3::from_slice));
-        triangles
-            .extend(model.mesh.indices.chunks_exact(3).map(|t| [t[0] + first, t[1] + first, t[2] + first]));
-    }
-    Ok((positions, triangles))
+/// What a reader returns: normals are one per position, or fewer when the file has none.
+#[derive(Default)]
+struct Geometry {
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
 }
 
-/// A PLY vertex: its position, whatever the property types.
-struct PlyVertex(Vec3);
+fn read_obj(path: &Path) -> Result<Geometry, String> {
+    // One index per vertex: a position with several normals becomes several vertices
+    // (at the same, bit-equal, position).
+    let options = tobj::LoadOptions { triangulate: true, single_index: true, ..tobj::LoadOptions::default() };
+    let (models, _materials) =
+        tobj::load_obj(path, &options).map_err(|e| format!("not a readable OBJ file: {e}"))?;
+    let mut g = Geometry::default();
+    let mut every_normal = true;
+    for model in &models {
+        let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
+        let mesh = &model.mesh;
+        g.positions.extend(mesh.positions.chunks_exact(3).map(Vec3::from_slice));
+        every_normal &= mesh.normals.len() == mesh.positions.len();
+        g.normals.extend(mesh.normals.chunks_exact(3).map(Vec3::from_slice));
+        g.triangles.extend(mesh.indices.chunks_exact(3).map(|t| [t[0] + first, t[1] + first, t[2] + first]));
+    }
+    if !every_normal {
+        g.normals.clear();
+    }
+    Ok(g)
+}
+
+/// A PLY vertex: its position and normal (and how many of `nx ny nz` it had),
+/// whatever the property types.
+struct PlyVertex(Vec3, Vec3, u8);
 
 impl ply::PropertyAccess for PlyVertex {
     fn new() -> Self {
-        PlyVertex(Vec3::ZERO)
+        PlyVertex(Vec3::ZERO, Vec3::ZERO, 0)
     }
     fn set_property(&mut self, key: &str, property: ply::Property) -> ply::PropertyAccessResult {
-        let axis = match key {
-            "x" => 0,
-            "y" => 1,
-            "z" => 2,
+        let (normal, axis) = match key {
+            "x" => (false, 0),
+            "y" => (false, 1),
+            "z" => (false, 2),
+            "nx" => (true, 0),
+            "ny" => (true, 1),
+            "nz" => (true, 2),
             _ => return ply::PropertyAccessResult::Ignored,
         };
         let value = match property {
@@ -103,7 +133,12 @@ impl ply::PropertyAccess for PlyVertex {
             ply::Property::UChar(v) => f32::from(v),
             _ => return ply::PropertyAccessResult::Ignored,
         };
-        self.0[axis] = value;
+        if normal {
+            self.1[axis] = value;
+            self.2 += 1;
+        } else {
+            self.0[axis] = value;
+        }
         ply::PropertyAccessResult::Set
     }
 }
@@ -140,7 +175,7 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
     let vertex_parser = parser::Parser::<PlyVertex>::new();
     let face_parser = parser::Parser::<PlyFace>::new();
     let header = vertex_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
-    let mut positions = Vec::new();
+    let mut g = Geometry::default();
     let mut faces = Vec::new();
     // Elements come in header order; others (edges, materials) are read and dropped.
     for element in header.elements.values() {
@@ -149,7 +184,10 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
             "vertex" => {
                 let vertices =
                     vertex_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
-                positions = vertices.into_iter().map(|v| v.0).collect();
+                if vertices.iter().all(|v| v.2 == 3) {
+                    g.normals = vertices.iter().map(|v| v.1).collect();
+                }
+                g.positions = vertices.into_iter().map(|v| v.0).collect();
             }
             "face" => {
                 faces = face_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?
@@ -159,15 +197,15 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
             }
         }
     }
-    let mut triangles = Vec::with_capacity(faces.len());
+    g.triangles.reserve(faces.len());
     for (f, face) in faces.iter().enumerate() {
         if face.0.len() < 3 {
             return Err(format!("face {f} has {} vertices, fewer than 3", face.0.len()));
         }
         // A fan from the first vertex: convex polygons, as modelling tools write them.
-        triangles.extend(face.0.windows(2).skip(1).map(|pair| [face.0[0], pair[0], pair[1]]));
+        g.triangles.extend(face.0.windows(2).skip(1).map(|pair| [face.0[0], pair[0], pair[1]]));
     }
-    Ok((positions, triangles))
+    Ok(g)
 }
 
 fn read_gltf(path: &Path) -> Result<Geometry, String> {
@@ -180,11 +218,15 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
         .default_scene()
         .or_else(|| document.scenes().next())
         .ok_or("the file has no scene (no nodes to place)")?;
-    let (mut positions, mut triangles) = (Vec::new(), Vec::new());
+    let mut g = Geometry::default();
+    let mut every_normal = true;
     for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, &buffers, &mut positions, &mut triangles)?;
+        gltf_node(&node, Mat4::IDENTITY, &buffers, &mut g, &mut every_normal)?;
     }
-    Ok((positions, triangles))
+    if !every_normal {
+        g.normals.clear();
+    }
+    Ok(g)
 }
 
 /// Adds `node`'s meshes (under `parent`'s transform) and its children's.
@@ -192,10 +234,13 @@ fn gltf_node(
     node: &gltf::Node<'_>,
     parent: Mat4,
     buffers: &[gltf::buffer::Data],
-    positions: &mut Vec<Vec3>,
-    triangles: &mut Vec<[u32; 3]>,
+    g: &mut Geometry,
+    every_normal: &mut bool,
 ) -> Result<(), String> {
     let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+    // Normals go through the inverse transpose, so a non-uniform scale keeps them normal.
+    let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
+    let (positions, triangles) = (&mut g.positions, &mut g.triangles);
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives() {
             let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
@@ -208,6 +253,10 @@ fn gltf_node(
                 .collect();
             let count = local.len() as u32;
             positions.extend(local);
+            match reader.read_normals() {
+                Some(normals) => g.normals.extend(normals.map(|n| normal_matrix * Vec3::from_array(n))),
+                None => *every_normal = false,
+            }
             let indices: Vec<u32> = match reader.read_indices() {
                 Some(indices) => indices.into_u32().collect(),
                 None => (0..count).collect(),
@@ -235,7 +284,7 @@ fn gltf_node(
         }
     }
     for child in node.children() {
-        gltf_node(&child, world, buffers, positions, triangles)?;
+        gltf_node(&child, world, buffers, g, every_normal)?;
     }
     Ok(())
 }

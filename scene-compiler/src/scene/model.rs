@@ -243,16 +243,20 @@ pub struct MeshData {
     /// session watches.
     pub path: PathBuf,
     pub positions: Vec<Vec3>,
-    /// Three indices into `positions` per triangle.
+    /// Unit vertex normals, one per position, or none (flat shading).
+    pub normals: Vec<Vec3>,
+    /// Three indices into `positions` (and `normals`) per triangle.
     pub triangles: Vec<[u32; 3]>,
 }
 
 /// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
-/// gives its outward normal, `(v1 - v0) × (v2 - v0)`.
+/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
+/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     pub v: [Vec3; 3],
     pub material: u32,
+    pub normals: Option<[Vec3; 3]>,
 }
 
 /// A light the renderer samples directly (next-event estimation).

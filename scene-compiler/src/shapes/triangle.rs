@@ -30,9 +30,11 @@ impl Shape for Triangle {
         self.material
     }
 
+    /// Without its normals: they are in their own section (`blob::write`), which a
+    /// scene read back from a blob does not restore.
     fn from_record(record: &TriangleRecord, material: u32) -> Triangle {
         let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
-        Triangle { v: [xyz(&record.v0), xyz(&record.v1), xyz(&record.v2)], material }
+        Triangle { v: [xyz(&record.v0), xyz(&record.v1), xyz(&record.v2)], material, normals: None }
     }
 
     fn record_bounds(record: &TriangleRecord) -> Aabb {

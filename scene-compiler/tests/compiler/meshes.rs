@@ -41,14 +41,21 @@ fn triangles_of(scene: &Scene) -> Vec<Triangle> {
     for (i, r) in records.iter().enumerate() {
         let source = view.prim_sources[first + i] as usize;
         let xyz = |v: [f32; 4]| Vec3::new(v[0], v[1], v[2]);
-        out[source] =
-            Some(Triangle { v: [xyz(r.v0), xyz(r.v1), xyz(r.v2)], material: view.prim_materials[first + i] });
+        out[source] = Some(Triangle {
+            v: [xyz(r.v0), xyz(r.v1), xyz(r.v2)],
+            material: view.prim_materials[first + i],
+            normals: view.triangle_normals.get(i).map(|n| [xyz(n.n0), xyz(n.n1), xyz(n.n2)]),
+        });
     }
     out.into_iter().map(|t| t.expect("prim_sources is a permutation")).collect()
 }
 
 fn expected(g: &Geometry) -> Vec<Triangle> {
-    g.triangles.iter().map(|t| Triangle { v: t.map(|i| g.positions[i as usize]), material: 0 }).collect()
+    let normals = |t: &[u32; 3]| (!g.normals.is_empty()).then(|| t.map(|i| g.normals[i as usize]));
+    g.triangles
+        .iter()
+        .map(|t| Triangle { v: t.map(|i| g.positions[i as usize]), material: 0, normals: normals(t) })
+        .collect()
 }
 
 #[test]
@@ -68,7 +75,14 @@ fn every_format_reads_the_same_triangles_and_compiles_them() {
         let scene = parse_in(dir.path(), &format!(r#"(file: "{name}", material: "clay"),"#))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(scene.meshes[0].data.triangles.len(), 80, "{name}");
-        assert_eq!(triangles_of(&scene), expected(&ico), "{name}: the blob holds the file's triangles");
+        let (got, want) = (triangles_of(&scene), expected(&ico));
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!((g.v, g.material), (w.v, w.material), "{name}: the blob holds the file's triangles");
+            let (gn, wn) = (g.normals.expect("normals"), w.normals.expect("normals"));
+            // Made unit length again on the way (a last-bit difference).
+            assert!(gn.iter().zip(&wn).all(|(a, b)| (*a - *b).abs().max_element() < 1e-6), "{name}: normals");
+        }
         // The text written back names the same file and reads back the same scene.
         let again = scene::parse(&scene::to_ron(&scene), &dir.path().join("again.ron").display().to_string())
             .expect("written text");
@@ -80,6 +94,7 @@ fn every_format_reads_the_same_triangles_and_compiles_them() {
 fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
     let dir = tempfile::tempdir().unwrap();
     let one = Geometry {
+        normals: Vec::new(),
         positions: vec![Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)],
         triangles: vec![[0, 1, 2]],
     };
@@ -111,7 +126,7 @@ fn gltf_nodes_compose_their_transforms_down_the_hierarchy() {
     let scene = parse_in(dir.path(), r#"(file: "nested.gltf", material: "clay"),"#).expect("valid");
     let want: Vec<Triangle> = expected(&ico)
         .into_iter()
-        .map(|t| Triangle { v: t.v.map(|p| p * 2.0 + Vec3::new(1.0, 2.0, 3.0)), ..t })
+        .map(|t| Triangle { v: t.v.map(|p| p * 2.0 + Vec3::new(1.0, 2.0, 3.0)), normals: t.normals, ..t })
         .collect();
     for (got, want) in triangles_of(&scene).iter().zip(&want) {
         for (a, b) in got.v.iter().zip(&want.v) {

@@ -74,6 +74,10 @@ enum Command {
         /// PLY as text (the default PLY is binary little endian).
         #[arg(long)]
         ascii: bool,
+        /// Without vertex normals (flat-shaded facets); by default each vertex has
+        /// the sphere's normal, so the mesh shades like the sphere.
+        #[arg(long)]
+        flat: bool,
         /// The model file to write.
         #[arg(short, long)]
         output: PathBuf,
@@ -85,8 +89,8 @@ fn main() -> anyhow::Result<()> {
         Command::Rtiow { csv, output } => (rtiow(&csv)?, output),
         Command::Grid { count, seed, output } => (grid(count, seed)?, output),
         Command::Terrain { size, seed, output } => return terrain(size, seed, &output),
-        Command::Mesh { subdivisions, radius, ascii, output } => {
-            return mesh(subdivisions, radius, ascii, &output);
+        Command::Mesh { subdivisions, radius, ascii, flat, output } => {
+            return mesh(subdivisions, radius, ascii, flat, &output);
         }
     };
     std::fs::write(&output, to_ron(&scene)).with_context(|| format!("writing {}", output.display()))?;
@@ -251,7 +255,7 @@ fn terrain(size: u32, seed: u64, output: &Path) -> anyhow::Result<()> {
 }
 
 /// `scene-gen mesh`: an icosphere in the format the output's extension names.
-fn mesh(subdivisions: u32, radius: f32, ascii: bool, output: &Path) -> anyhow::Result<()> {
+fn mesh(subdivisions: u32, radius: f32, ascii: bool, flat: bool, output: &Path) -> anyhow::Result<()> {
     use scene_compiler::procedural::{Format, icosphere, write};
     anyhow::ensure!(radius.is_finite() && radius > 0.0, "--radius must be a positive number, not {radius}");
     let extension = output.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
@@ -266,7 +270,10 @@ fn mesh(subdivisions: u32, radius: f32, ascii: bool, output: &Path) -> anyhow::R
             output.display()
         ),
     };
-    let geometry = icosphere(subdivisions, radius);
+    let mut geometry = icosphere(subdivisions, radius);
+    if flat {
+        geometry.normals.clear();
+    }
     write(&geometry, format, output).with_context(|| format!("writing {}", output.display()))?;
     println!(
         "wrote {} ({} triangles, {} vertices)",

@@ -100,6 +100,8 @@ pub fn trace_sample(
         let surface = shapes::surface(scene, hit.prim, origin, dir, hit.t);
         let front_face = dir.dot(surface.normal) < 0.0;
         let n = if front_face { surface.normal } else { -surface.normal };
+        // Scattering and NEE shade with this; `n` decides sides and offsets.
+        let ns = if front_face { surface.shading } else { -surface.shading };
         let m = shapes::material(scene, hit.prim);
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
@@ -111,14 +113,20 @@ pub fn trace_sample(
         }
         radiance += throughput * m.emission * weight;
         let randoms = ScatterRandoms::draw(rng);
-        let Some(bounce) = scatter(m, dir, n, front_face, randoms) else {
+        let Some(bounce) = scatter(m, dir, ns, front_face, randoms) else {
             break;
         };
+        // Around a shading normal a diffuse direction can point into the surface: the
+        // path ends (with `ns == n` it never does).
+        if bounce.diffuse && bounce.dir.dot(n) <= 0.0 {
+            break;
+        }
         let next_origin = offset_ray_origin(&surface, if bounce.diffuse { n } else { bounce.dir });
         if nee && bounce.diffuse {
             let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
-            radiance += throughput * direct_light(scene, surface.point, next_origin, n, m.albedo, u, rays);
-            bsdf_pdf = bounce.dir.dot(n).max(0.0) * FRAC_1_PI;
+            radiance +=
+                throughput * direct_light(scene, surface.point, next_origin, ns, n, m.albedo, u, rays);
+            bsdf_pdf = bounce.dir.dot(ns).max(0.0) * FRAC_1_PI;
         } else {
             bsdf_pdf = 0.0;
         }

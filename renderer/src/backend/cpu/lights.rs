@@ -70,16 +70,19 @@ pub fn pick_light(lights: &[Light], u: f32) -> &Light {
     if scaled - (i as f32) < light.alias_threshold { light } else { &lights[light.alias as usize] }
 }
 
-/// The radiance arriving at surface point `p` (a Lambert surface with normal `n`) from
-/// one light sample, times the BSDF and cosine, over its pdf. Directions, distances
-/// and pdfs are taken at `p`; the shadow ray starts at `o`, `p` offset to `n`'s side.
-/// `rays` counts shadow rays.
+/// The radiance arriving at surface point `p` (a Lambert surface with shading normal
+/// `n` and geometric normal `ng`, both on the side the path came from) from one light
+/// sample, times the BSDF and cosine, over its pdf. Directions, distances and pdfs are
+/// taken at `p`; the shadow ray starts at `o`, `p` offset to `ng`'s side; a light below
+/// the geometric surface is not seen. `rays` counts shadow rays.
+#[allow(clippy::too_many_arguments)] // the twin of the kernel's, argument for argument
 #[inline(always)]
 pub fn direct_light(
     scene: &CpuScene,
     p: Vec3A,
     o: Vec3A,
     n: Vec3A,
+    ng: Vec3A,
     albedo: Vec3A,
     u: [f32; 3],
     rays: &mut u64,
@@ -93,7 +96,7 @@ pub fn direct_light(
             let dist = dist2.sqrt();
             let wi = to / dist;
             let c = n.dot(wi);
-            if c <= 0.0 {
+            if c <= 0.0 || ng.dot(wi) <= 0.0 {
                 return Vec3A::ZERO;
             }
             *rays += 1;
@@ -105,7 +108,7 @@ pub fn direct_light(
         LightShape::Directional { towards, one_minus_cos } => {
             let wi = sample_cone(towards, one_minus_cos, u[1], u[2]);
             let c = n.dot(wi);
-            if c <= 0.0 {
+            if c <= 0.0 || ng.dot(wi) <= 0.0 {
                 return Vec3A::ZERO;
             }
             *rays += 1;
@@ -119,7 +122,7 @@ pub fn direct_light(
                 return Vec3A::ZERO;
             };
             let c = n.dot(sample.wi);
-            if c <= 0.0 {
+            if c <= 0.0 || ng.dot(sample.wi) <= 0.0 {
                 return Vec3A::ZERO;
             }
             *rays += 1;

@@ -4,7 +4,7 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{LightRecord, MaterialRecord, PrimKind};
+use scene_compiler::blob::layout::{LightRecord, MaterialRecord, PrimKind, TriangleNormalsRecord};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -53,6 +53,8 @@ blob_record! {
         pub lights: DevicePtr<LightRecord>,
         /// Blob section: each primitive's light pick probability (0: not a light).
         pub prim_light_pdfs: DevicePtr<f32>,
+        /// Blob section: the triangles' vertex normals, or null when the blob has none.
+        pub triangle_normals: DevicePtr<TriangleNormalsRecord>,
         /// The film: per-pixel sums of samples (rgb, w unused).
         pub accum: DevicePtrMut<[f32; 4]>,
         /// The ray counter.
@@ -73,8 +75,6 @@ blob_record! {
         pub bvh_root: u32,
         /// Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
         pub light_count: u32,
-        /// Unused: puts kind_first on 16 bytes, as CUDA aligns a uint4.
-        pub reserved: [u32; 2],
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
     }
@@ -101,6 +101,8 @@ pub struct SectionPointers {
     pub nodes: u64,
     pub lights: u64,
     pub prim_light_pdfs: u64,
+    /// 0 when the blob has no triangle normals.
+    pub triangle_normals: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -127,5 +129,6 @@ impl LaunchParams {
         self.nodes = DevicePtr::new(sections.nodes);
         self.lights = DevicePtr::new(sections.lights);
         self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
+        self.triangle_normals = DevicePtr::new(sections.triangle_normals);
     }
 }

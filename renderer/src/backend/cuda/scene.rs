@@ -61,6 +61,11 @@ impl DeviceScene {
             nodes: device_address(stream, &nodes),
             lights: at(SectionId::Lights),
             prim_light_pdfs: at(SectionId::PrimLightPdfs),
+            triangle_normals: if blob.triangle_normals.is_empty() {
+                0
+            } else {
+                at(SectionId::TriangleNormals)
+            },
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);

@@ -171,7 +171,7 @@ pub fn box_surface(min: Vec3A, max: Vec3A, origin: Vec3A, dir: Vec3A, t: f32) ->
     point[axis] = if on_max { max[axis] } else { min[axis] };
     let mut error = BOX_ERR * (origin.abs() + travelled.abs());
     error[axis] = 0.0;
-    Surface { point, error, normal }
+    Surface { point, error, normal, shading: normal }
 }
 
 #[cfg(test)]

@@ -84,7 +84,11 @@ impl Shapes {
         Shapes {
             spheres: blob.records::<scene::Sphere>().iter().map(Sphere::from_record).collect(),
             boxes: blob.records::<scene::Cuboid>().iter().map(Cuboid::from_record).collect(),
-            triangles: blob.records::<scene::Triangle>().iter().map(Triangle::from_record).collect(),
+            triangles: {
+                let records = blob.records::<scene::Triangle>();
+                let normals = blob.triangle_normals.iter().map(Some).chain(std::iter::repeat(None));
+                records.iter().zip(normals).map(|(r, n)| Triangle::from_record(r, n)).collect()
+            },
         }
     }
 }
@@ -103,8 +107,12 @@ pub struct Surface {
     pub point: Vec3A,
     /// A per-component bound of `point`'s floating-point error.
     pub error: Vec3A,
-    /// The unit normal pointing out of the primitive.
+    /// The unit normal pointing out of the primitive: it decides inside and outside and
+    /// where a ray leaving the surface starts.
     pub normal: Vec3A,
+    /// The unit normal that shades: `normal`, but for a mesh with vertex normals their
+    /// interpolation (docs/path-tracing.md, "Shading normals").
+    pub shading: Vec3A,
 }
 
 /// Where a ray leaving `surface` towards the side of `w` starts: off the surface

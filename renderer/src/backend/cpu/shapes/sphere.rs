@@ -83,10 +83,12 @@ pub fn sphere_surface(center_radius: Vec4, origin: Vec3A, dir: Vec3A, t: f32) ->
     let radius = center_radius.w;
     let raw = origin + t * dir - center;
     let local = raw * (radius / raw.length());
+    let normal = local / radius;
     Surface {
         point: center + local,
         error: SPHERE_ERR * (center.abs() + local.abs()),
-        normal: local / radius,
+        normal,
+        shading: normal,
     }
 }
 

@@ -11,7 +11,7 @@
 //! where it is exact.
 
 use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::TriangleRecord;
+use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord};
 
 use super::{CpuShape, LightSample, Surface};
 
@@ -25,16 +25,21 @@ const fn gamma(n: u32) -> f32 {
 /// with barycentrics (docs/path-tracing.md, "Robust hits").
 pub const TRIANGLE_ERR: f32 = gamma(7);
 
-/// A triangle: its three vertices, as stored (so neighbours share them bit for bit).
+/// A triangle: its three vertices, as stored (so neighbours share them bit for bit),
+/// and its vertex normals when its mesh has them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     pub v: [Vec3A; 3],
+    pub normals: Option<[Vec3A; 3]>,
 }
 
 impl Triangle {
-    pub fn from_record(r: &TriangleRecord) -> Triangle {
+    pub fn from_record(r: &TriangleRecord, normals: Option<&TriangleNormalsRecord>) -> Triangle {
         let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
-        Triangle { v: [lanes(r.v0), lanes(r.v1), lanes(r.v2)] }
+        Triangle {
+            v: [lanes(r.v0), lanes(r.v1), lanes(r.v2)],
+            normals: normals.map(|n| [n.n0, n.n1, n.n2].map(lanes)),
+        }
     }
 
     /// The unnormalised geometric normal, `(v1 - v0) × (v2 - v0)`.
@@ -113,17 +118,22 @@ pub fn intersect_triangle(v: &[Vec3A; 3], origin: Vec3A, dir: Vec3A, t_max: f32)
     Some(TriangleHit { t, b: [u * inv, w_v * inv, w * inv] })
 }
 
-/// The hit with barycentrics `b`: the interpolated point, its error bound, and the unit
+/// The hit with barycentrics `b`: the interpolated point, its error bound, the unit
 /// geometric normal (`(v1 - v0) × (v2 - v0)`'s direction: counter-clockwise seen from
-/// outside is out).
+/// outside is out) and the shading normal: the vertex normals interpolated, turned to
+/// the geometric normal's side (the winding decides outside), or the geometric normal.
 #[inline(always)]
 pub fn triangle_surface(tri: &Triangle, b: [f32; 3]) -> Surface {
     let [p0, p1, p2] = [tri.v[0] * b[0], tri.v[1] * b[1], tri.v[2] * b[2]];
-    Surface {
-        point: p0 + p1 + p2,
-        error: TRIANGLE_ERR * (p0.abs() + p1.abs() + p2.abs()),
-        normal: tri.cross().normalize(),
-    }
+    let normal = tri.cross().normalize();
+    let shading = match tri.normals {
+        Some([n0, n1, n2]) => {
+            let n = (n0 * b[0] + n1 * b[1] + n2 * b[2]).normalize_or(normal);
+            if n.dot(normal) < 0.0 { -n } else { n }
+        }
+        None => normal,
+    };
+    Surface { point: p0 + p1 + p2, error: TRIANGLE_ERR * (p0.abs() + p1.abs() + p2.abs()), normal, shading }
 }
 
 impl CpuShape for Triangle {
