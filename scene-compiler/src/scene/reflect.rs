@@ -233,6 +233,7 @@ mod tests {
             data: Arc::new(MeshData {
                 path: folder.join("m.obj"),
                 positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                normals: Vec::new(),
                 triangles: vec![[0, 1, 2]],
             }),
         };
