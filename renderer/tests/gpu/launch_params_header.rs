@@ -45,15 +45,16 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    const DeviceNode* nodes; // offset 176:",
         "    const LightRecord* lights; // offset 184:",
         "    const float* prim_light_pdfs; // offset 192:",
-        "    float4* accum; // offset 200:",
-        "    unsigned long long* ray_count; // offset 208:",
-        "    unsigned int width; // offset 216:",
-        "    unsigned int bvh_root; // offset 240:",
-        "    unsigned int light_count; // offset 244:",
+        "    const TriangleNormalsRecord* triangle_normals; // offset 200:",
+        "    float4* accum; // offset 208:",
+        "    unsigned long long* ray_count; // offset 216:",
+        "    unsigned int width; // offset 224:",
+        "    unsigned int bvh_root; // offset 248:",
+        "    unsigned int light_count; // offset 252:",
         "    uint4 kind_first; // offset 256:",
         "static_assert(sizeof(LaunchParams) == 272, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
-        "static_assert(__builtin_offsetof(LaunchParams, samples) == 236, \"layout drift\");",
+        "static_assert(__builtin_offsetof(LaunchParams, samples) == 244, \"layout drift\");",
     ] {
         assert!(header.text.contains(line), "no `{line}` in launch_params.cuh:\n{}", header.text);
     }
