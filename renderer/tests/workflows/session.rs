@@ -417,6 +417,62 @@ fn a_broken_terrain_image_is_reported_at_its_line_and_a_fix_recovers() {
     wait_for(&mut session, "the fixed image", |s, _| first_height(s) == Some(4) && s.last_error().is_none());
 }
 
+/// A scene with one mesh read from `models/ico.obj` (a folder of its own), an
+/// icosphere of `subdivisions`.
+fn mesh_scene_dir(subdivisions: u32) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("models")).expect("models folder");
+    let model = dir.path().join("models/ico.obj");
+    std::fs::write(&model, ico_obj(subdivisions)).expect("write model");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 5.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) },
+    meshes: [(file: \"models/ico.obj\", material: \"grey\")],
+)
+";
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, text).expect("write scene");
+    (dir, path, model)
+}
+
+/// An icosphere of `subdivisions` as an OBJ file's bytes.
+fn ico_obj(subdivisions: u32) -> Vec<u8> {
+    use scene_compiler::procedural::{Format, icosphere, write};
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    let path = file.path().with_extension("obj");
+    write(&icosphere(subdivisions, 1.0), Format::Obj, &path).expect("write OBJ");
+    let bytes = std::fs::read(&path).expect("read OBJ");
+    std::fs::remove_file(&path).expect("remove OBJ");
+    bytes
+}
+
+/// The current scene's mesh's triangle count.
+fn mesh_triangles(session: &Session) -> Option<usize> {
+    session.current().map(|c| c.scene.meshes[0].data.triangles.len())
+}
+
+#[test]
+fn saving_a_model_file_reloads_the_scene_by_rename_or_in_place() {
+    let (_dir, path, model) = mesh_scene_dir(0);
+    let mut session = open(&path);
+    assert_eq!(mesh_triangles(&session), Some(20));
+
+    save_by_rename(&model, ico_obj(1));
+    wait_for(&mut session, "the renamed-over model", |s, _| mesh_triangles(s) == Some(80));
+
+    std::fs::write(&model, ico_obj(2)).expect("write in place");
+    wait_for(&mut session, "the model written in place", |s, _| mesh_triangles(s) == Some(320));
+
+    // A broken model: its error at the mesh's line, the last good scene kept.
+    save_by_rename(&model, b"f 1 2 3\n");
+    wait_for(&mut session, "the broken model's error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("an error");
+    assert_eq!(error.line, Some(5), "{error}");
+    assert!(error.message.contains("models/ico.obj"), "{error}");
+    assert_eq!(mesh_triangles(&session), Some(320), "the last good scene stays");
+}
+
 #[test]
 fn a_camera_edit_reuses_the_bvh_and_a_resized_sphere_refits_it() {
     let (_dir, path) = scene_dir(0.5);
