@@ -277,14 +277,8 @@ impl Prims {
     fn emitters_of<S: Shape>(&self, scene: &Scene, emitters: &mut Vec<Emitter>) {
         let first = self.kind_first_slot(S::KIND);
         let list = S::of(scene);
-        let mut kind_slots: Vec<(u32, u32)> = self
-            .slots
-            .iter()
-            .filter(|s| s.0 == S::KIND)
-            .map(|&(_, within, source)| (within, source))
-            .collect();
-        kind_slots.sort_unstable();
-        for (within, source) in kind_slots {
+        // A kind's slots come in leaf order, `within` counting up (`Prims::new`).
+        for &(_, within, source) in self.slots.iter().filter(|s| s.0 == S::KIND) {
             let shape = &list[source as usize];
             let [r, g, b, _] = material_emission(scene.materials[shape.material() as usize].kind);
             if r > 0.0 || g > 0.0 || b > 0.0 {
