@@ -1,8 +1,10 @@
 // Directions drawn for next-event estimation: a cone (sphere lights, a sun's disc) and
 // the orthonormal basis it is built in, and what a shape's light sample returns (CPU
-// twin: renderer/src/backend/cpu/sampling.rs and `LightSample` in cpu/shapes/mod.rs).
+// twin: renderer/src/backend/cpu/sampling.rs and `LightSample` in cpu/shapes/mod.rs),
+// and the density of a point drawn over an area.
 #pragma once
 
+#include "surface.cuh"
 #include "vec3.cuh"
 
 // A direction towards a light's shape, drawn for next-event estimation: unit `wi` from
@@ -34,4 +36,15 @@ __device__ __forceinline__ float3 sample_cone(float3 axis, float one_minus_cos, 
     float3 t, b;
     onb(axis, t, b);
     return t * (sin_theta * cos_phi) + b * (sin_theta * sin_phi) + axis * cos_theta;
+}
+
+// The solid-angle density, seen from `from`, of a point drawn uniformly over `area` that
+// lands at `hit`: d^2 / (area |cos|); 0 where that is not finite (no area seen, a
+// grazing direction).
+__device__ __forceinline__ float area_pdf_towards(float area, float3 from, const Surface& hit) {
+    const float3 to = hit.point - from;
+    const float dist2 = dot(to, to);
+    const float cos = fabsf(dot(hit.normal, to)) / sqrtf(dist2);
+    const float pdf = dist2 / (area * cos);
+    return pdf < PT_INFINITY ? pdf : 0.0f;
 }

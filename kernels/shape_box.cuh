@@ -159,10 +159,5 @@ __device__ __forceinline__ bool box_sample(float4 lo4, float4 hi4, float3 p, flo
 // reaches `hit` on the box (0 if it never does).
 __device__ __forceinline__ float box_pdf_towards(float4 lo4, float4 hi4, float3 from, const Surface& hit) {
     const float3 areas = box_visible_face_areas(xyz(lo4), xyz(hi4), from);
-    const float total = areas.x + areas.y + areas.z;
-    const float3 to = hit.point - from;
-    const float dist2 = dot(to, to);
-    const float cos = fabsf(dot(hit.normal, to)) / sqrtf(dist2);
-    const float pdf = dist2 / (total * cos);
-    return (total > 0.0f && pdf < PT_INFINITY) ? pdf : 0.0f;
+    return area_pdf_towards(areas.x + areas.y + areas.z, from, hit);
 }

@@ -138,10 +138,5 @@ __device__ __forceinline__ bool triangle_sample(float3 v0, float3 v1, float3 v2,
 // that reaches `hit` on the triangle.
 __device__ __forceinline__ float triangle_pdf_towards(float3 v0, float3 v1, float3 v2, float3 from, const Surface& hit) {
     const float3 n = cross(v1 - v0, v2 - v0);
-    const float area = 0.5f * sqrtf(dot(n, n));
-    const float3 to = hit.point - from;
-    const float dist2 = dot(to, to);
-    const float cos = fabsf(dot(hit.normal, to)) / sqrtf(dist2);
-    const float pdf = dist2 / (area * cos);
-    return pdf < PT_INFINITY ? pdf : 0.0f;
+    return area_pdf_towards(0.5f * sqrtf(dot(n, n)), from, hit);
 }

@@ -10,6 +10,7 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::BoxRecord;
 
 use super::{CpuShape, LightSample, Surface};
+use crate::backend::cpu::sampling::area_pdf_towards;
 
 /// An axis-aligned box, its corners in SIMD registers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,12 +92,7 @@ impl CpuShape for Cuboid {
     #[inline(always)]
     fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32 {
         let areas = self.visible_face_areas(from);
-        let total = areas[0] + areas[1] + areas[2];
-        let to = hit.point - from;
-        let dist2 = to.length_squared();
-        let cos = hit.normal.dot(to).abs() / dist2.sqrt();
-        let pdf = dist2 / (total * cos);
-        if total > 0.0 && pdf.is_finite() { pdf } else { 0.0 }
+        area_pdf_towards(areas[0] + areas[1] + areas[2], from, hit)
     }
 }
 

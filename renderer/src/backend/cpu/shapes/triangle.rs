@@ -14,6 +14,7 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord};
 
 use super::{CpuShape, LightSample, Surface};
+use crate::backend::cpu::sampling::area_pdf_towards;
 
 /// pbrt-v4's `gamma(n)`: the relative error bound of `n` rounded operations.
 const fn gamma(n: u32) -> f32 {
@@ -173,11 +174,6 @@ impl CpuShape for Triangle {
 
     #[inline(always)]
     fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32 {
-        let area = 0.5 * self.cross().length();
-        let to = hit.point - from;
-        let dist2 = to.length_squared();
-        let cos = hit.normal.dot(to).abs() / dist2.sqrt();
-        let pdf = dist2 / (area * cos);
-        if pdf.is_finite() { pdf } else { 0.0 }
+        area_pdf_towards(0.5 * self.cross().length(), from, hit)
     }
 }
