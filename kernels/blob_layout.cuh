@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 7u
+#define BLOB_FORMAT_VERSION 8u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -23,19 +23,29 @@
 #define BLOB_MATERIAL_DIELECTRIC 2u
 #define BLOB_MATERIAL_EMISSIVE 3u
 #define BLOB_NO_TEXTURE 0xffffffffu
+#define BLOB_TEXTURE_IMAGE 0u
+#define BLOB_TEXTURE_CHECKER 1u
+#define BLOB_TEXTURE_NOISE 2u
+#define BLOB_WRAP_REPEAT 0u
+#define BLOB_WRAP_CLAMP 1u
+#define BLOB_NOISE_POINTS 256
 
 #define BLOB_SECTION_GLOBALS 0
 #define BLOB_SECTION_MATERIALS 1
-#define BLOB_SECTION_SPHERES 2
-#define BLOB_SECTION_BOXES 3
-#define BLOB_SECTION_TRIANGLES 4
-#define BLOB_SECTION_TRIANGLE_NORMALS 5
-#define BLOB_SECTION_PRIM_MATERIALS 6
-#define BLOB_SECTION_PRIM_SOURCES 7
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 8
-#define BLOB_SECTION_NODE_BOXES 9
-#define BLOB_SECTION_NODE_LINKS 10
-#define BLOB_SECTION_LIGHTS 11
+#define BLOB_SECTION_TEXTURES 2
+#define BLOB_SECTION_TEXELS 3
+#define BLOB_SECTION_NOISE 4
+#define BLOB_SECTION_SPHERES 5
+#define BLOB_SECTION_BOXES 6
+#define BLOB_SECTION_TRIANGLES 7
+#define BLOB_SECTION_TRIANGLE_NORMALS 8
+#define BLOB_SECTION_TRIANGLE_UVS 9
+#define BLOB_SECTION_PRIM_MATERIALS 10
+#define BLOB_SECTION_PRIM_SOURCES 11
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 12
+#define BLOB_SECTION_NODE_BOXES 13
+#define BLOB_SECTION_NODE_LINKS 14
+#define BLOB_SECTION_LIGHTS 15
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -63,7 +73,7 @@ struct __align__(16) MaterialRecord {
     float4 albedo_roughness; // offset   0: rgb: albedo (Lambert, Metal, an Emissive's diffuse part; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; 0 for the other kinds).
     float4 emission_ior; // offset  16: rgb: emitted radiance (Emissive: color * strength; 0 for the other kinds). w: index of refraction (Dielectric; 1 for the other kinds).
     unsigned int kind; // offset  32: MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
-    unsigned int texture; // offset  36: The texture multiplying the albedo: NO_TEXTURE (no blob has a texture section yet).
+    unsigned int texture; // offset  36: The texture (index into the textures section) multiplying the albedo (and an Emissive's emission), or NO_TEXTURE.
     unsigned int reserved[2]; // offset  40: Zeros.
 };
 static_assert(sizeof(MaterialRecord) == 48, "layout drift");
@@ -73,6 +83,34 @@ static_assert(__builtin_offsetof(MaterialRecord, emission_ior) == 16, "layout dr
 static_assert(__builtin_offsetof(MaterialRecord, kind) == 32, "layout drift");
 static_assert(__builtin_offsetof(MaterialRecord, texture) == 36, "layout drift");
 static_assert(__builtin_offsetof(MaterialRecord, reserved) == 40, "layout drift");
+#endif
+
+// A texture a material's colour is multiplied by (docs/path-tracing.md, "Textures").
+struct __align__(16) TextureRecord {
+    float4 a; // offset   0: Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: zeros.
+    float4 b; // offset  16: Checker: the odd cells' rgb, w 0; else zeros.
+    uint4 image; // offset  32: Image: its first texel in the texels section, width, height, WRAP_REPEAT or WRAP_CLAMP; else zeros.
+    unsigned int kind; // offset  48: TEXTURE_IMAGE, TEXTURE_CHECKER or TEXTURE_NOISE.
+    unsigned int reserved[3]; // offset  52: Zeros.
+};
+static_assert(sizeof(TextureRecord) == 64, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(TextureRecord, a) == 0, "layout drift");
+static_assert(__builtin_offsetof(TextureRecord, b) == 16, "layout drift");
+static_assert(__builtin_offsetof(TextureRecord, image) == 32, "layout drift");
+static_assert(__builtin_offsetof(TextureRecord, kind) == 48, "layout drift");
+static_assert(__builtin_offsetof(TextureRecord, reserved) == 52, "layout drift");
+#endif
+
+// One entry of the Perlin noise table ("The Next Week"): a random unit gradient and the three axes' permutations.
+struct __align__(16) NoiseRecord {
+    float4 gradient; // offset   0: A unit vector xyz, w 0.
+    uint4 perm; // offset  16: perm_x, perm_y, perm_z at this index (each a permutation of 0..NOISE_POINTS), w 0.
+};
+static_assert(sizeof(NoiseRecord) == 32, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(NoiseRecord, gradient) == 0, "layout drift");
+static_assert(__builtin_offsetof(NoiseRecord, perm) == 16, "layout drift");
 #endif
 
 // A sphere, in BVH leaf order.
@@ -119,6 +157,17 @@ static_assert(sizeof(TriangleNormalsRecord) == 48, "layout drift");
 static_assert(__builtin_offsetof(TriangleNormalsRecord, n0) == 0, "layout drift");
 static_assert(__builtin_offsetof(TriangleNormalsRecord, n1) == 16, "layout drift");
 static_assert(__builtin_offsetof(TriangleNormalsRecord, n2) == 32, "layout drift");
+#endif
+
+// A triangle's vertex texture coordinates, same index as its TriangleRecord (present when FLAG_TRIANGLE_UVS is set; a triangle of a mesh without them gets (0, 0), (1, 0), (0, 1), so its coordinates are its barycentrics).
+struct __align__(16) TriangleUvsRecord {
+    float4 uv01; // offset   0: (u0, v0, u1, v1).
+    float4 uv2; // offset  16: (u2, v2, 0, 0).
+};
+static_assert(sizeof(TriangleUvsRecord) == 32, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(TriangleUvsRecord, uv01) == 0, "layout drift");
+static_assert(__builtin_offsetof(TriangleUvsRecord, uv2) == 16, "layout drift");
 #endif
 
 // An inner BVH node's two child boxes, one row per axis. Leaves have no record: a link holds their primitives. The CUDA backend adds each row's mirror, (left.max, right.max, left.min, right.min), in its device copy of the nodes, so a ray reads its near planes from lanes x, y and far planes from z, w whatever its direction; the blob stores each row once.

@@ -22,19 +22,23 @@ struct __align__(16) LaunchParams {
     const LightRecord* lights; // offset 184: Blob section: the lights with their alias table.
     const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light).
     const TriangleNormalsRecord* triangle_normals; // offset 200: Blob section: the triangles' vertex normals, or null when the blob has none.
-    float4* accum; // offset 208: The film: per-pixel sums of samples (rgb, w unused).
-    unsigned long long* ray_count; // offset 216: The ray counter.
-    unsigned int width; // offset 224: Image width in pixels.
-    unsigned int height; // offset 228: Image height in pixels.
-    unsigned int max_depth; // offset 232: Bounces per path (docs/path-tracing.md).
-    unsigned int seed; // offset 236: The render's random seed.
-    unsigned int first_sample; // offset 240: Samples already in `accum` (0: overwrite it).
-    unsigned int samples; // offset 244: Samples to add in this launch.
-    unsigned int bvh_root; // offset 248: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
-    unsigned int light_count; // offset 252: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    uint4 kind_first; // offset 256: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    const TriangleUvsRecord* triangle_uvs; // offset 208: Blob section: the triangles' texture coordinates, or null when the blob has none.
+    const TextureRecord* textures; // offset 216: Blob section: the textures materials point at.
+    const float4* texels; // offset 224: Blob section: the image textures' texels (linear rgb, w 0).
+    const NoiseRecord* noise; // offset 232: Blob section: the Perlin table, or null when no texture is noise.
+    float4* accum; // offset 240: The film: per-pixel sums of samples (rgb, w unused).
+    unsigned long long* ray_count; // offset 248: The ray counter.
+    unsigned int width; // offset 256: Image width in pixels.
+    unsigned int height; // offset 260: Image height in pixels.
+    unsigned int max_depth; // offset 264: Bounces per path (docs/path-tracing.md).
+    unsigned int seed; // offset 268: The render's random seed.
+    unsigned int first_sample; // offset 272: Samples already in `accum` (0: overwrite it).
+    unsigned int samples; // offset 276: Samples to add in this launch.
+    unsigned int bvh_root; // offset 280: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int light_count; // offset 284: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
+    uint4 kind_first; // offset 288: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
 };
-static_assert(sizeof(LaunchParams) == 272, "layout drift");
+static_assert(sizeof(LaunchParams) == 304, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -51,16 +55,20 @@ static_assert(__builtin_offsetof(LaunchParams, nodes) == 176, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, lights) == 184, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 192, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, triangle_normals) == 200, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, accum) == 208, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, ray_count) == 216, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, width) == 224, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, height) == 228, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, max_depth) == 232, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, seed) == 236, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, first_sample) == 240, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 244, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 248, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, light_count) == 252, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, kind_first) == 256, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, triangle_uvs) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, textures) == 216, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, texels) == 224, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, noise) == 232, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, accum) == 240, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, ray_count) == 248, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, width) == 256, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, height) == 260, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, max_depth) == 264, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, seed) == 268, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, first_sample) == 272, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 276, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 280, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, light_count) == 284, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, kind_first) == 288, "layout drift");
 #endif
 

@@ -6,6 +6,7 @@
 #include "params.cuh"
 #include "sampling.cuh"
 #include "shapes.cuh"
+#include "textures.cuh"
 #include "traverse.cuh"
 #include "vec3.cuh"
 
@@ -62,5 +63,16 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     if (occluded<kMeshes>(o, ls.wi, ls.t_max, prim)) return zero;
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;
     const float bsdf_pdf = c * PT_INV_PI;
-    return f * xyz(radiance_pdf) * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
+    float3 radiance = xyz(radiance_pdf);
+    if (kMeshes) {
+        // A textured emitter's radiance at the point the shadow ray reaches.
+        const MaterialRecord* m = prim_material(prim);
+        const unsigned int texture = __ldg(&m->texture);
+        if (texture != BLOB_NO_TEXTURE) {
+            const Surface at = surface<kMeshes>(prim, o, ls.wi, ls.t_max);
+            const float2 uv = surface_uv<kMeshes>(prim, at);
+            radiance = xyz(__ldg(&m->emission_ior)) * texture_eval(texture, at.point, uv.x, uv.y);
+        }
+    }
+    return f * radiance * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
 }

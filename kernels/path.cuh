@@ -11,6 +11,7 @@
 #include "rng.cuh"
 #include "scatter.cuh"
 #include "shapes.cuh"
+#include "textures.cuh"
 #include "traverse.cuh"
 #include "vec3.cuh"
 
@@ -58,6 +59,20 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
 // scene without lights runs a kernel with none of that code, whose registers and
 // local memory are those of the plain path tracer (compiled in and skipped at run time,
 // the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
+// A textured material's albedo and emission times its texture at the hit (untouched
+// without a texture). The texture code lives in the `_meshes` kernels only, which run
+// every scene with triangles or textures (shapes.cuh says why the others go without).
+__device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s,
+                                         float4& albedo_roughness, float4& emission_ior) {
+    const unsigned int texture = __ldg(&m->texture);
+    if (texture == BLOB_NO_TEXTURE) return;
+    const float2 uv = surface_uv<true>(prim, s);
+    const float3 c = texture_eval(texture, s.point, uv.x, uv.y);
+    albedo_roughness = make_float4(albedo_roughness.x * c.x, albedo_roughness.y * c.y, albedo_roughness.z * c.z,
+                                   albedo_roughness.w);
+    emission_ior = make_float4(emission_ior.x * c.x, emission_ior.y * c.y, emission_ior.z * c.z, emission_ior.w);
+}
+
 template <bool kNee, bool kMeshes>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
@@ -80,10 +95,11 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
     }
-    const float4 emission_ior = __ldg(&m->emission_ior);
+    float4 emission_ior = __ldg(&m->emission_ior);
+    float4 albedo_roughness = __ldg(&m->albedo_roughness);
+    if (kMeshes) textured(m, hit.prim, s, albedo_roughness, emission_ior);
     p.radiance += p.throughput * xyz(emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
-    const float4 albedo_roughness = __ldg(&m->albedo_roughness);
     const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, ns, front_face, r);
     if (bounce.absorbed) return false;
     // Around a shading normal a diffuse direction can point into the surface: the path

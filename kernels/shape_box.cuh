@@ -110,6 +110,18 @@ __device__ __forceinline__ Surface box_surface(float4 lo4, float4 hi4, float3 or
 
 // Per axis, the area of the face `p` sees on that axis (it is on the outer side of the
 // face's plane), or 0; their sum is what light sampling spreads over.
+// Per face, the hit's place across it: on +-x faces (z, -y), on +-y faces (x, z), on
+// +-z faces (x, -y), each from 0 to 1 over the face.
+__device__ __forceinline__ float2 box_uv(float4 lo4, float4 hi4, const Surface& hit) {
+    const float3 lo = xyz(lo4), hi = xyz(hi4);
+    const float fx = (hit.point.x - lo.x) / (hi.x - lo.x), fy = (hit.point.y - lo.y) / (hi.y - lo.y),
+                fz = (hit.point.z - lo.z) / (hi.z - lo.z);
+    const float3 n = fabs3(hit.normal);
+    if (n.x > 0.5f) return make_float2(fz, 1.0f - fy);
+    if (n.y > 0.5f) return make_float2(fx, fz);
+    return make_float2(fx, 1.0f - fy);
+}
+
 __device__ __forceinline__ float3 box_visible_face_areas(float3 lo, float3 hi, float3 p) {
     const float3 e = hi - lo;
     return make_float3((p.x < lo.x || p.x > hi.x) ? e.y * e.z : 0.0f, (p.y < lo.y || p.y > hi.y) ? e.z * e.x : 0.0f,

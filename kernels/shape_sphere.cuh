@@ -83,6 +83,14 @@ __device__ __forceinline__ float sphere_near_distance(float4 center_radius, floa
 
 // Next-event estimation: a direction uniform in the cone the sphere subtends from `p`
 // (shadow ray from `o`); false when `p` is inside.
+// Longitude and latitude of the outward normal `n`, in the environment's convention:
+// u = atan2(n.x, -n.z) / 2pi wrapped into [0, 1), v = acos(n.y) / pi (0 at the pole).
+__device__ __forceinline__ float2 sphere_uv(float3 n) {
+    float u = atan2f(n.x, -n.z) * (0.5f * PT_INV_PI);
+    if (u < 0.0f) u += 1.0f;
+    return make_float2(u, acosf(fminf(fmaxf(n.y, -1.0f), 1.0f)) * PT_INV_PI);
+}
+
 __device__ __forceinline__ bool sphere_sample(float4 center_radius, float3 p, float3 o, float u1, float u2,
                                               LightSample& s) {
     float3 axis;

@@ -117,6 +117,22 @@ __device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3
 // Next-event estimation: a point uniform by area (b0 = 1 - sqrt(u1), b1 = u2 sqrt(u1)),
 // the direction to it from `p`, and the shadow ray's length from `o` to the triangle's
 // plane; false when the direction grazes it. Both faces emit.
+// The vertices' texture coordinates (params.triangle_uvs, when the blob has them)
+// interpolated with the barycentrics of `p` (recovered from the point), or the
+// barycentrics (b1, b2) themselves without any.
+__device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, unsigned int i, float3 p) {
+    const float3 e1 = v1 - v0, e2 = v2 - v0, d = p - v0;
+    const float d00 = dot(e1, e1), d01 = dot(e1, e2), d11 = dot(e2, e2);
+    const float d20 = dot(d, e1), d21 = dot(d, e2);
+    const float inv = 1.0f / (d00 * d11 - d01 * d01);
+    const float b1 = (d11 * d20 - d01 * d21) * inv;
+    const float b2 = (d00 * d21 - d01 * d20) * inv;
+    if (!params.triangle_uvs) return make_float2(b1, b2);
+    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
+    const float b0 = 1.0f - b1 - b2;
+    return make_float2(uv01.x * b0 + uv01.z * b1 + uv2.x * b2, uv01.y * b0 + uv01.w * b1 + uv2.y * b2);
+}
+
 __device__ __forceinline__ bool triangle_sample(float3 v0, float3 v1, float3 v2, float3 p, float3 o, float u1,
                                                 float u2, LightSample& s) {
     const float root = sqrtf(u1);

@@ -4,7 +4,7 @@
 // where `index` counts within that kind's record section. Each shape's intersection,
 // surface and light sampling live in its own header (shape_sphere.cuh, shape_box.cuh);
 // adding a shape adds a hit_prim specialisation and a case in each switch here:
-// leaf_hits, surface, sample_towards, pdf_towards. No switch has a default: the blob
+// leaf_hits, surface, sample_towards, pdf_towards, surface_uv. No switch has a default: the blob
 // loader refuses kinds it does not know, so none reaches a kernel.
 //
 // `kMeshes`: whether the kernel handles triangles. The render kernels come with and
@@ -182,6 +182,26 @@ __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, con
             if (!kMeshes) __builtin_unreachable();
             const TriangleRecord* tri = triangle_at(i);
             return triangle_pdf_towards(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), from, hit);
+        }
+    }
+    __builtin_unreachable();
+}
+
+// The texture coordinates of `hit` on primitive `prim` (docs/path-tracing.md, "Textures").
+template <bool kMeshes>
+__device__ __forceinline__ float2 surface_uv(unsigned int prim, const Surface& hit) {
+    const unsigned int i = prim_index(prim);
+    switch (prim_kind(prim)) {
+        case BLOB_PRIM_SPHERE:
+            return sphere_uv(hit.normal);
+        case BLOB_PRIM_BOX: {
+            const BoxRecord* box = box_at(i);
+            return box_uv(__ldg(&box->min), __ldg(&box->max), hit);
+        }
+        case BLOB_PRIM_TRIANGLE: {
+            if (!kMeshes) __builtin_unreachable();
+            const TriangleRecord* tri = triangle_at(i);
+            return triangle_uv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, hit.point);
         }
     }
     __builtin_unreachable();

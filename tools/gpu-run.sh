@@ -18,8 +18,8 @@
 #   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
 #   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid
 #   7. compute-sanitizer memcheck on a 160x90, 4 spp render, and on the lit scenes
-#      (cornell, point_light, sun), the box scenes (boxes, box_lamp, city) and the
-#      meshes at 160x120
+#      (cornell, point_light, sun), the box scenes (boxes, box_lamp, city), the
+#      meshes and the textures at 160x120
 # The whole run takes a few minutes; every step has a timeout.
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
@@ -88,6 +88,11 @@ if [ -f "$scene" ]; then
         "$BUNDLE/bin/renderer" bench "$BUNDLE/assets/scenes/city.ron" --backend cuda --width 1280 --height 720 \
         --spp 30 --max-depth 50 --json
     cat "$OUT/bench-city-1280x720.json"
+    # Textures (checker, noise, images; the `_meshes` kernels) with a sun.
+    step bench-textures-1280x720 120 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-textures-1280x720.json" \
+        "$BUNDLE/bin/renderer" bench "$BUNDLE/assets/scenes/textures.ron" --backend cuda --width 1280 --height 720 \
+        --spp 30 --max-depth 50 --json
+    cat "$OUT/bench-textures-1280x720.json"
     step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
         "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
         --frames 5 --warmup 1 --json
@@ -101,7 +106,7 @@ if [ -f "$scene" ]; then
         "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \
         --output "$OUT/memcheck.png"
     # The lit scenes run next-event estimation (shadow rays, the light table).
-    for lit in cornell point_light sun boxes box_lamp meshes city; do
+    for lit in cornell point_light sun boxes box_lamp meshes city textures; do
         step "memcheck-$lit" 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
             "$BUNDLE/bin/renderer" render "$BUNDLE/assets/scenes/$lit.ron" --backend cuda --width 160 --height 120 \
             --spp 4 --output "$OUT/memcheck-$lit.png"

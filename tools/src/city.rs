@@ -220,10 +220,12 @@ pub fn scene(size: u32, values: &[u8], image: &str, path: PathBuf) -> Scene {
         (f32::from(MID_RISE), "concrete", lambert(0.72, 0.70, 0.66)),
         (f32::from(TOWER), "glass", MaterialKind::Metal { albedo: Vec3::new(0.55, 0.65, 0.75), fuzz: 0.05 }),
     ];
-    let mut materials: Vec<Material> =
-        palette.iter().map(|(_, name, kind)| Material { name: (*name).into(), kind: *kind }).collect();
+    let mut materials: Vec<Material> = palette
+        .iter()
+        .map(|(_, name, kind)| Material { name: (*name).into(), kind: *kind, texture: None })
+        .collect();
     const GROUND: u32 = 5;
-    materials.push(Material { name: "ground".into(), kind: lambert(0.36, 0.38, 0.3) });
+    materials.push(Material { name: "ground".into(), kind: lambert(0.36, 0.38, 0.3), texture: None });
     let bands = palette
         .iter()
         .enumerate()

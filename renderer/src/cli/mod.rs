@@ -128,7 +128,11 @@ impl SceneArgs {
 
 /// Loads a scene file (compiling a `.ron` in memory) with the loader's errors.
 fn load_scene(path: &Path) -> Result<CompiledScene, Failure> {
-    load::load(path, &CompileOptions::default()).map_err(Failure::from)
+    let compiled = load::load(path, &CompileOptions::default()).map_err(Failure::from)?;
+    for warning in scene_compiler::meshes::warnings(&compiled.scene) {
+        eprintln!("warning: {warning}");
+    }
+    Ok(compiled)
 }
 
 /// The loaded scene's blob and its settings with the flags applied; the load time

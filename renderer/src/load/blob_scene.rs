@@ -9,9 +9,9 @@ use glam::Vec3;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
     LIGHT_DIRECTIONAL, LIGHT_POINT, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL,
-    MaterialRecord, PrimKind,
+    MaterialRecord, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TextureRecord, WRAP_CLAMP,
 };
-use scene_compiler::scene::{Light, Material, MaterialKind, Scene};
+use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
 use scene_compiler::shapes::Shape;
 use scene_compiler::with_shape;
 
@@ -23,7 +23,11 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .materials
         .iter()
         .enumerate()
-        .map(|(i, m)| Material { name: format!("material{i}"), kind: material_kind(m) })
+        .map(|(i, m)| Material {
+            name: format!("material{i}"),
+            kind: material_kind(m),
+            texture: view.textures.get(m.texture as usize).map(|t| texture(view, t)),
+        })
         .collect();
     // Area lights are derived from emissive materials; only the scene's own lights
     // come back.
@@ -75,6 +79,31 @@ fn decode_kind<S: Shape>(view: &BlobView<'_>) -> Vec<S> {
     }
     // The loader checked that the sources of a kind are a permutation.
     shapes.into_iter().map(|s| s.expect("prim_sources is a permutation")).collect()
+}
+
+/// The texture a record holds; an image comes back from its texels, named `texture<i>`
+/// after its first texel (the blob keeps no file names).
+fn texture(view: &BlobView<'_>, t: &TextureRecord) -> Texture {
+    let xyz = |v: [f32; 4]| Vec3::new(v[0], v[1], v[2]);
+    match t.kind {
+        TEXTURE_IMAGE => {
+            let [first, width, height, wrap] = t.image;
+            let texels = &view.texels[first as usize..(first + width * height) as usize];
+            let image = TextureImage {
+                path: Default::default(),
+                width,
+                height,
+                texels: texels.iter().map(|&[r, g, b, _]| [r, g, b]).collect(),
+            };
+            Texture::Image {
+                file: format!("texture{first}"),
+                image: std::sync::Arc::new(image),
+                wrap: if wrap == WRAP_CLAMP { Wrap::Clamp } else { Wrap::Repeat },
+            }
+        }
+        TEXTURE_CHECKER => Texture::Checker { size: t.a[3], even: xyz(t.a), odd: xyz(t.b) },
+        _ => Texture::Noise { scale: t.a[0] },
+    }
 }
 
 /// The scene material a record holds (the loader checked its kind and lanes).

@@ -14,4 +14,5 @@ mod mis;
 mod multi;
 mod rng;
 mod robust;
+mod textures;
 mod traverse;

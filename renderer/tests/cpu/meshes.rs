@@ -22,13 +22,13 @@ use cpu_support::{assert_close, compile, estimate, lit_pixels_with_and_without_n
 fn mesh(geometry: &Geometry, translate: Vec3, scale: f32, material: u32) -> Mesh {
     Mesh {
         file: "procedural.ply".into(),
-        material,
+        material: Some(material),
         transform: Transform { translate, scale, ..Transform::default() },
         data: Arc::new(MeshData {
             path: "procedural.ply".into(),
             positions: geometry.positions.clone(),
-            normals: Vec::new(),
             triangles: geometry.triangles.clone(),
+            ..MeshData::default()
         }),
     }
 }

@@ -144,6 +144,17 @@ fn box_lamp_gpu_matches_cpu() {
     compare(&mut gpu, &scene, (96, 72));
 }
 
+/// Every texture kind (checker, noise, images on a sphere, a box and a mesh with its own
+/// material and texture coordinates): the texture twins agree.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn textures_gpu_matches_cpu() {
+    let mut gpu = cuda();
+    let path = gpu_support::repo_root().join("assets/scenes/textures.ron");
+    let scene = scene_compiler::scene::load_file(&path).expect("the textures asset loads");
+    compare(&mut gpu, &scene, (96, 54));
+}
+
 fn compare(gpu: &mut dyn Backend, scene: &Scene, size: (u32, u32)) {
     let blob = compile(scene);
     let blob = view(&blob);

@@ -113,6 +113,9 @@ fn build(
         .map_err(|e| invalid(format!("error: {} is not UTF-8 text: {e}", path.display())))?;
     let scene = scene::parse(text, &path.display().to_string()).map_err(invalid)?;
     let parse_time = start.elapsed();
+    for warning in scene_compiler::meshes::warnings(&scene) {
+        eprintln!("warning: {warning}");
+    }
     let layout = match layout {
         Layout::DepthFirst => NodeLayout::DepthFirst,
         Layout::Veb => NodeLayout::VanEmdeBoas,

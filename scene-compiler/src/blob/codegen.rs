@@ -59,7 +59,13 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_MATERIAL_METAL {MATERIAL_METAL}u");
     let _ = writeln!(out, "#define BLOB_MATERIAL_DIELECTRIC {MATERIAL_DIELECTRIC}u");
     let _ = writeln!(out, "#define BLOB_MATERIAL_EMISSIVE {MATERIAL_EMISSIVE}u");
-    let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u\n");
+    let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u");
+    let _ = writeln!(out, "#define BLOB_TEXTURE_IMAGE {TEXTURE_IMAGE}u");
+    let _ = writeln!(out, "#define BLOB_TEXTURE_CHECKER {TEXTURE_CHECKER}u");
+    let _ = writeln!(out, "#define BLOB_TEXTURE_NOISE {TEXTURE_NOISE}u");
+    let _ = writeln!(out, "#define BLOB_WRAP_REPEAT {WRAP_REPEAT}u");
+    let _ = writeln!(out, "#define BLOB_WRAP_CLAMP {WRAP_CLAMP}u");
+    let _ = writeln!(out, "#define BLOB_NOISE_POINTS {NOISE_POINTS}\n");
     for id in SectionId::ALL {
         let _ = writeln!(out, "#define BLOB_SECTION_{} {}", id.name().to_uppercase(), id as u32);
     }
@@ -89,11 +95,14 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     }
     one::<GlobalsRecord>(out, emit);
     one::<MaterialRecord>(out, emit);
+    one::<TextureRecord>(out, emit);
+    one::<NoiseRecord>(out, emit);
     // Every shape's record, in kind order: a new shape needs no line here.
     for kind in PrimKind::ALL {
         with_shape!(kind, S => one::<<S as Shape>::Record>(out, emit));
     }
     one::<TriangleNormalsRecord>(out, emit);
+    one::<TriangleUvsRecord>(out, emit);
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);

@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -24,6 +24,15 @@ pub const FLAG_LAYOUT_VEB: u32 = 1;
 /// Header flag: the `triangle_normals` section holds one record per triangle (some
 /// mesh has vertex normals); without it the section is empty and triangles shade flat.
 pub const FLAG_SHADING_NORMALS: u32 = 2;
+/// Header flag: the `noise` section holds the Perlin table (some material has a Noise
+/// texture); without it the section is empty.
+pub const FLAG_NOISE: u32 = 4;
+/// Header flag: the `triangle_uvs` section holds one record per triangle (some mesh has
+/// texture coordinates); without it the section is empty and a triangle's coordinates
+/// are its barycentrics.
+pub const FLAG_TRIANGLE_UVS: u32 = 8;
+/// Entries of the Perlin table (`noise` section): "The Next Week"'s point count.
+pub const NOISE_POINTS: usize = 256;
 
 /// A primitive kind. Its value is stored in leaf links and primitive references, and
 /// each kind has its own record section (spheres: [`SphereRecord`]).
@@ -104,6 +113,13 @@ pub const MATERIAL_DIELECTRIC: u32 = 2;
 pub const MATERIAL_EMISSIVE: u32 = 3;
 /// [`MaterialRecord::texture`] of a material without a texture.
 pub const NO_TEXTURE: u32 = u32::MAX;
+/// Texture kinds, [`TextureRecord::kind`].
+pub const TEXTURE_IMAGE: u32 = 0;
+pub const TEXTURE_CHECKER: u32 = 1;
+pub const TEXTURE_NOISE: u32 = 2;
+/// Image wrap modes, lane w of [`TextureRecord::image`].
+pub const WRAP_REPEAT: u32 = 0;
+pub const WRAP_CLAMP: u32 = 1;
 
 // The four fields tile the 32 bits exactly, whatever the limits say.
 const _: () = assert!(LEAF_FLAG ^ PRIM_KIND_MASK ^ LEAF_COUNT_MASK ^ PRIM_INDEX_MASK == u32::MAX);
@@ -181,10 +197,49 @@ blob_record! {
         pub emission_ior: [f32; 4],
         /// MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
         pub kind: u32,
-        /// The texture multiplying the albedo: NO_TEXTURE (no blob has a texture section yet).
+        /// The texture (index into the textures section) multiplying the albedo (and an Emissive's emission), or NO_TEXTURE.
         pub texture: u32,
         /// Zeros.
         pub reserved: [u32; 2],
+    }
+}
+
+blob_record! {
+    /// A texture a material's colour is multiplied by (docs/path-tracing.md, "Textures").
+    #[align(16)]
+    pub struct TextureRecord as "TextureRecord" {
+        /// Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: zeros.
+        pub a: [f32; 4],
+        /// Checker: the odd cells' rgb, w 0; else zeros.
+        pub b: [f32; 4],
+        /// Image: its first texel in the texels section, width, height, WRAP_REPEAT or WRAP_CLAMP; else zeros.
+        pub image: [u32; 4],
+        /// TEXTURE_IMAGE, TEXTURE_CHECKER or TEXTURE_NOISE.
+        pub kind: u32,
+        /// Zeros.
+        pub reserved: [u32; 3],
+    }
+}
+
+blob_record! {
+    /// One entry of the Perlin noise table ("The Next Week"): a random unit gradient and the three axes' permutations.
+    #[align(16)]
+    pub struct NoiseRecord as "NoiseRecord" {
+        /// A unit vector xyz, w 0.
+        pub gradient: [f32; 4],
+        /// perm_x, perm_y, perm_z at this index (each a permutation of 0..NOISE_POINTS), w 0.
+        pub perm: [u32; 4],
+    }
+}
+
+blob_record! {
+    /// A triangle's vertex texture coordinates, same index as its TriangleRecord (present when FLAG_TRIANGLE_UVS is set; a triangle of a mesh without them gets (0, 0), (1, 0), (0, 1), so its coordinates are its barycentrics).
+    #[align(16)]
+    pub struct TriangleUvsRecord as "TriangleUvsRecord" {
+        /// (u0, v0, u1, v1).
+        pub uv01: [f32; 4],
+        /// (u2, v2, 0, 0).
+        pub uv2: [f32; 4],
     }
 }
 
@@ -295,11 +350,19 @@ pub struct SectionEntry {
 pub enum SectionId {
     Globals = 0,
     Materials,
+    /// The textures materials point at.
+    Textures,
+    /// The image textures' texels, linear rgb (w 0), row by row from the top, image after image.
+    Texels,
+    /// The Perlin table, NOISE_POINTS records when the header has FLAG_NOISE.
+    Noise,
     Spheres,
     Boxes,
     Triangles,
     /// Per triangle, same order, when the header has FLAG_SHADING_NORMALS: its vertex normals.
     TriangleNormals,
+    /// Per triangle, same order, when the header has FLAG_TRIANGLE_UVS: its texture coordinates.
+    TriangleUvs,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -312,17 +375,21 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 12;
+pub const SECTION_COUNT: usize = 16;
 
 impl SectionId {
     /// All sections, in file order.
     pub const ALL: [SectionId; SECTION_COUNT] = [
         SectionId::Globals,
         SectionId::Materials,
+        SectionId::Textures,
+        SectionId::Texels,
+        SectionId::Noise,
         SectionId::Spheres,
         SectionId::Boxes,
         SectionId::Triangles,
         SectionId::TriangleNormals,
+        SectionId::TriangleUvs,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
         SectionId::PrimLightPdfs,
@@ -336,10 +403,14 @@ impl SectionId {
         match self {
             SectionId::Globals => "globals",
             SectionId::Materials => "materials",
+            SectionId::Textures => "textures",
+            SectionId::Texels => "texels",
+            SectionId::Noise => "noise",
             SectionId::Spheres => "spheres",
             SectionId::Boxes => "boxes",
             SectionId::Triangles => "triangles",
             SectionId::TriangleNormals => "triangle_normals",
+            SectionId::TriangleUvs => "triangle_uvs",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
             SectionId::PrimLightPdfs => "prim_light_pdfs",
@@ -355,10 +426,14 @@ impl SectionId {
         match self {
             SectionId::Globals => size_of::<GlobalsRecord>(),
             SectionId::Materials => size_of::<MaterialRecord>(),
+            SectionId::Textures => size_of::<TextureRecord>(),
+            SectionId::Texels => size_of::<[f32; 4]>(),
+            SectionId::Noise => size_of::<NoiseRecord>(),
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::Boxes => size_of::<BoxRecord>(),
             SectionId::Triangles => size_of::<TriangleRecord>(),
             SectionId::TriangleNormals => size_of::<TriangleNormalsRecord>(),
+            SectionId::TriangleUvs => size_of::<TriangleUvsRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
@@ -386,10 +461,13 @@ pub struct BlobHeader {
     pub payload_crc32: u32,
     /// Size of this header in bytes, so a reader can check it read the right thing.
     pub header_len: u32,
-    /// Zero.
-    pub reserved: u32,
+    pub texture_count: u32,
     /// Size of the whole blob in bytes.
     pub total_len: u64,
+    /// Texels of all image textures.
+    pub texel_count: u32,
+    /// Zeros.
+    pub reserved: [u32; 3],
     pub sections: [SectionEntry; SECTION_COUNT],
 }
 
@@ -426,6 +504,10 @@ impl BlobHeader {
         match id {
             SectionId::Globals => 1,
             SectionId::Materials => self.material_count.into(),
+            SectionId::Textures => self.texture_count.into(),
+            SectionId::Texels => self.texel_count.into(),
+            SectionId::Noise if self.flags & FLAG_NOISE != 0 => NOISE_POINTS as u64,
+            SectionId::Noise => 0,
             SectionId::Spheres => self.prim_count(PrimKind::Sphere).into(),
             SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
             SectionId::Triangles => self.prim_count(PrimKind::Triangle).into(),
@@ -433,6 +515,10 @@ impl BlobHeader {
                 self.prim_count(PrimKind::Triangle).into()
             }
             SectionId::TriangleNormals => 0,
+            SectionId::TriangleUvs if self.flags & FLAG_TRIANGLE_UVS != 0 => {
+                self.prim_count(PrimKind::Triangle).into()
+            }
+            SectionId::TriangleUvs => 0,
             SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
@@ -455,7 +541,10 @@ mod tests {
         assert_eq!(size_of::<LightRecord>(), 48);
         assert_eq!(align_of::<SphereRecord>(), 16);
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
-        assert_eq!(HEADER_LEN, 256);
+        assert_eq!(size_of::<TextureRecord>(), 64);
+        assert_eq!(size_of::<NoiseRecord>(), 32);
+        assert_eq!(size_of::<TriangleUvsRecord>(), 32);
+        assert_eq!(HEADER_LEN, 336);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod layout;
 mod lights;
 mod read;
 pub mod record;
+mod textures;
 mod write;
 
 pub use aligned::AlignedBytes;
@@ -20,5 +21,6 @@ pub use codegen::{cuda_header, cuda_struct, generated_banner, with_field_tables}
 pub use crc::crc32;
 pub use error::BlobError;
 pub use read::{BlobView, NodeLayout};
+pub use textures::noise_table;
 pub(crate) use write::material_emission;
 pub use write::{rewrite_globals_and_materials, write};

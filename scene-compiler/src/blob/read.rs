@@ -31,6 +31,11 @@ pub struct BlobView<'a> {
     pub header: &'a BlobHeader,
     pub globals: &'a GlobalsRecord,
     pub materials: &'a [MaterialRecord],
+    pub textures: &'a [TextureRecord],
+    /// The image textures' texels, linear rgb (w 0).
+    pub texels: &'a [[f32; 4]],
+    /// The Perlin table when the header has [`FLAG_NOISE`] (else empty).
+    pub noise: &'a [NoiseRecord],
     /// Each kind's record section, by kind value ([`BlobView::records`] types them).
     prims: [&'a [u8]; PrimKind::SLOTS],
     /// Per primitive, kinds one after another ([`BlobHeader::kind_first`]): material ids.
@@ -41,6 +46,8 @@ pub struct BlobView<'a> {
     pub prim_light_pdfs: &'a [f32],
     /// Per triangle, when the header has [`FLAG_SHADING_NORMALS`] (else empty).
     pub triangle_normals: &'a [TriangleNormalsRecord],
+    /// Per triangle, when the header has [`FLAG_TRIANGLE_UVS`] (else empty).
+    pub triangle_uvs: &'a [TriangleUvsRecord],
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
@@ -93,6 +100,9 @@ impl<'a> BlobView<'a> {
             header,
             globals: &cast::<GlobalsRecord>(section(SectionId::Globals))[0],
             materials: cast(section(SectionId::Materials)),
+            textures: cast(section(SectionId::Textures)),
+            texels: cast(section(SectionId::Texels)),
+            noise: cast(section(SectionId::Noise)),
             prims: std::array::from_fn(|slot| {
                 PrimKind::from_u32(slot as u32).map_or(&[][..], |kind| section(kind.section()))
             }),
@@ -100,6 +110,7 @@ impl<'a> BlobView<'a> {
             prim_sources: cast(section(SectionId::PrimSources)),
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
             triangle_normals: cast(section(SectionId::TriangleNormals)),
+            triangle_uvs: cast(section(SectionId::TriangleUvs)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
@@ -244,8 +255,10 @@ impl<'a> BlobView<'a> {
             return Err(BlobError::record(S::Globals, 0, format!("vertical fov {vfov} outside (0, 180)")));
         }
         for (i, m) in self.materials.iter().enumerate() {
-            check_material(m).map_err(|problem| BlobError::record(S::Materials, i, problem))?;
+            check_material(m, self.textures.len())
+                .map_err(|problem| BlobError::record(S::Materials, i, problem))?;
         }
+        self.check_textures()?;
         for kind in PrimKind::ALL {
             with_shape!(kind, S => check_shapes::<S>(self.records::<S>())?);
         }
@@ -283,12 +296,89 @@ impl<'a> BlobView<'a> {
                 return Err(BlobError::record(S::TriangleNormals, i, "a normal is not unit length"));
             }
         }
+        for (i, t) in self.triangle_uvs.iter().enumerate() {
+            if !t.uv01.iter().chain(&t.uv2).all(|x| x.is_finite()) || t.uv2[2..] != [0.0; 2] {
+                return Err(BlobError::record(
+                    S::TriangleUvs,
+                    i,
+                    "non-finite texture coordinates or stray lanes",
+                ));
+            }
+        }
         for (i, b) in self.node_boxes.iter().enumerate() {
             if ![b.x, b.y, b.z].iter().flatten().all(|x| x.is_finite()) {
                 return Err(BlobError::record(S::NodeBoxes, i, "non-finite bounds"));
             }
         }
         self.check_lights()?;
+        Ok(())
+    }
+
+    /// Textures: known kinds with their parameters in range, images inside the texels
+    /// section, texels finite and not negative, and the Perlin table (when present) made of
+    /// unit gradients and three permutations, as the kernels index it unchecked.
+    fn check_textures(&self) -> Result<(), BlobError> {
+        use SectionId as S;
+        for (i, t) in self.textures.iter().enumerate() {
+            let err = |problem: String| Err(BlobError::record(S::Textures, i, problem));
+            if !t.a.iter().chain(&t.b).all(|x| x.is_finite()) || t.reserved != [0; 3] {
+                return err("non-finite parameter or reserved lanes set".into());
+            }
+            let [first, width, height, wrap] = t.image;
+            match t.kind {
+                TEXTURE_IMAGE => {
+                    let end = u64::from(first) + u64::from(width) * u64::from(height);
+                    if width == 0 || height == 0 || end > self.texels.len() as u64 {
+                        return err(format!(
+                            "image of {width} x {height} texels from {first} outside the {} texels",
+                            self.texels.len()
+                        ));
+                    }
+                    if wrap != WRAP_REPEAT && wrap != WRAP_CLAMP {
+                        return err(format!("unknown wrap mode {wrap}"));
+                    }
+                }
+                TEXTURE_CHECKER => {
+                    let (size, colours) = (t.a[3], [&t.a[..3], &t.b[..3]].concat());
+                    if !(size > 0.0) || colours.iter().any(|&c| c < 0.0) || t.b[3] != 0.0 || t.image != [0; 4]
+                    {
+                        return err(format!("checker of size {size} or colours {colours:?} out of range"));
+                    }
+                }
+                TEXTURE_NOISE => {
+                    if !(t.a[0] > 0.0) || self.noise.is_empty() || t.image != [0; 4] {
+                        return err(format!("noise of scale {} without the noise table", t.a[0]));
+                    }
+                }
+                kind => return err(format!("unknown texture kind {kind}")),
+            }
+        }
+        if let Some(i) = self.texels.iter().position(|t| !t.iter().all(|x| x.is_finite() && *x >= 0.0)) {
+            return Err(BlobError::record(S::Texels, i, "a texel is not finite or is negative"));
+        }
+        let mut seen = [[false; NOISE_POINTS]; 3];
+        for (i, n) in self.noise.iter().enumerate() {
+            let len2: f32 = n.gradient[..3].iter().map(|x| x * x).sum();
+            if !n.gradient.iter().all(|x| x.is_finite()) || (len2 - 1.0).abs() > 1e-3 || n.gradient[3] != 0.0
+            {
+                return Err(BlobError::record(S::Noise, i, "a gradient is not unit length"));
+            }
+            for axis in 0..3 {
+                match seen[axis].get_mut(n.perm[axis] as usize) {
+                    Some(slot @ false) => *slot = true,
+                    _ => {
+                        return Err(BlobError::record(
+                            S::Noise,
+                            i,
+                            "the permutations repeat or leave the table",
+                        ));
+                    }
+                }
+            }
+            if n.perm[3] != 0 {
+                return Err(BlobError::record(S::Noise, i, "a reserved lane is set"));
+            }
+        }
         Ok(())
     }
 
@@ -475,7 +565,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.total_len != bytes.len() as u64 {
         return Err(mismatch("total_len (file size)", h.total_len, bytes.len() as u64));
     }
-    if h.flags & !(FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS) != 0 {
+    if h.flags & !(FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS | FLAG_NOISE | FLAG_TRIANGLE_UVS) != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
     if checks == Checks::Full {
@@ -484,8 +574,8 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
             return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
         }
     }
-    if h.reserved != 0 {
-        return Err(mismatch("reserved", h.reserved.into(), 0));
+    if h.reserved != [0; 3] {
+        return Err(mismatch("reserved", h.reserved.iter().map(|&r| u64::from(r)).sum(), 0));
     }
     let unused_slots = (0..PrimKind::SLOTS).filter(|&k| PrimKind::from_u32(k as u32).is_none());
     if let Some(n) = unused_slots.map(|k| h.prim_counts[k]).find(|&n| n != 0) {
@@ -498,6 +588,8 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     let counts = [
         ("prim_counts (all kinds)", total, 1, per_kind * PrimKind::ALL.len()),
         ("material_count", h.material_count as usize, 1, limits::MAX_MATERIALS),
+        ("texture_count", h.texture_count as usize, 0, limits::MAX_MATERIALS),
+        ("texel_count", h.texel_count as usize, 0, limits::MAX_TEXELS),
         // The scene's lights, then one per emissive primitive.
         ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS + total),
         // Inner nodes of a binary tree with at most `total` leaves.
@@ -560,7 +652,7 @@ fn cast<T: Pod>(bytes: &[u8]) -> &[T] {
 /// Why a material record cannot be rendered, if it cannot: a known kind, finite lanes,
 /// the kind's parameters in range and neutral values in the lanes it does not use
 /// (one encoding per material, so blobs compare byte for byte).
-fn check_material(m: &MaterialRecord) -> Result<(), String> {
+fn check_material(m: &MaterialRecord, texture_count: usize) -> Result<(), String> {
     let [r, g, b, roughness] = m.albedo_roughness;
     let [er, eg, eb, ior] = m.emission_ior;
     if ![m.albedo_roughness, m.emission_ior].iter().flatten().all(|x| x.is_finite()) {
@@ -569,8 +661,10 @@ fn check_material(m: &MaterialRecord) -> Result<(), String> {
     if r < 0.0 || g < 0.0 || b < 0.0 || er < 0.0 || eg < 0.0 || eb < 0.0 {
         return Err("negative albedo or emission".into());
     }
-    if m.texture != NO_TEXTURE || m.reserved != [0; 2] {
-        return Err(format!("texture {:#x} or reserved lanes set (this format has no textures)", m.texture));
+    let texture_ok =
+        m.texture == NO_TEXTURE || ((m.texture as usize) < texture_count && m.kind != MATERIAL_DIELECTRIC);
+    if !texture_ok || m.reserved != [0; 2] {
+        return Err(format!("texture {:#x} ({texture_count} textures) or reserved lanes set", m.texture));
     }
     let emits = er > 0.0 || eg > 0.0 || eb > 0.0;
     let (uses_roughness, uses_emission, uses_ior, albedo_one) = match m.kind {

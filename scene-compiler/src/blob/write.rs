@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::aligned::AlignedBytes;
 use super::layout::*;
 use super::lights::{self, Emitter};
+use super::textures::{TextureTable, material_textures, noise_table};
 use crate::bvh::{Aabb, Bvh, NodeKind};
 use crate::scene::{MaterialKind, Scene, Sky, Triangle};
 use crate::shapes::{self, Shape};
@@ -36,22 +37,25 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         .first()
         .map_or(0.0, |root| 0.5 * (root.bounds.max.as_dvec3() - root.bounds.min.as_dvec3()).length());
     let light_table = lights::build(&scene.lights, &prims.emitters(scene), scene_radius);
+    let textures = TextureTable::new(scene);
+    let flag = |on: bool, bit: u32| if on { bit } else { 0 };
     let mut header = BlobHeader {
         magic: MAGIC,
         version: FORMAT_VERSION,
-        flags: if scene.triangles.iter().any(|t| t.normals.is_some()) {
-            flags | FLAG_SHADING_NORMALS
-        } else {
-            flags
-        },
+        flags: flags
+            | flag(scene.triangles.iter().any(|t| t.normals.is_some()), FLAG_SHADING_NORMALS)
+            | flag(scene.triangles.iter().any(|t| t.uvs.is_some()), FLAG_TRIANGLE_UVS)
+            | flag(textures.has_noise, FLAG_NOISE),
         prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
         material_count: count(scene.materials.len()),
         light_count: count(light_table.records.len()),
         node_count: count(links.inner_count),
         payload_crc32: 0, // `seal` sets it
         header_len: HEADER_LEN as u32,
-        reserved: 0,
+        texture_count: count(textures.records.len()),
         total_len: 0,
+        texel_count: count(textures.texels.len()),
+        reserved: [0; 3],
         sections: [SectionEntry::default(); SECTION_COUNT],
     };
     let mut end = HEADER_LEN;
@@ -73,6 +77,11 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     records_mut::<GlobalsRecord>(take(SectionId::Globals))[0] =
         globals_record(scene, links.link(bvh, &prims, 0));
     write_materials(take(SectionId::Materials), scene);
+    records_mut::<TextureRecord>(take(SectionId::Textures)).copy_from_slice(&textures.records);
+    records_mut::<[f32; 4]>(take(SectionId::Texels)).copy_from_slice(&textures.texels);
+    if textures.has_noise {
+        records_mut::<NoiseRecord>(take(SectionId::Noise)).copy_from_slice(&noise_table());
+    }
     let prim_materials = records_mut::<u32>(take(SectionId::PrimMaterials));
     let prim_sources = records_mut::<u32>(take(SectionId::PrimSources));
     for kind in PrimKind::ALL {
@@ -80,6 +89,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         with_shape!(kind, S => prims.write(S::of(scene), section, prim_materials, prim_sources));
     }
     prims.write_normals(&scene.triangles, take(SectionId::TriangleNormals));
+    prims.write_uvs(&scene.triangles, take(SectionId::TriangleUvs));
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
         .iter()
@@ -137,8 +147,9 @@ pub fn rewrite_globals_and_materials(previous: &AlignedBytes, scene: &Scene) -> 
 
 /// The material section's records, from `scene`'s materials.
 fn write_materials(section: &mut [u8], scene: &Scene) {
-    for (record, m) in records_mut::<MaterialRecord>(section).iter_mut().zip(&scene.materials) {
-        *record = material_record(m.kind);
+    let records = records_mut::<MaterialRecord>(section).iter_mut();
+    for ((record, m), texture) in records.zip(&scene.materials).zip(material_textures(scene)) {
+        *record = MaterialRecord { texture, ..material_record(m.kind) };
     }
 }
 
@@ -262,6 +273,25 @@ impl Prims {
             let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
             let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
             records[within as usize] = TriangleNormalsRecord { n0, n1, n2 };
+        }
+    }
+
+    /// The triangles' texture coordinates, in their records' order, into `section` (empty
+    /// unless the header has [`FLAG_TRIANGLE_UVS`]); a triangle without them gets its
+    /// barycentric corners.
+    fn write_uvs(&self, triangles: &[Triangle], section: &mut [u8]) {
+        let records = records_mut::<TriangleUvsRecord>(section);
+        if records.is_empty() {
+            return;
+        }
+        for &(kind, within, source) in &self.slots {
+            if kind != PrimKind::Triangle {
+                continue;
+            }
+            let corners = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y];
+            let [a, b, c] = triangles[source as usize].uvs.unwrap_or(corners);
+            records[within as usize] =
+                TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] };
         }
     }
 

@@ -487,13 +487,16 @@ impl<'a> Cursor<'a> {
             _ => None,
         })?;
         Some(match variant {
-            "Lambert" => MaterialFile::Lambert { albedo: albedo? },
-            "Metal" => MaterialFile::Metal { albedo: albedo?, fuzz: fuzz.unwrap_or_default() },
+            // A texture is left to ron: `fields` gives up on it like on any name it does
+            // not read.
+            "Lambert" => MaterialFile::Lambert { albedo: albedo?, texture: None },
+            "Metal" => MaterialFile::Metal { albedo: albedo?, fuzz: fuzz.unwrap_or_default(), texture: None },
             "Dielectric" => MaterialFile::Dielectric { ior: ior? },
             "Emissive" => MaterialFile::Emissive {
                 color: color?,
                 strength: strength.unwrap_or_else(one),
                 albedo: albedo.unwrap_or_default(),
+                texture: None,
             },
             _ => return None,
         })

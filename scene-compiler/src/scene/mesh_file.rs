@@ -3,9 +3,9 @@
 //! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`; polygons are
 //! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
 //!
-//! What is read: positions, triangles and vertex normals (when every vertex has one).
-//! A model's own materials and UVs are not read yet (docs/scene-format.md, "Meshes"):
-//! a mesh names its scene material.
+//! What is read: positions, triangles, vertex normals and texture coordinates (each
+//! when every vertex has one), and the model's own materials (glTF, OBJ's MTL) mapped
+//! to ours by `model_materials`, with a material index per triangle.
 //! Errors say what is wrong inside the file (which element, accessor or index); the
 //! scene's validation puts them at the `file` value.
 //!
@@ -14,24 +14,39 @@
 use std::io::BufReader;
 use std::path::Path;
 
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 use ply_rs_bw::{parser, ply};
 
-use super::model::MeshData;
+use super::model::{MeshData, ModelMaterial};
+use super::model_materials::{self, Dropped};
 use crate::limits;
 
 /// Reads the model at `path`, by its extension.
 pub fn read(path: &Path) -> Result<MeshData, String> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let Geometry { positions, normals, triangles } = match extension.as_deref() {
+    let g = match extension.as_deref() {
         Some("obj") => read_obj(path)?,
         Some("ply") => read_ply(path)?,
         Some("gltf" | "glb") => read_gltf(path)?,
         _ => return Err("unknown model format: use .obj, .ply, .gltf or .glb".into()),
     };
-    check(&positions, &triangles)?;
-    let normals = unit_normals(normals, positions.len())?;
-    Ok(MeshData { path: path.to_path_buf(), positions, normals, triangles })
+    check(&g.positions, &g.triangles)?;
+    let normals = unit_normals(g.normals, g.positions.len())?;
+    let uvs = if g.uvs.len() == g.positions.len() { g.uvs } else { Vec::new() };
+    if let Some(i) = uvs.iter().position(|uv| !uv.is_finite()) {
+        return Err(format!("vertex {i} has a non-finite texture coordinate {}", uvs[i]));
+    }
+    Ok(MeshData {
+        path: path.to_path_buf(),
+        positions: g.positions,
+        normals,
+        uvs,
+        triangles: g.triangles,
+        materials: g.materials,
+        triangle_materials: g.triangle_materials,
+        dropped: g.dropped.into_iter().collect(),
+        no_materials: g.no_materials,
+    })
 }
 
 /// The file's normals made unit length, when every vertex has one; none otherwise.
@@ -74,32 +89,75 @@ fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
     Ok(())
 }
 
-/// What a reader returns: normals are one per position, or fewer when the file has none.
+/// What a reader returns: normals and uvs are one per position, or fewer when the
+/// file has none; `triangle_materials` one per triangle when `materials` is not empty.
 #[derive(Default)]
 struct Geometry {
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
+    uvs: Vec<Vec2>,
     triangles: Vec<[u32; 3]>,
+    materials: Vec<ModelMaterial>,
+    triangle_materials: Vec<u32>,
+    dropped: Dropped,
+    no_materials: String,
 }
 
 fn read_obj(path: &Path) -> Result<Geometry, String> {
     // One index per vertex: a position with several normals becomes several vertices
     // (at the same, bit-equal, position).
     let options = tobj::LoadOptions { triangulate: true, single_index: true, ..tobj::LoadOptions::default() };
-    let (models, _materials) =
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let (models, materials) =
         tobj::load_obj(path, &options).map_err(|e| format!("not a readable OBJ file: {e}"))?;
     let mut g = Geometry::default();
+    match materials {
+        Ok(materials) if !materials.is_empty() => {
+            for m in &materials {
+                g.materials.push(model_materials::mtl(m, folder, &mut g.dropped)?);
+            }
+        }
+        Ok(_) => g.no_materials = "the OBJ file names no MTL materials".into(),
+        Err(e) => g.no_materials = format!("its MTL file cannot be used ({e})"),
+    }
     let mut every_normal = true;
+    let mut every_uv = true;
+    // Faces before any `usemtl` take a default grey, appended when some need it.
+    let mut unnamed = None;
     for model in &models {
         let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
         let mesh = &model.mesh;
         g.positions.extend(mesh.positions.chunks_exact(3).map(Vec3::from_slice));
         every_normal &= mesh.normals.len() == mesh.positions.len();
         g.normals.extend(mesh.normals.chunks_exact(3).map(Vec3::from_slice));
+        every_uv &= mesh.texcoords.len() / 2 == mesh.positions.len() / 3;
+        // OBJ's v runs up the image; ours (as glTF's) runs down from its top row.
+        g.uvs.extend(mesh.texcoords.chunks_exact(2).map(|t| Vec2::new(t[0], 1.0 - t[1])));
+        let count = mesh.indices.len() / 3;
         g.triangles.extend(mesh.indices.chunks_exact(3).map(|t| [t[0] + first, t[1] + first, t[2] + first]));
+        if !g.materials.is_empty() {
+            let slot = match mesh.material_id {
+                Some(id) if id < g.materials.len() => id as u32,
+                Some(id) => {
+                    return Err(format!("object `{}` uses material {id}, past the MTL's", model.name));
+                }
+                None => *unnamed.get_or_insert(g.materials.len() as u32),
+            };
+            g.triangle_materials.extend(std::iter::repeat_n(slot, count));
+        }
+    }
+    if unnamed.is_some() {
+        g.materials.push(model_materials::mtl(
+            &tobj::Material { name: "default".into(), ..Default::default() },
+            folder,
+            &mut g.dropped,
+        )?);
     }
     if !every_normal {
         g.normals.clear();
+    }
+    if !every_uv {
+        g.uvs.clear();
     }
     Ok(g)
 }
@@ -197,6 +255,7 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
             }
         }
     }
+    g.no_materials = "a PLY file has no materials".into();
     g.triangles.reserve(faces.len());
     for (f, face) in faces.iter().enumerate() {
         if face.0.len() < 3 {
@@ -219,23 +278,40 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
         .or_else(|| document.scenes().next())
         .ok_or("the file has no scene (no nodes to place)")?;
     let mut g = Geometry::default();
-    let mut every_normal = true;
-    for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, &buffers, &mut g, &mut every_normal)?;
+    // Every material of the document (primitives name them by index); glTF's default
+    // material is appended when a primitive names none.
+    for material in document.materials() {
+        g.materials.push(model_materials::gltf(&material, path, &buffers, &mut g.dropped)?);
     }
-    if !every_normal {
+    let mut every = Every { normal: true, uv: true, default_material: None };
+    for node in scene.nodes() {
+        gltf_node(&node, Mat4::IDENTITY, path, &buffers, &mut g, &mut every)?;
+    }
+    if !every.normal {
         g.normals.clear();
     }
+    if !every.uv {
+        g.uvs.clear();
+    }
     Ok(g)
+}
+
+/// What a glTF walk learns across primitives: whether every one had normals and
+/// texture coordinates, and the default material's index once one needs it.
+struct Every {
+    normal: bool,
+    uv: bool,
+    default_material: Option<u32>,
 }
 
 /// Adds `node`'s meshes (under `parent`'s transform) and its children's.
 fn gltf_node(
     node: &gltf::Node<'_>,
     parent: Mat4,
+    model: &Path,
     buffers: &[gltf::buffer::Data],
     g: &mut Geometry,
-    every_normal: &mut bool,
+    every: &mut Every,
 ) -> Result<(), String> {
     let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
     // Normals go through the inverse transpose, so a non-uniform scale keeps them normal.
@@ -255,7 +331,11 @@ fn gltf_node(
             positions.extend(local);
             match reader.read_normals() {
                 Some(normals) => g.normals.extend(normals.map(|n| normal_matrix * Vec3::from_array(n))),
-                None => *every_normal = false,
+                None => every.normal = false,
+            }
+            match reader.read_tex_coords(0) {
+                Some(uvs) => g.uvs.extend(uvs.into_f32().map(Vec2::from_array)),
+                None => every.uv = false,
             }
             let indices: Vec<u32> = match reader.read_indices() {
                 Some(indices) => indices.into_u32().collect(),
@@ -281,10 +361,20 @@ fn gltf_node(
                 }
                 mode => return Err(format!("{}: mode {mode:?} has no triangles", at())),
             }
+            let material = primitive.material();
+            let slot = match (material.index(), every.default_material) {
+                (Some(i), _) => i as u32,
+                (None, Some(default)) => default,
+                (None, None) => {
+                    g.materials.push(model_materials::gltf(&material, model, buffers, &mut g.dropped)?);
+                    *every.default_material.insert(g.materials.len() as u32 - 1)
+                }
+            };
+            g.triangle_materials.resize(triangles.len(), slot);
         }
     }
     for child in node.children() {
-        gltf_node(&child, world, buffers, g, every_normal)?;
+        gltf_node(&child, world, model, buffers, g, every)?;
     }
     Ok(())
 }

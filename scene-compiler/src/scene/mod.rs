@@ -20,11 +20,13 @@ mod heightmap;
 mod lex;
 mod mesh_file;
 mod model;
+mod model_materials;
 mod reflect;
 mod schema;
 mod spans;
 mod suggest;
 mod syntax;
+mod texture_file;
 mod validate;
 mod write;
 
@@ -34,6 +36,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use model::*;
+pub use texture_file::srgb_to_linear;
 pub use write::to_ron;
 
 use schema::SceneFile;

@@ -102,6 +102,47 @@ impl Default for Sky {
 pub struct Material {
     pub name: String,
     pub kind: MaterialKind,
+    /// Multiplies the colour of a Lambert, Metal or Emissive material (its albedo; an
+    /// emitter's emission too); never set on a Dielectric.
+    pub texture: Option<Texture>,
+}
+
+impl Material {
+    /// An untextured material.
+    pub fn new(name: impl Into<String>, kind: MaterialKind) -> Material {
+        Material { name: name.into(), kind, texture: None }
+    }
+}
+
+/// A colour that varies over a surface (docs/scene-format.md, "Textures").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Texture {
+    /// An image looked up at the surface's texture coordinates, filtered bilinearly.
+    Image { file: String, image: Arc<TextureImage>, wrap: Wrap },
+    /// Solid cubes of edge `size`: the cell `floor(p / size)` is `even` when the sum of
+    /// its three integers is even, else `odd`.
+    Checker { size: f32, even: Vec3, odd: Vec3 },
+    /// Perlin turbulence ("The Next Week"): `0.5 (1 + sin(scale p.z + 10 turb(p)))`.
+    Noise { scale: f32 },
+}
+
+/// How image lookups outside [0, 1) behave.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Wrap {
+    #[default]
+    Repeat,
+    Clamp,
+}
+
+/// An image's texels, linear RGB, row by row from the top (`scene/texture_file.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureImage {
+    /// The file it was read from (for a glTF model's embedded image, the model file):
+    /// what a live session watches.
+    pub path: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    pub texels: Vec<[f32; 3]>,
 }
 
 /// The four material kinds a user can write.
@@ -204,8 +245,9 @@ impl Heightmap {
 pub struct Mesh {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
-    /// Index into [`Scene::materials`]: every triangle's material.
-    pub material: u32,
+    /// Index into [`Scene::materials`]: every triangle's material. `None`: the model's
+    /// own materials ([`MeshData::materials`]), which compiling appends to the scene's.
+    pub material: Option<u32>,
     pub transform: Transform,
     /// The file's triangles, read when the scene was loaded.
     pub data: Arc<MeshData>,
@@ -236,8 +278,9 @@ impl Transform {
     }
 }
 
-/// A model file's triangles in object space, as read (`scene/mesh_file.rs`).
-#[derive(Clone, Debug, PartialEq)]
+/// A model file's triangles in object space, as read (`scene/mesh_file.rs`). Code that
+/// builds one names what it fills and takes the rest from `MeshData::default()`.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
     /// The file as opened (the scene's folder joined with the name): what a live
     /// session watches.
@@ -245,18 +288,42 @@ pub struct MeshData {
     pub positions: Vec<Vec3>,
     /// Unit vertex normals, one per position, or none (flat shading).
     pub normals: Vec<Vec3>,
-    /// Three indices into `positions` (and `normals`) per triangle.
+    /// Texture coordinates, one per position, or none.
+    pub uvs: Vec<glam::Vec2>,
+    /// Three indices into `positions` (and `normals`, `uvs`) per triangle.
     pub triangles: Vec<[u32; 3]>,
+    /// The model's own materials mapped to ours (docs/scene-format.md, "Model
+    /// materials"); empty when the file has none (a PLY, an OBJ without MTL).
+    pub materials: Vec<ModelMaterial>,
+    /// Per triangle, its index into `materials`; empty when `materials` is.
+    pub triangle_materials: Vec<u32>,
+    /// What the mapping could not carry over, each property named once (a compile
+    /// warns with them when the model's materials are used).
+    pub dropped: Vec<String>,
+    /// Why the model has no materials of its own, when it has none.
+    pub no_materials: String,
+}
+
+/// One of a model file's materials, as the scene material it becomes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelMaterial {
+    /// Its name in the file (or its index, when it has none).
+    pub name: String,
+    pub kind: MaterialKind,
+    /// Its base colour texture (glTF `baseColorTexture`, MTL `map_Kd`).
+    pub texture: Option<Texture>,
 }
 
 /// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
 /// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
-/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals").
+/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
+/// `uvs`, its vertices' texture coordinates when its mesh has them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     pub v: [Vec3; 3],
     pub material: u32,
     pub normals: Option<[Vec3; 3]>,
+    pub uvs: Option<[glam::Vec2; 3]>,
 }
 
 /// A light the renderer samples directly (next-event estimation).

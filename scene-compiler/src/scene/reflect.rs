@@ -152,11 +152,11 @@ mod tests {
 
     use super::super::model::{
         Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, MeshData, RenderSettings,
-        Scene, Sky, Sphere, Terrain, TerrainSurface, Transform,
+        Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, TextureImage, Transform, Wrap,
     };
     use super::super::schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, TerrainFile, TransformFile,
+        SphereFile, TerrainFile, TextureFile, TransformFile, WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{fast, parse, read_ron, to_ron, validate};
@@ -187,6 +187,8 @@ mod tests {
         for kinds in [
             variants::<SkyFile>(),
             variants::<MaterialFile>(),
+            variants::<TextureFile>(),
+            variants::<WrapFile>(),
             variants::<TerrainFile>(),
             variants::<LightFile>(),
         ] {
@@ -200,15 +202,37 @@ mod tests {
     fn every_field(folder: &Path) -> Scene {
         let lambert = |albedo| MaterialKind::Lambert { albedo };
         let materials = vec![
-            Material { name: "matte".into(), kind: lambert(Vec3::new(0.5, 0.25, 0.125)) },
+            Material {
+                name: "matte".into(),
+                kind: lambert(Vec3::new(0.5, 0.25, 0.125)),
+                texture: Some(Texture::Checker {
+                    size: 0.5,
+                    even: Vec3::splat(0.25),
+                    odd: Vec3::new(1.0, 0.5, 0.0),
+                }),
+            },
             Material {
                 name: "steel".into(),
                 kind: MaterialKind::Metal { albedo: Vec3::splat(0.75), fuzz: 0.25 },
+                texture: Some(Texture::Noise { scale: 4.0 }),
             },
-            Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
+            Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 }, texture: None },
             Material {
                 name: "lamp".into(),
                 kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::splat(0.5) },
+                texture: Some(Texture::Image {
+                    file: "h.png".into(),
+                    // As read from h.png (the folder of `every_value_wrong` has none).
+                    image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(
+                        |_| TextureImage {
+                            path: folder.join("h.png"),
+                            width: 1,
+                            height: 1,
+                            texels: vec![[0.0; 3]],
+                        },
+                    )),
+                    wrap: Wrap::Clamp,
+                }),
             },
         ];
         let heights =
@@ -224,18 +248,21 @@ mod tests {
         let bands = vec![Band { from: 0.0, material: 0 }, Band { from: 2.5, material: 1 }];
         let mesh = Mesh {
             file: "m.obj".into(),
-            material: 2,
+            material: Some(2),
             transform: Transform {
                 translate: Vec3::new(1.0, 2.0, 3.0),
                 rotate_deg: Vec3::new(10.0, 20.0, 30.0),
                 scale: 0.5,
             },
-            data: Arc::new(MeshData {
-                path: folder.join("m.obj"),
-                positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-                normals: Vec::new(),
-                triangles: vec![[0, 1, 2]],
-            }),
+            // As read from m.obj (the folder of `every_value_wrong` has none).
+            data: Arc::new(super::super::mesh_file::read(&folder.join("m.obj")).unwrap_or_else(|_| {
+                MeshData {
+                    path: folder.join("m.obj"),
+                    positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                    triangles: vec![[0, 1, 2]],
+                    ..MeshData::default()
+                }
+            })),
         };
         Scene {
             camera: Camera {
@@ -274,12 +301,14 @@ mod tests {
     }
 
     /// [`every_field`] as `to_ron` writes it, then with the other sky and without
-    /// terrains (what the fast reader reads), and with each list but the spheres left
+    /// terrains, meshes and textures (what the fast reader reads), and with each list but the spheres left
     /// empty, and the spheres too.
     fn variations(folder: &Path) -> Vec<Scene> {
         let full = every_field(folder);
+        let untextured = full.materials.iter().map(|m| Material { texture: None, ..m.clone() }).collect();
         let constant_sky = Scene {
             sky: Sky::Constant(Vec3::new(0.25, 0.5, 1e-7)),
+            materials: untextured,
             terrains: Vec::new(),
             meshes: Vec::new(),
             ..full.clone()
@@ -340,14 +369,15 @@ mod tests {
         let kinds = [
             variants::<SkyFile>(),
             variants::<MaterialFile>(),
+            variants::<TextureFile>(),
             variants::<TerrainFile>(),
             variants::<LightFile>(),
         ];
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
     }
 
-    /// The fast reader reads every name `to_ron` writes, but for terrains and meshes
-    /// (which it leaves to ron), into what ron reads.
+    /// The fast reader reads every name `to_ron` writes, but for terrains, meshes and
+    /// textures (which it leaves to ron), into what ron reads.
     #[test]
     fn the_fast_reader_reads_every_name_of_the_schema() {
         let dir = folder_with_image();
@@ -357,7 +387,9 @@ mod tests {
             match fast::parse(&text) {
                 Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
                 None => assert!(
-                    !scene.terrains.is_empty() || !scene.meshes.is_empty(),
+                    !scene.terrains.is_empty()
+                        || !scene.meshes.is_empty()
+                        || scene.materials.iter().any(|m| m.texture.is_some()),
                     "the fast reader fell back on\n{text}"
                 ),
             }
@@ -380,12 +412,17 @@ mod tests {
         scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
         scene.sky = sky;
         scene.materials = vec![
-            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan } },
-            Material { name: "a".into(), kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN } },
-            Material { name: "b".into(), kind: MaterialKind::Dielectric { ior: f32::NAN } },
+            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan }, texture: None },
+            Material {
+                name: "a".into(),
+                kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN },
+                texture: None,
+            },
+            Material { name: "b".into(), kind: MaterialKind::Dielectric { ior: f32::NAN }, texture: None },
             Material {
                 name: "c".into(),
                 kind: MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
+                texture: None,
             },
         ];
         scene.spheres = vec![Sphere { center: nan, radius: f32::NAN, material: 9 }];
@@ -401,7 +438,7 @@ mod tests {
         }
         for m in &mut scene.meshes {
             m.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
-            m.material = 9;
+            m.material = Some(9);
         }
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },

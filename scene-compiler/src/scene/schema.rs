@@ -96,11 +96,15 @@ impl Default for SkyFile {
 pub(crate) enum MaterialFile {
     Lambert {
         albedo: V3,
+        #[serde(default)]
+        texture: Option<TextureFile>,
     },
     Metal {
         albedo: V3,
         #[serde(default)]
         fuzz: f32,
+        #[serde(default)]
+        texture: Option<TextureFile>,
     },
     Dielectric {
         ior: f32,
@@ -111,7 +115,39 @@ pub(crate) enum MaterialFile {
         strength: f32,
         #[serde(default)]
         albedo: V3,
+        #[serde(default)]
+        texture: Option<TextureFile>,
     },
+}
+
+/// A material's `texture`: `Image(file: "wood.png")`, `Checker(size: 1, even: ..., odd:
+/// ...)` or `Noise(scale: 4)`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename = "Texture", deny_unknown_fields)]
+pub(crate) enum TextureFile {
+    Image {
+        /// Relative to the scene file's folder.
+        file: String,
+        #[serde(default)]
+        wrap: WrapFile,
+    },
+    Checker {
+        size: f32,
+        even: V3,
+        odd: V3,
+    },
+    Noise {
+        scale: f32,
+    },
+}
+
+/// An image texture's `wrap`: `Repeat` (the default) or `Clamp`.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(rename = "Wrap")]
+pub(crate) enum WrapFile {
+    #[default]
+    Repeat,
+    Clamp,
 }
 
 /// The `materials: { "name": kind, ... }` map as written: file order, duplicates kept.

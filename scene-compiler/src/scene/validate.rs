@@ -19,14 +19,15 @@ use super::{
     heightmap, mesh_file,
     model::{
         Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky,
-        Sphere, Terrain, TerrainSurface, Transform,
+        Sphere, Terrain, TerrainSurface, Texture, Transform, Wrap,
     },
     schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, TerrainFile, TransformFile, V3,
+        SphereFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
+    texture_file,
 };
 
 /// Shapes checked by one task when a list is checked on all threads.
@@ -59,6 +60,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     c.settings(&root.field("settings"), &file.settings);
     c.sky(&root.field("sky"), &file.sky);
     let materials = c.materials(&root.field("materials"), &file.materials.0);
+    let textures = c.textures(&root.field("materials"), &file.materials.0, folder);
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
     let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
     let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
@@ -75,7 +77,13 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
         camera: lower_camera(&file.camera),
         settings: lower_settings(&file.settings),
         sky: lower_sky(&file.sky),
-        materials: file.materials.0.iter().map(|(name, kind)| lower_material(name, kind)).collect(),
+        materials: file
+            .materials
+            .0
+            .iter()
+            .zip(textures)
+            .map(|((name, kind), texture)| lower_material(name, kind, texture))
+            .collect(),
         spheres,
         boxes,
         terrains,
@@ -104,7 +112,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.settings(&root.field("settings"), &settings_file(scene.settings));
     c.sky(&root.field("sky"), &sky_file(scene.sky));
     let materials: Vec<(String, MaterialFile)> =
-        scene.materials.iter().map(|m| (m.name.clone(), material_file(m.kind))).collect();
+        scene.materials.iter().map(|m| (m.name.clone(), material_file(m))).collect();
     c.materials(&root.field("materials"), &materials);
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
@@ -293,23 +301,23 @@ impl Checker {
             }
             let what = |name_of_field: &str| format!("`{name_of_field}` of material `{name}`");
             let field = |name: &'static str| move || path.index(i).field(name);
-            match *kind {
-                MaterialFile::Lambert { albedo } => {
+            match kind {
+                &MaterialFile::Lambert { albedo, .. } => {
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"))
                 }
-                MaterialFile::Metal { albedo, fuzz } => {
+                &MaterialFile::Metal { albedo, fuzz, .. } => {
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"));
                     let unit = |f| (0.0..=1.0).contains(&f);
                     self.check(fuzz, &what("fuzz"), &field("fuzz"), unit, "between 0 and 1");
                 }
-                MaterialFile::Dielectric { ior } => {
+                &MaterialFile::Dielectric { ior } => {
                     if let Some(issue) =
                         self.check(ior, &what("ior"), &field("ior"), |v| v >= 1.0, "at least 1")
                     {
                         issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
                     }
                 }
-                MaterialFile::Emissive { color, strength, albedo } => {
+                &MaterialFile::Emissive { color, strength, albedo, .. } => {
                     self.non_negative3(color, &what("color"), &field("color"));
                     self.non_negative(strength, &what("strength"), &field("strength"));
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"));
@@ -317,6 +325,74 @@ impl Checker {
             }
         }
         index
+    }
+
+    /// Checks every material's texture and reads its image from `folder`: one entry per
+    /// material, `None` without a texture (or with one that failed, reported).
+    fn textures(
+        &mut self,
+        path: &ValuePath,
+        entries: &[(String, MaterialFile)],
+        folder: &Path,
+    ) -> Vec<Option<Texture>> {
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, (name, kind))| {
+                let texture = match kind {
+                    MaterialFile::Lambert { texture, .. }
+                    | MaterialFile::Metal { texture, .. }
+                    | MaterialFile::Emissive { texture, .. } => texture.as_ref()?,
+                    MaterialFile::Dielectric { .. } => return None,
+                };
+                self.texture(&|| path.index(i).field("texture"), name, texture, folder)
+            })
+            .collect()
+    }
+
+    /// One texture: positive sizes and scales, colours not negative, an image that reads.
+    fn texture(&mut self, at: At, material: &str, texture: &TextureFile, folder: &Path) -> Option<Texture> {
+        let what = |field: &str| format!("`{field}` of the texture of material `{material}`");
+        match texture {
+            TextureFile::Image { file, wrap } => match texture_file::read(&folder.join(file)) {
+                Ok(image) => Some(Texture::Image {
+                    file: file.clone(),
+                    image: Arc::new(image),
+                    wrap: match wrap {
+                        WrapFile::Repeat => Wrap::Repeat,
+                        WrapFile::Clamp => Wrap::Clamp,
+                    },
+                }),
+                Err(error) => {
+                    let message = format!("cannot use texture image `{file}`: {error}");
+                    self.report(&|| at().field("file"), message, "this image").set_hint(
+                        "the path is relative to the scene file's folder; images are .png, .jpg, .exr or .hdr",
+                    );
+                    None
+                }
+            },
+            &TextureFile::Checker { size, even, odd } => {
+                let size_ok =
+                    self.check(size, &what("size"), &|| at().field("size"), |s| s > 0.0, "above 0").is_none()
+                        && size.is_finite();
+                let before = self.issues.len();
+                self.non_negative3(even, &what("even"), &|| at().field("even"));
+                self.non_negative3(odd, &what("odd"), &|| at().field("odd"));
+                let colours = self.issues.len() == before;
+                (size_ok && colours).then(|| Texture::Checker {
+                    size,
+                    even: Vec3::from_array(even),
+                    odd: Vec3::from_array(odd),
+                })
+            }
+            &TextureFile::Noise { scale } => {
+                let ok = self
+                    .check(scale, &what("scale"), &|| at().field("scale"), |s| s > 0.0, "above 0")
+                    .is_none()
+                    && scale.is_finite();
+                ok.then_some(Texture::Noise { scale })
+            }
+        }
     }
 
     /// Checks every sphere and resolves its material name.
@@ -434,12 +510,8 @@ impl Checker {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform = self.transform(&field("transform"), &mesh.transform);
             let material = match &mesh.material {
-                Some(name) => self.material(&field("material"), name, materials),
-                None => {
-                    self.report(&field("file"), "a mesh needs a `material`", "no material")
-                        .set_hint("add e.g. `material: \"clay\"`: a model's own materials are not read yet");
-                    None
-                }
+                Some(name) => self.material(&field("material"), name, materials).map(Some),
+                None => Some(None),
             };
             let data = match mesh_file::read(&folder.join(&mesh.file)) {
                 Ok(data) => Some(data),
@@ -451,6 +523,14 @@ impl Checker {
                     None
                 }
             };
+            if let (Some(None), Some(data)) = (material, &data)
+                && data.materials.is_empty()
+            {
+                let message = format!("mesh `{}` needs a `material`: {}", mesh.file, data.no_materials);
+                self.report(&|| path.index(i), message, "no material")
+                    .set_hint("add e.g. `material: \"clay\"`, naming one of the scene's materials");
+                continue;
+            }
             if let (Some(transform), Some(material), Some(data)) = (transform, material, data) {
                 out.push(Mesh { file: mesh.file.clone(), material, transform, data: Arc::new(data) });
             }
@@ -476,7 +556,16 @@ impl Checker {
     fn model_meshes(&mut self, path: &ValuePath, meshes: &[Mesh], material_count: usize) {
         for (i, m) in meshes.iter().enumerate() {
             self.transform(&|| path.index(i).field("transform"), &transform_file(&m.transform));
-            self.material_index(&|| path.index(i).field("material"), m.material, material_count);
+            match m.material {
+                Some(material) => {
+                    self.material_index(&|| path.index(i).field("material"), material, material_count)
+                }
+                None if m.data.materials.is_empty() => {
+                    let message = format!("mesh `{}` needs a `material`: {}", m.file, m.data.no_materials);
+                    self.report(&|| path.index(i), message, "no material");
+                }
+                None => {}
+            }
         }
     }
 
@@ -753,14 +842,35 @@ pub(super) fn sky_file(sky: Sky) -> SkyFile {
     }
 }
 
-fn material_file(kind: MaterialKind) -> MaterialFile {
-    match kind {
-        MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array() },
-        MaterialKind::Metal { albedo, fuzz } => MaterialFile::Metal { albedo: albedo.to_array(), fuzz },
+/// A material as a file would write it; an image texture keeps only its file name (an
+/// in-memory scene's images were read already, and are checked by `texture_file`).
+fn material_file(m: &Material) -> MaterialFile {
+    let texture = m.texture.as_ref().map(texture_file_of);
+    match m.kind {
+        MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array(), texture },
+        MaterialKind::Metal { albedo, fuzz } => {
+            MaterialFile::Metal { albedo: albedo.to_array(), fuzz, texture }
+        }
         MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
         MaterialKind::Emissive { color, strength, albedo } => {
-            MaterialFile::Emissive { color: color.to_array(), strength, albedo: albedo.to_array() }
+            MaterialFile::Emissive { color: color.to_array(), strength, albedo: albedo.to_array(), texture }
         }
+    }
+}
+
+fn texture_file_of(t: &Texture) -> TextureFile {
+    match t {
+        Texture::Image { file, wrap, .. } => TextureFile::Image {
+            file: file.clone(),
+            wrap: match wrap {
+                Wrap::Repeat => WrapFile::Repeat,
+                Wrap::Clamp => WrapFile::Clamp,
+            },
+        },
+        &Texture::Checker { size, even, odd } => {
+            TextureFile::Checker { size, even: even.to_array(), odd: odd.to_array() }
+        }
+        &Texture::Noise { scale } => TextureFile::Noise { scale },
     }
 }
 
@@ -803,20 +913,20 @@ fn lower_sky(sky: &SkyFile) -> Sky {
     }
 }
 
-fn lower_material(name: &str, kind: &MaterialFile) -> Material {
+fn lower_material(name: &str, kind: &MaterialFile, texture: Option<Texture>) -> Material {
     let kind = match *kind {
-        MaterialFile::Lambert { albedo } => MaterialKind::Lambert { albedo: Vec3::from_array(albedo) },
-        MaterialFile::Metal { albedo, fuzz } => {
+        MaterialFile::Lambert { albedo, .. } => MaterialKind::Lambert { albedo: Vec3::from_array(albedo) },
+        MaterialFile::Metal { albedo, fuzz, .. } => {
             MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
         }
         MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
-        MaterialFile::Emissive { color, strength, albedo } => MaterialKind::Emissive {
+        MaterialFile::Emissive { color, strength, albedo, .. } => MaterialKind::Emissive {
             color: Vec3::from_array(color),
             strength,
             albedo: Vec3::from_array(albedo),
         },
     };
-    Material { name: name.to_owned(), kind }
+    Material { name: name.to_owned(), kind, texture }
 }
 
 fn lower_light(light: &LightFile) -> Light {

@@ -14,7 +14,7 @@ use glam::Vec3;
 
 use super::model::{
     Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, Terrain,
-    TerrainSurface, Transform,
+    TerrainSurface, Texture, Transform, Wrap,
 };
 
 /// The RON text of `scene`.
@@ -94,20 +94,37 @@ fn materials(out: &mut String, materials: &[Material]) {
     }
     out.push_str("    materials: {\n");
     for m in materials {
-        let kind = match m.kind {
-            MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {})", v3(albedo)),
-            MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?})", v3(albedo)),
-            MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?})"),
+        let mut kind = match m.kind {
+            MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {}", v3(albedo)),
+            MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?}", v3(albedo)),
+            MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?}"),
             MaterialKind::Emissive { color, strength, albedo } if albedo == Vec3::ZERO => {
-                format!("Emissive(color: {}, strength: {strength:?})", v3(color))
+                format!("Emissive(color: {}, strength: {strength:?}", v3(color))
             }
             MaterialKind::Emissive { color, strength, albedo } => {
-                format!("Emissive(color: {}, strength: {strength:?}, albedo: {})", v3(color), v3(albedo))
+                format!("Emissive(color: {}, strength: {strength:?}, albedo: {}", v3(color), v3(albedo))
             }
         };
-        let _ = writeln!(out, "        {}: {kind},", string(&m.name));
+        if let Some(texture) = &m.texture {
+            kind.push_str(", texture: ");
+            kind.push_str(&texture_ron(texture));
+        }
+        let _ = writeln!(out, "        {}: {kind}),", string(&m.name));
     }
     out.push_str("    },\n");
+}
+
+fn texture_ron(t: &Texture) -> String {
+    match t {
+        Texture::Image { file, wrap: Wrap::Repeat, .. } => format!("Image(file: {})", string(file)),
+        Texture::Image { file, wrap: Wrap::Clamp, .. } => {
+            format!("Image(file: {}, wrap: Clamp)", string(file))
+        }
+        &Texture::Checker { size, even, odd } => {
+            format!("Checker(size: {size:?}, even: {}, odd: {})", v3(even), v3(odd))
+        }
+        &Texture::Noise { scale } => format!("Noise(scale: {scale:?})"),
+    }
 }
 
 /// A primitive's material as written: its quoted name.
@@ -154,10 +171,13 @@ fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
     out.push_str("        ),\n");
 }
 
-/// One mesh per line; the transform only when it is not the identity.
+/// One mesh per line; the material only when it overrides the model's, the transform
+/// only when it is not the identity.
 fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
-    let name = material_name(m.material, materials);
-    let _ = write!(out, "        (file: {}, material: {name}", string(&m.file));
+    let _ = write!(out, "        (file: {}", string(&m.file));
+    if let Some(material) = m.material {
+        let _ = write!(out, ", material: {}", material_name(material, materials));
+    }
     let t = m.transform;
     if t != Transform::default() {
         let _ = write!(

@@ -34,7 +34,12 @@ impl Shape for Triangle {
     /// scene read back from a blob does not restore.
     fn from_record(record: &TriangleRecord, material: u32) -> Triangle {
         let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
-        Triangle { v: [xyz(&record.v0), xyz(&record.v1), xyz(&record.v2)], material, normals: None }
+        Triangle {
+            v: [xyz(&record.v0), xyz(&record.v1), xyz(&record.v2)],
+            material,
+            normals: None,
+            uvs: None,
+        }
     }
 
     fn record_bounds(record: &TriangleRecord) -> Aabb {

@@ -308,10 +308,22 @@ fn light_scene() -> scene_compiler::scene::Scene {
     let emissive =
         |color: Vec3, strength: f32, albedo: Vec3| MaterialKind::Emissive { color, strength, albedo };
     scene.materials = vec![
-        Material { name: "white".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.7) } },
-        Material { name: "warm".into(), kind: emissive(Vec3::new(1.0, 0.5, 0.25), 2.0, Vec3::ZERO) },
-        Material { name: "glow".into(), kind: emissive(Vec3::new(0.0, 0.0, 1.0), 3.0, Vec3::splat(0.5)) },
-        Material { name: "black".into(), kind: emissive(Vec3::ZERO, 5.0, Vec3::ZERO) },
+        Material {
+            name: "white".into(),
+            kind: MaterialKind::Lambert { albedo: Vec3::splat(0.7) },
+            texture: None,
+        },
+        Material {
+            name: "warm".into(),
+            kind: emissive(Vec3::new(1.0, 0.5, 0.25), 2.0, Vec3::ZERO),
+            texture: None,
+        },
+        Material {
+            name: "glow".into(),
+            kind: emissive(Vec3::new(0.0, 0.0, 1.0), 3.0, Vec3::splat(0.5)),
+            texture: None,
+        },
+        Material { name: "black".into(), kind: emissive(Vec3::ZERO, 5.0, Vec3::ZERO), texture: None },
     ];
     let sphere = |x: f32, y: f32, z: f32, radius: f32, material: u32| Sphere {
         center: Vec3::new(x, y, z),

@@ -11,6 +11,7 @@ mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
 mod meshes;
+mod model_materials;
 mod scale;
 mod scene_errors;
 mod scene_fast;

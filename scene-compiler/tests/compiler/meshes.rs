@@ -45,6 +45,13 @@ fn triangles_of(scene: &Scene) -> Vec<Triangle> {
             v: [xyz(r.v0), xyz(r.v1), xyz(r.v2)],
             material: view.prim_materials[first + i],
             normals: view.triangle_normals.get(i).map(|n| [xyz(n.n0), xyz(n.n1), xyz(n.n2)]),
+            uvs: view.triangle_uvs.get(i).map(|t| {
+                [
+                    glam::Vec2::new(t.uv01[0], t.uv01[1]),
+                    glam::Vec2::new(t.uv01[2], t.uv01[3]),
+                    glam::Vec2::new(t.uv2[0], t.uv2[1]),
+                ]
+            }),
         });
     }
     out.into_iter().map(|t| t.expect("prim_sources is a permutation")).collect()
@@ -54,7 +61,12 @@ fn expected(g: &Geometry) -> Vec<Triangle> {
     let normals = |t: &[u32; 3]| (!g.normals.is_empty()).then(|| t.map(|i| g.normals[i as usize]));
     g.triangles
         .iter()
-        .map(|t| Triangle { v: t.map(|i| g.positions[i as usize]), material: 0, normals: normals(t) })
+        .map(|t| Triangle {
+            v: t.map(|i| g.positions[i as usize]),
+            material: 0,
+            normals: normals(t),
+            uvs: None,
+        })
         .collect()
 }
 
@@ -141,7 +153,7 @@ fn bad_meshes_are_errors_at_their_ron_values() {
     write(&icosphere(0, 1.0), Format::Obj, &dir.path().join("ok.obj")).unwrap();
     let cases: [(&str, &str); 5] = [
         (r#"(file: "missing.obj", material: "clay"),"#, "cannot use model `missing.obj`"),
-        (r#"(file: "ok.obj"),"#, "a mesh needs a `material`"),
+        (r#"(file: "ok.obj"),"#, "mesh `ok.obj` needs a `material`: the OBJ file names no MTL materials"),
         (r#"(file: "ok.obj", material: "clya"),"#, "clya"),
         (r#"(file: "ok.stl", material: "clay"),"#, "unknown model format"),
         (r#"(file: "ok.obj", material: "clay", transform: (scale: 0)),"#, "`scale` must be above 0"),

@@ -350,7 +350,7 @@ fn any_scene() -> impl Strategy<Value = Scene> {
     (names, prop::collection::vec(material_kind(), 5)).prop_flat_map(|(names, kinds)| {
         let count = names.len() as u32;
         let materials: Vec<Material> =
-            names.into_iter().zip(kinds).map(|(name, kind)| Material { name, kind }).collect();
+            names.into_iter().zip(kinds).map(|(name, kind)| Material { name, kind, texture: None }).collect();
         let sphere = (vec3(finite()), finite(), 0..count + 1).prop_map(|(center, radius, material)| Sphere {
             center,
             radius,

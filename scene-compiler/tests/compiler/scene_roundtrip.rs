@@ -26,15 +26,25 @@ fn small_scene() -> Scene {
         settings: RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials: vec![
-            Material { name: "ground".into(), kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) } },
-            Material { name: "say \"hi\"".into(), kind: MaterialKind::Dielectric { ior: 1.5 } },
+            Material {
+                name: "ground".into(),
+                kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) },
+                texture: None,
+            },
+            Material {
+                name: "say \"hi\"".into(),
+                kind: MaterialKind::Dielectric { ior: 1.5 },
+                texture: None,
+            },
             Material {
                 name: "gold".into(),
                 kind: MaterialKind::Metal { albedo: Vec3::new(0.8, 0.6, 0.2), fuzz: 0.0 },
+                texture: None,
             },
             Material {
                 name: "lamp".into(),
                 kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
+                texture: None,
             },
         ],
         spheres: vec![
@@ -262,7 +272,7 @@ fn valid_scene() -> impl Strategy<Value = Scene> {
     (material_names(), prop::collection::vec(material_kind(), 6)).prop_flat_map(|(names, kinds)| {
         let count = names.len() as u32;
         let materials: Vec<Material> =
-            names.into_iter().zip(kinds).map(|(name, kind)| Material { name, kind }).collect();
+            names.into_iter().zip(kinds).map(|(name, kind)| Material { name, kind, texture: None }).collect();
         let sphere = (vec3(finite()), positive(), 0..count).prop_map(|(center, radius, material)| Sphere {
             center,
             radius,

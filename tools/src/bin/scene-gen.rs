@@ -61,6 +61,19 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// A texture test image (8-bit sRGB PNG): a grid of coloured cells, its columns
+    /// running through the hues and its rows from dark to light, with black lines
+    /// between them and a white marker in the top-left cell, so a render shows which way
+    /// u and v run. The same size gives the same file, byte for byte.
+    #[command(verbatim_doc_comment)]
+    Texture {
+        /// Width in pixels; the height is half of it (an equirectangular 2:1 image).
+        #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=16384))]
+        width: u32,
+        /// The PNG to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// A closed icosphere mesh (an icosahedron subdivided N times: 20 * 4^N
     /// triangles, its vertices on the sphere) written as a model file for `meshes`:
     /// the format follows the extension (.obj, .ply, .gltf, .glb). Subdivisions 8
@@ -89,6 +102,7 @@ fn main() -> anyhow::Result<()> {
         Command::Rtiow { csv, output } => (rtiow(&csv)?, output),
         Command::Grid { count, seed, output } => (grid(count, seed)?, output),
         Command::Terrain { size, seed, output } => return terrain(size, seed, &output),
+        Command::Texture { width, output } => return texture(width, &output),
         Command::Mesh { subdivisions, radius, ascii, flat, output } => {
             return mesh(subdivisions, radius, ascii, flat, &output);
         }
@@ -100,6 +114,47 @@ fn main() -> anyhow::Result<()> {
         scene.spheres.len(),
         scene.materials.len()
     );
+    Ok(())
+}
+
+/// Writes [`Command::Texture`]'s image: 8 x 4 cells.
+fn texture(width: u32, output: &Path) -> anyhow::Result<()> {
+    let height = width / 2;
+    let (cell_w, cell_h) = (width / 8, height / 4);
+    let mut rgb = Vec::with_capacity((width * height * 3) as usize);
+    for y in 0..height {
+        for x in 0..width {
+            let (cx, cy) = (x / cell_w, y / cell_h);
+            let line = x % cell_w == 0 || y % cell_h == 0;
+            let marker = cx == 0 && cy == 0 && (x % cell_w) < cell_w / 2 && (y % cell_h) < cell_h / 2;
+            let colour = if line {
+                [0, 0, 0]
+            } else if marker {
+                [255, 255, 255]
+            } else {
+                // Hue by column (six sectors over eight columns), brightness by row.
+                let h = cx as f32 / 8.0 * 6.0;
+                let f = h - h.floor();
+                let (r, g, b) = match h as u32 {
+                    0 => (1.0, f, 0.0),
+                    1 => (1.0 - f, 1.0, 0.0),
+                    2 => (0.0, 1.0, f),
+                    3 => (0.0, 1.0 - f, 1.0),
+                    4 => (f, 0.0, 1.0),
+                    _ => (1.0, 0.0, 1.0 - f),
+                };
+                let level = 0.35 + 0.65 * (cy as f32 + 1.0) / 4.0;
+                [r, g, b].map(|c| (255.0 * (0.15 + 0.85 * c) * level).round() as u8)
+            };
+            rgb.extend_from_slice(&colour);
+        }
+    }
+    let mut bytes = Vec::new();
+    PngEncoder::new_with_quality(&mut bytes, CompressionType::Best, FilterType::Adaptive)
+        .write_image(&rgb, width, height, ExtendedColorType::Rgb8)
+        .context("encoding the PNG")?;
+    std::fs::write(output, &bytes).with_context(|| format!("writing {}", output.display()))?;
+    println!("wrote {} ({width} x {height})", output.display());
     Ok(())
 }
 
@@ -150,7 +205,7 @@ fn rtiow(csv: &Path) -> anyhow::Result<Scene> {
         let material = match materials.iter().position(|m| m.name == name) {
             Some(i) => i,
             None => {
-                materials.push(Material { name, kind });
+                materials.push(Material { name, kind, texture: None });
                 materials.len() - 1
             }
         };
@@ -182,7 +237,8 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
         ("mirror", MaterialKind::Metal { albedo: Vec3::splat(0.95), fuzz: 0.0 }),
         ("glass", MaterialKind::Dielectric { ior: 1.5 }),
     ];
-    let materials = palette.iter().map(|(n, k)| Material { name: (*n).into(), kind: *k }).collect();
+    let materials =
+        palette.iter().map(|(n, k)| Material { name: (*n).into(), kind: *k, texture: None }).collect();
     // One sphere per unit cell, jittered inside it, so spheres never overlap.
     let side = (count as f64).cbrt().ceil() as usize;
     let spheres = (0..count)

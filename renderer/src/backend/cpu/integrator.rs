@@ -102,7 +102,8 @@ pub fn trace_sample(
         let n = if front_face { surface.normal } else { -surface.normal };
         // Scattering and NEE shade with this; `n` decides sides and offsets.
         let ns = if front_face { surface.shading } else { -surface.shading };
-        let m = shapes::material(scene, hit.prim);
+        let m = &shapes::material(scene, hit.prim)
+            .textured(&scene.textures, || (surface.point, shapes::uv(scene, hit.prim, &surface)));
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
             let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];

@@ -4,7 +4,7 @@
 use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord};
+use scene_compiler::blob::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord, NO_TEXTURE};
 
 use super::sampling::sample_cone;
 use super::scene::CpuScene;
@@ -131,7 +131,15 @@ pub fn direct_light(
             }
             let light_pdf = light.pdf / sample.inv_pdf;
             let bsdf_pdf = c * FRAC_1_PI;
-            f * c * light.radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
+            // A textured emitter's radiance at the point the shadow ray reaches.
+            let m = shapes::material(scene, prim);
+            let radiance = if m.texture == NO_TEXTURE {
+                light.radiance
+            } else {
+                let at = shapes::surface(scene, prim, o, sample.wi, sample.t_max);
+                m.textured(&scene.textures, || (at.point, shapes::uv(scene, prim, &at))).emission
+            };
+            f * c * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
     }
 }

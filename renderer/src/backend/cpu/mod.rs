@@ -15,6 +15,7 @@ pub mod sampling;
 pub mod scatter;
 pub mod scene;
 pub mod shapes;
+pub mod textures;
 pub mod traverse;
 
 use std::time::Instant;

@@ -12,11 +12,12 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
     GlobalsRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL, MaterialRecord,
-    NodeBoxesRecord, PrimKind,
+    NO_TEXTURE, NodeBoxesRecord, PrimKind,
 };
 
 use super::lights::Light;
 use super::shapes::Shapes;
+use super::textures::Textures;
 
 /// An inner node's two child boxes, one axis per vector:
 /// `(left.min, right.min, left.max, right.max)` of x, y and z.
@@ -54,6 +55,23 @@ pub struct Material {
     pub albedo: Vec3A,
     pub lobe: Lobe,
     pub emission: Vec3A,
+    /// Index into [`CpuScene::textures`], or `NO_TEXTURE`.
+    pub texture: u32,
+}
+
+impl Material {
+    /// The material at a surface point: its albedo and emission times its texture there
+    /// (itself when it has none). `at` gives the hit's point and texture coordinates,
+    /// computed only for a textured material.
+    #[inline(always)]
+    pub fn textured(&self, textures: &Textures, at: impl FnOnce() -> (Vec3A, glam::Vec2)) -> Material {
+        if self.texture == NO_TEXTURE {
+            return *self;
+        }
+        let (p, uv) = at();
+        let colour = textures.eval(self.texture, p, uv);
+        Material { albedo: self.albedo * colour, emission: self.emission * colour, ..*self }
+    }
 }
 
 impl Material {
@@ -70,7 +88,7 @@ impl Material {
             MATERIAL_EMISSIVE => Lobe::Absorb,
             kind => unreachable!("BlobView::parse refuses material kind {kind}"),
         };
-        Material { albedo, lobe, emission: lanes(m.emission_ior) }
+        Material { albedo, lobe, emission: lanes(m.emission_ior), texture: m.texture }
     }
 }
 
@@ -88,6 +106,7 @@ pub struct CpuScene {
     /// Per primitive, same order: the probability of picking its light (0: not a light).
     pub prim_light_pdfs: Vec<f32>,
     pub materials: Vec<Material>,
+    pub textures: Textures,
     /// The lights next-event estimation picks from; empty when none has any power
     /// (then NEE is off and no extra random numbers are drawn).
     pub lights: Vec<Light>,
@@ -114,6 +133,7 @@ impl CpuScene {
             kind_first: blob.header.kind_first(),
             prim_light_pdfs: blob.prim_light_pdfs.to_vec(),
             materials: blob.materials.iter().map(Material::from_record).collect(),
+            textures: Textures::from_blob(blob),
             lights: if blob.has_light_power() {
                 blob.lights.iter().map(Light::from_record).collect()
             } else {

@@ -4,7 +4,10 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{LightRecord, MaterialRecord, PrimKind, TriangleNormalsRecord};
+use scene_compiler::blob::layout::{
+    LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord, TriangleNormalsRecord,
+    TriangleUvsRecord,
+};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -55,6 +58,14 @@ blob_record! {
         pub prim_light_pdfs: DevicePtr<f32>,
         /// Blob section: the triangles' vertex normals, or null when the blob has none.
         pub triangle_normals: DevicePtr<TriangleNormalsRecord>,
+        /// Blob section: the triangles' texture coordinates, or null when the blob has none.
+        pub triangle_uvs: DevicePtr<TriangleUvsRecord>,
+        /// Blob section: the textures materials point at.
+        pub textures: DevicePtr<TextureRecord>,
+        /// Blob section: the image textures' texels (linear rgb, w 0).
+        pub texels: DevicePtr<[f32; 4]>,
+        /// Blob section: the Perlin table, or null when no texture is noise.
+        pub noise: DevicePtr<NoiseRecord>,
         /// The film: per-pixel sums of samples (rgb, w unused).
         pub accum: DevicePtrMut<[f32; 4]>,
         /// The ray counter.
@@ -81,7 +92,7 @@ blob_record! {
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 272);
+const _: () = assert!(size_of::<LaunchParams>() == 304);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -103,6 +114,12 @@ pub struct SectionPointers {
     pub prim_light_pdfs: u64,
     /// 0 when the blob has no triangle normals.
     pub triangle_normals: u64,
+    /// 0 when the blob has no triangle texture coordinates.
+    pub triangle_uvs: u64,
+    pub textures: u64,
+    pub texels: u64,
+    /// 0 when the blob has no noise table.
+    pub noise: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -130,5 +147,9 @@ impl LaunchParams {
         self.lights = DevicePtr::new(sections.lights);
         self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
         self.triangle_normals = DevicePtr::new(sections.triangle_normals);
+        self.triangle_uvs = DevicePtr::new(sections.triangle_uvs);
+        self.textures = DevicePtr::new(sections.textures);
+        self.texels = DevicePtr::new(sections.texels);
+        self.noise = DevicePtr::new(sections.noise);
     }
 }

@@ -31,7 +31,8 @@ pub struct DeviceScene {
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
-    /// Whether the scene has triangles: it runs the kernels with triangle code.
+    /// Whether the scene has triangles or textures: it runs the kernels with their code
+    /// (the `_meshes` ones).
     pub has_meshes: bool,
 }
 
@@ -66,6 +67,10 @@ impl DeviceScene {
             } else {
                 at(SectionId::TriangleNormals)
             },
+            triangle_uvs: if blob.triangle_uvs.is_empty() { 0 } else { at(SectionId::TriangleUvs) },
+            textures: at(SectionId::Textures),
+            texels: at(SectionId::Texels),
+            noise: if blob.noise.is_empty() { 0 } else { at(SectionId::Noise) },
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
@@ -80,7 +85,7 @@ impl DeviceScene {
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
-            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
+            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0 || !blob.textures.is_empty(),
         })
     }
 

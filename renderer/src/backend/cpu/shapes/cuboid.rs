@@ -36,6 +36,22 @@ impl Cuboid {
 }
 
 impl CpuShape for Cuboid {
+    /// Per face, the hit's place across it: on ±x faces (z, -y), on ±y faces (x, z), on
+    /// ±z faces (x, -y), each from 0 to 1 over the face, so an image stands upright on
+    /// the side faces.
+    #[inline(always)]
+    fn uv(&self, hit: &Surface) -> glam::Vec2 {
+        let f = (hit.point - self.min) / (self.max - self.min);
+        let n = hit.normal.abs();
+        if n.x > 0.5 {
+            glam::Vec2::new(f.z, 1.0 - f.y)
+        } else if n.y > 0.5 {
+            glam::Vec2::new(f.x, f.z)
+        } else {
+            glam::Vec2::new(f.x, 1.0 - f.y)
+        }
+    }
+
     #[inline(always)]
     fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
         intersect_box(self.min, self.max, origin, dir, t_max)

@@ -13,7 +13,7 @@ pub mod cuboid;
 pub mod sphere;
 pub mod triangle;
 
-use glam::Vec3A;
+use glam::{Vec2, Vec3A};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
 
@@ -35,6 +35,8 @@ pub trait CpuShape {
     /// The solid-angle density with which [`CpuShape::sample_towards`] from `from`
     /// picks the direction that reaches `hit` on the shape (0 if it never does).
     fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32;
+    /// The texture coordinates of `hit` on the shape (docs/path-tracing.md, "Textures").
+    fn uv(&self, hit: &Surface) -> Vec2;
 }
 
 /// A direction towards a light's shape, drawn for next-event estimation.
@@ -87,7 +89,13 @@ impl Shapes {
             triangles: {
                 let records = blob.records::<scene::Triangle>();
                 let normals = blob.triangle_normals.iter().map(Some).chain(std::iter::repeat(None));
-                records.iter().zip(normals).map(|(r, n)| Triangle::from_record(r, n)).collect()
+                let uvs = blob.triangle_uvs.iter().map(Some).chain(std::iter::repeat(None));
+                records
+                    .iter()
+                    .zip(normals)
+                    .zip(uvs)
+                    .map(|((r, n), uv)| Triangle::from_record(r, n, uv))
+                    .collect()
             },
         }
     }
@@ -165,6 +173,13 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
 pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> Surface {
     let index = prim_parts(prim).1 as usize;
     with_shapes!(scene.shapes, kind_of(prim), list => list[index].surface(origin, dir, t))
+}
+
+/// The texture coordinates of `hit` on primitive `prim`.
+#[inline(always)]
+pub fn uv(scene: &CpuScene, prim: u32, hit: &Surface) -> Vec2 {
+    let index = prim_parts(prim).1 as usize;
+    with_shapes!(scene.shapes, kind_of(prim), list => list[index].uv(hit))
 }
 
 /// A direction from `p` towards emissive primitive `prim` (shadow ray from `o`).

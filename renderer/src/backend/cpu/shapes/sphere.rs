@@ -48,6 +48,21 @@ impl CpuShape for Sphere {
     fn pdf_towards(&self, from: Vec3A, _hit: &Surface) -> f32 {
         sphere_solid_angle_pdf(self.center_radius, from)
     }
+
+    /// Longitude and latitude of the outward normal, in the environment's convention.
+    #[inline(always)]
+    fn uv(&self, hit: &Surface) -> glam::Vec2 {
+        sphere_uv(hit.normal)
+    }
+}
+
+/// `u = atan2(n.x, -n.z) / 2π` wrapped into [0, 1), `v = acos(n.y) / π` (0 at the
+/// north pole): the image's centre column faces +z, its top row is the pole.
+#[inline(always)]
+pub fn sphere_uv(n: Vec3A) -> glam::Vec2 {
+    let u = n.x.atan2(-n.z) * (0.5 * std::f32::consts::FRAC_1_PI);
+    let u = if u < 0.0 { u + 1.0 } else { u };
+    glam::Vec2::new(u, n.y.clamp(-1.0, 1.0).acos() * std::f32::consts::FRAC_1_PI)
 }
 
 /// The relative error bound of a re-projected sphere point, per component of

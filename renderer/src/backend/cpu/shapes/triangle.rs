@@ -10,8 +10,8 @@
 //! hits at least one of them; an edge function of exactly 0 is recomputed in f64,
 //! where it is exact.
 
-use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord};
+use glam::{Vec2, Vec3A, Vec4};
+use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord, TriangleUvsRecord};
 
 use super::{CpuShape, LightSample, Surface};
 use crate::backend::cpu::sampling::area_pdf_towards;
@@ -27,19 +27,31 @@ const fn gamma(n: u32) -> f32 {
 pub const TRIANGLE_ERR: f32 = gamma(7);
 
 /// A triangle: its three vertices, as stored (so neighbours share them bit for bit),
-/// and its vertex normals when its mesh has them.
+/// and its vertex normals and texture coordinates when its mesh has them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
     pub v: [Vec3A; 3],
     pub normals: Option<[Vec3A; 3]>,
+    pub uvs: Option<[Vec2; 3]>,
 }
 
 impl Triangle {
-    pub fn from_record(r: &TriangleRecord, normals: Option<&TriangleNormalsRecord>) -> Triangle {
+    pub fn from_record(
+        r: &TriangleRecord,
+        normals: Option<&TriangleNormalsRecord>,
+        uvs: Option<&TriangleUvsRecord>,
+    ) -> Triangle {
         let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
         Triangle {
             v: [lanes(r.v0), lanes(r.v1), lanes(r.v2)],
             normals: normals.map(|n| [n.n0, n.n1, n.n2].map(lanes)),
+            uvs: uvs.map(|t| {
+                [
+                    Vec2::new(t.uv01[0], t.uv01[1]),
+                    Vec2::new(t.uv01[2], t.uv01[3]),
+                    Vec2::new(t.uv2[0], t.uv2[1]),
+                ]
+            }),
         }
     }
 
@@ -176,4 +188,27 @@ impl CpuShape for Triangle {
     fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32 {
         area_pdf_towards(0.5 * self.cross().length(), from, hit)
     }
+
+    /// The vertices' coordinates interpolated with the hit's barycentrics (recovered
+    /// from its point), or the barycentrics `(b1, b2)` themselves without any.
+    #[inline(always)]
+    fn uv(&self, hit: &Surface) -> Vec2 {
+        let [b0, b1, b2] = barycentrics(&self.v, hit.point);
+        match self.uvs {
+            Some([a, b, c]) => a * b0 + b * b1 + c * b2,
+            None => Vec2::new(b1, b2),
+        }
+    }
+}
+
+/// The barycentrics of point `p` (on the triangle's plane) with respect to `v`.
+#[inline(always)]
+pub fn barycentrics(v: &[Vec3A; 3], p: Vec3A) -> [f32; 3] {
+    let (e1, e2, d) = (v[1] - v[0], v[2] - v[0], p - v[0]);
+    let (d00, d01, d11) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let (d20, d21) = (d.dot(e1), d.dot(e2));
+    let inv = 1.0 / (d00 * d11 - d01 * d01);
+    let b1 = (d11 * d20 - d01 * d21) * inv;
+    let b2 = (d00 * d21 - d01 * d20) * inv;
+    [1.0 - b1 - b2, b1, b2]
 }

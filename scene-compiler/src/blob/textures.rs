@@ -1,0 +1,109 @@
+//! The texture sections of a blob: one [`TextureRecord`] per textured material (in
+//! material order), the image textures' texels, and the Perlin table when a Noise
+//! texture needs it (docs/blob-format.md, "Textures").
+//!
+//! Texels are stored as linear float4 lanes: one format for 8-bit and HDR images, the
+//! sRGB decode done once here rather than per lookup, and one aligned 16-byte load per
+//! texel on the GPU, at four times the memory of packed RGBA8. An image shared by
+//! several materials (the same `Arc`) is stored once.
+
+use std::sync::Arc;
+
+use super::layout::*;
+use crate::scene::{Scene, Texture, TextureImage, Wrap};
+use crate::testing::SplitMix64;
+
+/// What the texture sections hold, and which texture each material points at.
+pub(crate) struct TextureTable {
+    pub records: Vec<TextureRecord>,
+    pub texels: Vec<[f32; 4]>,
+    pub has_noise: bool,
+}
+
+/// Per material of `scene`: the index of its texture record, or [`NO_TEXTURE`] (each
+/// textured material has its own record, in material order).
+pub(crate) fn material_textures(scene: &Scene) -> impl Iterator<Item = u32> + '_ {
+    let mut next = 0;
+    scene.materials.iter().map(move |m| match m.texture {
+        Some(_) => {
+            next += 1;
+            next - 1
+        }
+        None => NO_TEXTURE,
+    })
+}
+
+impl TextureTable {
+    pub fn new(scene: &Scene) -> TextureTable {
+        let mut table = TextureTable { records: Vec::new(), texels: Vec::new(), has_noise: false };
+        let mut stored: Vec<(*const TextureImage, u32)> = Vec::new();
+        for m in &scene.materials {
+            let Some(texture) = &m.texture else {
+                continue;
+            };
+            let zero = [0.0; 4];
+            let record = match texture {
+                Texture::Image { image, wrap, .. } => {
+                    let first = match stored.iter().find(|(p, _)| *p == Arc::as_ptr(image)) {
+                        Some(&(_, first)) => first,
+                        None => {
+                            let first = table.texels.len() as u32;
+                            table.texels.extend(image.texels.iter().map(|&[r, g, b]| [r, g, b, 0.0]));
+                            stored.push((Arc::as_ptr(image), first));
+                            first
+                        }
+                    };
+                    let wrap = match wrap {
+                        Wrap::Repeat => WRAP_REPEAT,
+                        Wrap::Clamp => WRAP_CLAMP,
+                    };
+                    record(TEXTURE_IMAGE, zero, zero, [first, image.width, image.height, wrap])
+                }
+                &Texture::Checker { size, even, odd } => {
+                    record(TEXTURE_CHECKER, even.extend(size).to_array(), odd.extend(0.0).to_array(), [0; 4])
+                }
+                &Texture::Noise { scale } => {
+                    table.has_noise = true;
+                    record(TEXTURE_NOISE, [scale, 0.0, 0.0, 0.0], zero, [0; 4])
+                }
+            };
+            table.records.push(record);
+        }
+        table
+    }
+}
+
+fn record(kind: u32, a: [f32; 4], b: [f32; 4], image: [u32; 4]) -> TextureRecord {
+    TextureRecord { a, b, image, kind, reserved: [0; 3] }
+}
+
+/// The Perlin table of "The Next Week" (random unit gradients, three shuffled
+/// permutations), drawn from a fixed seed: the same table in every blob, so a noise
+/// texture looks the same in every scene and on both backends.
+pub fn noise_table() -> Vec<NoiseRecord> {
+    let mut rng = SplitMix64(0x5eed_0f_9e41_1e5);
+    let gradients: Vec<[f32; 4]> = (0..NOISE_POINTS)
+        .map(|_| {
+            loop {
+                // Rejection from the cube: uniform directions, none degenerate.
+                let v = rng.next_vec3() * 2.0 - 1.0;
+                let len2 = v.length_squared();
+                if (1e-4..=1.0).contains(&len2) {
+                    break (v / len2.sqrt()).extend(0.0).to_array();
+                }
+            }
+        })
+        .collect();
+    let mut perm = || {
+        let mut p: Vec<u32> = (0..NOISE_POINTS as u32).collect();
+        for i in (1..NOISE_POINTS).rev() {
+            let target = (rng.next_u64() % (i as u64 + 1)) as usize;
+            p.swap(i, target);
+        }
+        p
+    };
+    let (px, py, pz) = (perm(), perm(), perm());
+    (0..NOISE_POINTS)
+        .map(|i| NoiseRecord { gradient: gradients[i], perm: [px[i], py[i], pz[i], 0] })
+        .collect()
+}

@@ -1,0 +1,198 @@
+//! A model's own materials (docs/scene-format.md, "Model materials"): glTF
+//! metallic-roughness with its extensions and OBJ's MTL mapped to our kinds, base
+//! colour textures and texture coordinates carried into the blob, what is dropped
+//! named once, and a scene `material` overriding them.
+
+use std::path::Path;
+
+use glam::{Vec2, Vec3};
+use scene_compiler::meshes::{warnings, with_triangles};
+use scene_compiler::scene::{self, MaterialKind, Scene, Texture};
+use scene_compiler::{BlobView, CompileOptions, compile_scene};
+
+/// A scene whose only mesh is `mesh`, parsed as `dir/scene.ron`.
+fn parse_mesh(dir: &Path, mesh: &str) -> Scene {
+    let text = format!(
+        r#"Scene(
+    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }},
+    meshes: [ {mesh} ],
+)"#
+    );
+    scene::parse(&text, &dir.join("scene.ron").display().to_string()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A 2 x 1 PNG: a red and a blue pixel (8-bit: sRGB-encoded).
+fn red_blue_png() -> Vec<u8> {
+    let image = image::RgbImage::from_raw(2, 1, vec![255, 0, 0, 0, 0, 255]).expect("2 x 1");
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut bytes, image::ImageFormat::Png).expect("encode PNG");
+    bytes.into_inner()
+}
+
+/// Two triangles in two primitives (each with positions and texture coordinates): the
+/// first steel (metallic, rough, a normal map), the second an emitter (emissive factor
+/// and strength) with an embedded base colour texture; a third material is glass.
+fn write_gltf(path: &Path) {
+    let floats: Vec<f32> = vec![
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, // positions
+        0.0, 0.0, 1.0, 0.0, 0.0, 1.0, // uvs
+    ];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let buffer = base64::encode(&bytes);
+    let png = base64::encode(red_blue_png());
+    let json = format!(
+        r#"{{
+  "asset": {{ "version": "2.0" }},
+  "extensionsUsed": ["KHR_materials_emissive_strength", "KHR_materials_transmission", "KHR_materials_ior"],
+  "scene": 0,
+  "scenes": [{{ "nodes": [0] }}],
+  "nodes": [{{ "mesh": 0 }}],
+  "meshes": [{{ "primitives": [
+    {{ "attributes": {{ "POSITION": 0, "TEXCOORD_0": 1 }}, "material": 0 }},
+    {{ "attributes": {{ "POSITION": 0, "TEXCOORD_0": 1 }}, "material": 1 }},
+    {{ "attributes": {{ "POSITION": 0 }}, "material": 2 }}
+  ] }}],
+  "materials": [
+    {{ "name": "steel", "pbrMetallicRoughness": {{ "baseColorFactor": [0.5, 0.6, 0.7, 1.0], "metallicFactor": 1.0, "roughnessFactor": 0.25 }},
+       "normalTexture": {{ "index": 0 }} }},
+    {{ "name": "lamp", "pbrMetallicRoughness": {{ "baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "baseColorTexture": {{ "index": 0 }} }},
+       "emissiveFactor": [1.0, 0.5, 0.0], "extensions": {{ "KHR_materials_emissive_strength": {{ "emissiveStrength": 3.0 }} }} }},
+    {{ "name": "glass", "pbrMetallicRoughness": {{ "metallicFactor": 0.0 }},
+       "extensions": {{ "KHR_materials_transmission": {{ "transmissionFactor": 1.0 }}, "KHR_materials_ior": {{ "ior": 1.33 }} }} }}
+  ],
+  "textures": [{{ "source": 0 }}],
+  "images": [{{ "uri": "data:image/png;base64,{png}" }}],
+  "buffers": [{{ "byteLength": {len}, "uri": "data:application/octet-stream;base64,{buffer}" }}],
+  "bufferViews": [{{ "buffer": 0, "byteOffset": 0, "byteLength": 36 }}, {{ "buffer": 0, "byteOffset": 36, "byteLength": 24 }}],
+  "accessors": [
+    {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0] }},
+    {{ "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2" }}
+  ]
+}}"#,
+        len = bytes.len()
+    );
+    std::fs::write(path, json).expect("write glTF");
+}
+
+#[test]
+fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    write_gltf(&dir.path().join("m.gltf"));
+    let scene = parse_mesh(dir.path(), r#"(file: "m.gltf")"#);
+    let expanded = with_triangles(&scene);
+    let names: Vec<&str> = expanded.materials.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["clay", "m.gltf#steel", "m.gltf#lamp", "m.gltf#glass"]);
+    assert_eq!(
+        expanded.materials[1].kind,
+        MaterialKind::Metal { albedo: Vec3::new(0.5, 0.6, 0.7), fuzz: 0.25 }
+    );
+    assert_eq!(
+        expanded.materials[2].kind,
+        MaterialKind::Emissive { color: Vec3::new(1.0, 0.5, 0.0), strength: 3.0, albedo: Vec3::ONE }
+    );
+    assert_eq!(expanded.materials[3].kind, MaterialKind::Dielectric { ior: 1.33 });
+    match &expanded.materials[2].texture {
+        Some(Texture::Image { image, .. }) => {
+            assert_eq!((image.width, image.height), (2, 1));
+            assert_eq!(image.texels, vec![[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], "sRGB 255 and 0 decode exactly");
+        }
+        other => panic!("the lamp's base colour texture: {other:?}"),
+    }
+    assert!(expanded.materials[1].texture.is_none());
+    // Each primitive's triangle takes its material; the uvs of the first two come along.
+    let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
+    assert_eq!(materials, [1, 2, 3]);
+    assert_eq!(expanded.triangles[0].uvs, None, "not every primitive has TEXCOORD_0: none are kept");
+    assert_eq!(warnings(&scene), ["model `m.gltf`: normalTexture is not supported and was dropped"]);
+
+    // A scene material overrides the model's: no model materials, no warnings.
+    let overridden = parse_mesh(dir.path(), r#"(file: "m.gltf", material: "clay")"#);
+    let expanded = with_triangles(&overridden);
+    assert_eq!(expanded.materials.len(), 1);
+    assert!(expanded.triangles.iter().all(|t| t.material == 0));
+    assert!(warnings(&overridden).is_empty());
+}
+
+/// Texture coordinates reach the blob: a triangle's record holds its vertices' (u, v).
+#[test]
+fn texture_coordinates_reach_the_blob() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nusemtl red\nf 1/1 2/2 3/3\n";
+    std::fs::write(dir.path().join("m.obj"), obj).unwrap();
+    std::fs::write(dir.path().join("m.mtl"), "newmtl red\nKd 0.8 0.1 0.1\n").unwrap();
+    let scene = parse_mesh(dir.path(), r#"(file: "m.obj")"#);
+    let expanded = with_triangles(&scene);
+    // OBJ's v runs up the image, ours down: flipped.
+    assert_eq!(
+        expanded.triangles[0].uvs,
+        Some([Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0)])
+    );
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("a blob with uvs parses");
+    assert_eq!(view.triangle_uvs.len(), 1);
+    assert_eq!(view.triangle_uvs[0].uv01, [0.0, 1.0, 1.0, 1.0]);
+    assert_eq!(view.triangle_uvs[0].uv2, [0.0, 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn mtl_materials_map_to_our_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n\
+               f 1 2 3\nusemtl red\nf 2 4 3\nusemtl glass\nf 1 2 4\nusemtl lamp\nf 1 3 4\nusemtl chrome\nf 1 2 3\n";
+    std::fs::write(dir.path().join("m.obj"), obj).unwrap();
+    let mtl = "newmtl red\nKd 0.8 0.1 0.1\nmap_Bump bump.png\n\
+               newmtl glass\nillum 7\nNi 1.33\n\
+               newmtl lamp\nKd 0.5 0.5 0.5\nKe 4 2 1\n\
+               newmtl chrome\nillum 3\nKd 0.2 0.2 0.2\nKs 0.9 0.9 0.9\nNs 250\n";
+    std::fs::write(dir.path().join("m.mtl"), mtl).unwrap();
+    let scene = parse_mesh(dir.path(), r#"(file: "m.obj")"#);
+    let expanded = with_triangles(&scene);
+    let kinds: Vec<(&str, MaterialKind)> =
+        expanded.materials.iter().skip(1).map(|m| (m.name.as_str(), m.kind)).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("m.obj#red", MaterialKind::Lambert { albedo: Vec3::new(0.8, 0.1, 0.1) }),
+            ("m.obj#glass", MaterialKind::Dielectric { ior: 1.33 }),
+            (
+                "m.obj#lamp",
+                MaterialKind::Emissive {
+                    color: Vec3::new(1.0, 0.5, 0.25),
+                    strength: 4.0,
+                    albedo: Vec3::splat(0.5)
+                }
+            ),
+            // Ns 250 is roughness 1 - sqrt(0.25) = 0.5 (Blender's export).
+            ("m.obj#chrome", MaterialKind::Metal { albedo: Vec3::splat(0.9), fuzz: 0.5 }),
+            // The faces before any `usemtl`.
+            ("m.obj#default", MaterialKind::Lambert { albedo: Vec3::splat(0.8) }),
+        ]
+    );
+    let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
+    assert_eq!(materials, [5, 1, 2, 3, 4]);
+    assert_eq!(warnings(&scene), ["model `m.obj`: bump/norm map is not supported and was dropped"]);
+}
+
+/// A missing texture named by a model is an error at the mesh's `file`, naming the
+/// material and the image.
+#[test]
+fn a_missing_map_kd_is_an_error_naming_the_material() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.obj"),
+        "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl wood\nf 1 2 3\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("m.mtl"), "newmtl wood\nKd 1 1 1\nmap_Kd wood.png\n").unwrap();
+    let text = r#"Scene(
+    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: {},
+    meshes: [ (file: "m.obj") ],
+)"#;
+    let err =
+        scene::parse(text, &dir.path().join("scene.ron").display().to_string()).expect_err("no wood.png");
+    let d = &err.diagnostics()[0];
+    assert!(d.message().contains("material `wood`: map_Kd `wood.png`"), "{}", d.message());
+    assert_eq!(d.line(), Some(4));
+}
