@@ -473,6 +473,63 @@ fn saving_a_model_file_reloads_the_scene_by_rename_or_in_place() {
     assert_eq!(mesh_triangles(&session), Some(320), "the last good scene stays");
 }
 
+/// A scene whose sphere's material has an image texture, `textures/t.png` (a folder of
+/// its own), `width` x 1 grey pixels.
+fn texture_scene_dir(width: u32) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("textures")).expect("textures folder");
+    let image = dir.path().join("textures/t.png");
+    std::fs::write(&image, grey_png(width)).expect("write texture");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 5.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"wood\": Lambert(albedo: (1, 1, 1),
+                                    texture: Image(file: \"textures/t.png\")) },
+    spheres: [(center: (0, 0, 0), radius: 1, material: \"wood\")],
+)
+";
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, text).expect("write scene");
+    (dir, path, image)
+}
+
+/// A `width` x 1 grey PNG's bytes.
+fn grey_png(width: u32) -> Vec<u8> {
+    let image = image::GrayImage::from_raw(width, 1, vec![128; width as usize]).expect("width x 1");
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut bytes, image::ImageFormat::Png).expect("encode PNG");
+    bytes.into_inner()
+}
+
+/// The current scene's texture's width.
+fn texture_width(session: &Session) -> Option<u32> {
+    session.current().and_then(|c| match &c.scene.materials[0].texture {
+        Some(scene_compiler::scene::Texture::Image { image, .. }) => Some(image.width),
+        _ => None,
+    })
+}
+
+#[test]
+fn saving_a_texture_image_reloads_the_scene_by_rename_or_in_place() {
+    let (_dir, path, image) = texture_scene_dir(2);
+    let mut session = open(&path);
+    assert_eq!(texture_width(&session), Some(2));
+
+    save_by_rename(&image, grey_png(3));
+    wait_for(&mut session, "the renamed-over texture", |s, _| texture_width(s) == Some(3));
+
+    std::fs::write(&image, grey_png(5)).expect("write in place");
+    wait_for(&mut session, "the texture written in place", |s, _| texture_width(s) == Some(5));
+
+    // A broken image: its error at the texture's file, the last good scene kept.
+    save_by_rename(&image, b"not a png");
+    wait_for(&mut session, "the broken texture's error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("an error");
+    assert_eq!(error.line, Some(5), "{error}");
+    assert!(error.message.contains("textures/t.png"), "{error}");
+    assert_eq!(texture_width(&session), Some(5), "the last good scene stays");
+}
+
 #[test]
 fn a_camera_edit_reuses_the_bvh_and_a_resized_sphere_refits_it() {
     let (_dir, path) = scene_dir(0.5);

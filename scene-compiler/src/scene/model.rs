@@ -240,6 +240,32 @@ impl Heightmap {
     }
 }
 
+impl Scene {
+    /// Every file the scene read besides itself (terrain images, model files, texture
+    /// images, those a model's materials name included): what a live session watches.
+    pub fn input_files(&self) -> Vec<&std::path::Path> {
+        fn image(t: &Texture) -> Option<&std::path::Path> {
+            match t {
+                Texture::Image { image, .. } => Some(image.path.as_path()),
+                _ => None,
+            }
+        }
+        let mut files: Vec<&std::path::Path> =
+            self.terrains.iter().map(|t| t.heights.path.as_path()).collect();
+        files.extend(self.meshes.iter().map(|m| m.data.path.as_path()));
+        let model_textures =
+            self.meshes.iter().flat_map(|m| &m.data.materials).filter_map(|m| m.texture.as_ref());
+        files.extend(
+            self.materials.iter().filter_map(|m| m.texture.as_ref()).chain(model_textures).filter_map(image),
+        );
+        // A scene read back from a blob names no image files.
+        files.retain(|f| !f.as_os_str().is_empty());
+        files.sort();
+        files.dedup();
+        files
+    }
+}
+
 /// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mesh {
