@@ -10,6 +10,7 @@ mod bin_support;
 #[path = "../cpu_support/mod.rs"]
 mod cpu_support;
 
+mod checkpoints;
 mod cli;
 mod cpu_golden;
 mod deploy;
