@@ -132,33 +132,40 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         );
     }
     let start = Instant::now();
-    let outcome = match (&args.checkpoint, &interrupt) {
-        (Some(path), Some(interrupt)) => {
-            let mut saver = Saver {
-                path,
-                every: Duration::from_secs(args.checkpoint_every),
-                last: Instant::now(),
-                info: ShardInfo {
-                    render: identity.clone(),
-                    index: shard.index,
-                    samples: 0..0,
-                    backend: backend.device_name(),
-                    checkpoint: true,
-                },
-                saved: 0,
-                faults: &faults,
-                interrupt,
-                signalled: false,
-            };
+    let mut saver = match (&args.checkpoint, &interrupt) {
+        (Some(path), Some(interrupt)) => Some(Saver {
+            path,
+            every: Duration::from_secs(args.checkpoint_every),
+            last: Instant::now(),
+            info: ShardInfo {
+                render: identity.clone(),
+                index: shard.index,
+                samples: 0..0,
+                backend: backend.device_name(),
+                checkpoint: true,
+            },
+            saved: 0,
+            faults: &faults,
+            interrupt,
+            signalled: false,
+            failed: None,
+        }),
+        _ => None,
+    };
+    let outcome = match saver.as_mut() {
+        Some(saver) => {
             let mut between = |backend: &mut dyn Backend, end: u32| saver.between(backend, end);
             let pacing = Pacing { batched: true, fixed_batch: faults.batch(), between: Some(&mut between) };
             progressive::render_paced(backend.as_mut(), job, pacing)
         }
-        _ => {
+        None => {
             let pacing = Pacing { fixed_batch: faults.batch(), ..Pacing::default() };
             progressive::render_paced(backend.as_mut(), job, pacing)
         }
     };
+    if let Some(error) = saver.and_then(|s| s.failed) {
+        return Err(Failure::Usage(error));
+    }
     report_lost_devices(backend.as_ref());
     let stats = match outcome.or_device()? {
         Outcome::Finished(stats) => stats,
@@ -283,12 +290,16 @@ struct Saver<'a> {
     interrupt: &'a Interrupt,
     /// Whether the fault plan's signal was sent already.
     signalled: bool,
+    /// The save after a signal that failed.
+    failed: Option<anyhow::Error>,
 }
 
 impl Saver<'_> {
     /// After a batch: on a signal, save and stop; when a checkpoint is due, save (a
     /// failed periodic save is reported and the render goes on: the previous
-    /// checkpoint is still there).
+    /// checkpoint is still there). A film that cannot be read back is a device
+    /// failure (the error); a checkpoint that cannot be written after a signal is
+    /// kept in `failed` (an I/O failure, exit 2).
     fn between(&mut self, backend: &mut dyn Backend, end: u32) -> anyhow::Result<Flow> {
         if !self.signalled
             && let Some(signal) = self.faults.signal_at(end)
@@ -297,12 +308,16 @@ impl Saver<'_> {
             interrupt::raise(signal)?;
         }
         if let Some(signal) = self.interrupt.received() {
-            self.save(backend)
-                .with_context(|| format!("{signal} received, but the checkpoint could not be saved"))?;
+            let film = backend.read_sums()?;
+            if let Err(error) = self.save(film) {
+                self.failed =
+                    Some(error.context(format!("{signal} received, but the checkpoint was not saved")));
+            }
             return Ok(Flow::Stop);
         }
         if self.last.elapsed() >= self.every {
-            if let Err(error) = self.save(backend) {
+            let film = backend.read_sums()?;
+            if let Err(error) = self.save(film) {
                 eprintln!("warning: {error:#}; rendering on (the previous checkpoint, if any, is kept)");
             }
             self.last = Instant::now();
@@ -314,9 +329,8 @@ impl Saver<'_> {
         Ok(Flow::Continue)
     }
 
-    /// Reads the film back and writes it to the checkpoint file atomically.
-    fn save(&mut self, backend: &mut dyn Backend) -> anyhow::Result<()> {
-        let film = backend.read_sums()?;
+    /// Writes `film` to the checkpoint file atomically.
+    fn save(&mut self, film: FilmSums) -> anyhow::Result<()> {
         self.saved += 1;
         let info = ShardInfo { samples: film.shape.sample_range(), ..self.info.clone() };
         let hook = self.faults.in_checkpoint(self.saved);
