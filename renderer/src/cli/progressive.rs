@@ -32,6 +32,10 @@ pub enum Flow {
     Stop,
 }
 
+/// What runs between batches: given the backend and the sample index where the film
+/// now ends, it says whether to go on.
+pub type Between<'a> = &'a mut dyn FnMut(&mut dyn Backend, u32) -> anyhow::Result<Flow>;
+
 /// How a render is cut into batches, and what runs between them.
 #[derive(Default)]
 pub struct Pacing<'a> {
@@ -42,7 +46,7 @@ pub struct Pacing<'a> {
     pub fixed_batch: Option<u32>,
     /// Runs after every batch but the last, with the backend and the sample index
     /// where the film now ends.
-    pub between: Option<&'a mut dyn FnMut(&mut dyn Backend, u32) -> anyhow::Result<Flow>>,
+    pub between: Option<Between<'a>>,
 }
 
 /// How a render ended.

@@ -90,9 +90,10 @@ fn renderer_bin() -> PathBuf {
     if bundled.exists() {
         return bundled;
     }
-    PathBuf::from(
-        option_env!("CARGO_BIN_EXE_renderer").expect("no renderer binary: build it or run from the bundle"),
-    )
+    match option_env!("CARGO_BIN_EXE_renderer") {
+        Some(path) => PathBuf::from(path),
+        None => panic!("no renderer binary: build it (feature `cli`) or run from the bundle"),
+    }
 }
 
 /// `renderer <args>` on the RTIOW scene at 160x90, 16 spp, with the fault plan `faults`.
