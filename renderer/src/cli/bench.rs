@@ -76,6 +76,8 @@ struct DeviceReport {
 
 /// Runs the benchmark and prints the report.
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
+    // A malformed fault plan is a usage error here, not a backend that fails to start.
+    crate::fault::Faults::from_env().or_usage()?;
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, _) = open_backend(&args.scene, &view, (settings.width, settings.height))?;

@@ -98,6 +98,7 @@ struct Loop<'a> {
 pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let out = args.out.clone().unwrap_or_else(|| default_output(&args.scene));
     let format = output::check_output(&out).or_usage()?;
+    crate::fault::Faults::from_env().or_usage()?;
     let start = Instant::now();
     let mut session = Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default())
         .map_err(session_failure)?;
