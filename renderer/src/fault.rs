@@ -19,6 +19,7 @@
 //!   being written (after the data, before the rename).
 //! - `abort-in-checkpoint:N`: the process aborts while writing the Nth checkpoint
 //!   (a crash or SIGKILL mid-write: the previous checkpoint must survive).
+//! - `fail-checkpoint:N`: the Nth checkpoint write fails as on a full disk.
 //!
 //! A malformed plan is an error, so a typo never silently tests nothing. Not here:
 //! the signal handlers (cli/interrupt.rs), the checks the faults exercise.
@@ -71,6 +72,8 @@ pub enum Fault {
     SignalInCheckpoint { signal: Signal, nth: u64 },
     /// The process aborts during the `nth` checkpoint write.
     AbortInCheckpoint { nth: u64 },
+    /// The `nth` checkpoint write fails (a full disk).
+    FailCheckpoint { nth: u64 },
 }
 
 /// The parsed plan (empty when the variable is unset).
@@ -120,10 +123,12 @@ impl Faults {
         })
     }
 
-    /// What happens during the `nth` checkpoint write: a signal, an abort, or nothing.
+    /// What happens during the `nth` checkpoint write: a signal, an abort, a failure, or nothing.
     pub fn in_checkpoint(&self, nth: u64) -> Option<Fault> {
         self.items.iter().copied().find(|f| match *f {
-            Fault::SignalInCheckpoint { nth: n, .. } | Fault::AbortInCheckpoint { nth: n } => n == nth,
+            Fault::SignalInCheckpoint { nth: n, .. }
+            | Fault::AbortInCheckpoint { nth: n }
+            | Fault::FailCheckpoint { nth: n } => n == nth,
             _ => false,
         })
     }
@@ -184,9 +189,10 @@ fn parse_item(item: &str) -> anyhow::Result<Fault> {
         },
         "signal-in-checkpoint" => Fault::SignalInCheckpoint { signal: signal()?, nth: nth(required_at()?)? },
         "abort-in-checkpoint" => Fault::AbortInCheckpoint { nth: nth(value)? },
+        "fail-checkpoint" => Fault::FailCheckpoint { nth: nth(value)? },
         other => bail!(
             "unknown fault `{other}`: upload, launch, readback, free-memory, batch, signal, \
-             signal-in-checkpoint or abort-in-checkpoint"
+             signal-in-checkpoint, abort-in-checkpoint or fail-checkpoint"
         ),
     })
 }

@@ -339,6 +339,11 @@ impl Saver<'_> {
             match hook {
                 Some(Fault::AbortInCheckpoint { .. }) => std::process::abort(),
                 Some(Fault::SignalInCheckpoint { signal, .. }) => interrupt::raise(signal),
+                Some(Fault::FailCheckpoint { .. }) => Err(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    format!("no space left on device (injected by {})", crate::fault::FAULTS_ENV),
+                )
+                .into()),
                 _ => Ok(()),
             }
         })

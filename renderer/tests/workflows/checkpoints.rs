@@ -292,3 +292,34 @@ fn a_device_failure_is_exit_3_and_the_last_checkpoint_resumes() {
     assert_exit(&render(dir, "d.png", &[&args[..], &["--resume", "d.ckpt.exr"]].concat(), ""), 0);
     assert!(bytes(&dir.join("d.png")) == bytes(&dir.join("whole.png")));
 }
+
+#[test]
+fn a_checkpoint_that_cannot_be_written_is_a_warning_and_after_a_signal_exit_2() {
+    let dir = mixed_scene_dir(WIDTH, HEIGHT, SPP);
+    let dir = dir.path();
+    assert_exit(&render(dir, "whole.png", &[], ""), 0);
+    let args = ["--checkpoint", "k.ckpt.exr", "--checkpoint-every", "0"];
+    // The second periodic save fails (a full disk): a warning, the first one stays, and
+    // the signal at sample 6 saves the third.
+    let out = render(dir, "k.png", &args, "batch:2,fail-checkpoint:2,signal:TERM@6");
+    assert_exit(&out, INTERRUPTED);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("warning: saving the checkpoint: cannot write `k.ckpt.exr`: no space left"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("rendering on (the previous checkpoint, if any, is kept)"), "{stderr}");
+    assert_eq!(saved(&dir.join("k.ckpt.exr")), 0..6);
+    // The save after the signal fails: exit 2, and the checkpoint of 0..6 is still whole.
+    let resume = [&args[..], &["--resume", "k.ckpt.exr"]].concat();
+    let out = render(dir, "k.png", &resume, "batch:2,fail-checkpoint:1,signal:TERM@7");
+    assert_exit(&out, 2);
+    assert!(
+        text(&out.stderr).contains("SIGTERM received, but the checkpoint was not saved"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(saved(&dir.join("k.ckpt.exr")), 0..6);
+    assert_exit(&render(dir, "k.png", &resume, ""), 0);
+    assert!(bytes(&dir.join("k.png")) == bytes(&dir.join("whole.png")));
+}
