@@ -385,3 +385,56 @@ fn a_preempted_shard_resumes_from_its_checkpoint_on_slurm_and_kubernetes() {
     assert_ok(&bash("bash deploy/merge.sh", &env), "merge");
     assert!(rgba8(&dir.join("k8s.png")) == full, "the merged image is the unsharded render");
 }
+
+#[test]
+fn sigterm_from_outside_reaches_the_renderer_the_pod_command_execs() {
+    // The container's command is `bash render-shard.sh`, which `exec`s the renderer:
+    // the SIGTERM Kubernetes sends to the container's process is the renderer's. Big
+    // enough to be rendering when its first checkpoint appears (the test waits for that
+    // file, an event, then signals); the restart is stopped again one batch later.
+    let dir = mixed_scene_dir(48, 32, 1 << 20);
+    let dir = dir.path();
+    let yaml = read("deploy/k8s/render-job.yaml");
+    let render =
+        yaml.split("\n---\n").find(|d| d.contains("completionMode: Indexed")).expect("an Indexed Job");
+    let container = container(render);
+    let parts = dir.join("parts");
+    let mut env = container.env.clone();
+    env.extend(base_env(dir));
+    env.extend([
+        ("SCENE".to_owned(), dir.join("scene.ron").display().to_string()),
+        ("PARTS_DIR".to_owned(), parts.display().to_string()),
+        ("SHARD_COUNT".to_owned(), "1".to_owned()),
+        ("JOB_COMPLETION_INDEX".to_owned(), "0".to_owned()),
+        ("CHECKPOINT_EVERY".to_owned(), "0".to_owned()),
+    ]);
+    let command = expand(&container.command, &env);
+    let checkpoint = parts.join("checkpoints/part-00000.ckpt.exr");
+    let mut pod = Command::new("bash")
+        .arg("-c")
+        .arg(format!("exec {command}"))
+        .current_dir(repo())
+        .env_clear()
+        .envs(&env)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the pod's command");
+    while !checkpoint.exists() {
+        assert!(pod.try_wait().expect("wait").is_none(), "the shard ended before its first checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let kill = Command::new("kill").args(["-TERM", &pod.id().to_string()]).status().expect("run kill");
+    assert!(kill.success());
+    let out = pod.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let done = renderer::shard::partial::read_info(&checkpoint).expect("a checkpoint").samples;
+    assert!(done.start == 0 && done.end > 0, "{done:?}");
+    // The replacement pod resumes from the checkpoint on the shared volume.
+    env.insert("RENDERER_FAULTS".to_owned(), format!("batch:1,signal:TERM@{}", done.end + 1));
+    let out = bash(&command, &env);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("resuming shard 0/1"), "{}", text(&out.stderr));
+    let resumed = renderer::shard::partial::read_info(&checkpoint).expect("a checkpoint").samples;
+    assert_eq!(resumed, 0..done.end + 1, "it went on from where it stopped");
+}
