@@ -16,6 +16,8 @@
 #   RENDERER     the renderer binary [renderer, from PATH]
 #   RENDER_ARGS  more `renderer render` flags, split on spaces: resolution, --spp,
 #                --seed, --max-depth, --backend, ... (the same for every shard)
+#   CHECKPOINT_DIR    shared folder for checkpoints [$PARTS_DIR/checkpoints]
+#   CHECKPOINT_EVERY  seconds of rendering between checkpoints [300]
 set -euo pipefail
 
 : "${SCENE:?set SCENE to the scene file}"
@@ -36,8 +38,17 @@ else
     exit 2
 fi
 
-mkdir -p "$PARTS_DIR"
+checkpoints=${CHECKPOINT_DIR:-$PARTS_DIR/checkpoints}
+mkdir -p "$PARTS_DIR" "$checkpoints"
 part=$(printf '%s/part-%05d.exr' "$PARTS_DIR" "$index")
+checkpoint=$(printf '%s/part-%05d.ckpt.exr' "$checkpoints" "$index")
+resume=()
+if [ -f "$checkpoint" ]; then
+    echo "render-shard.sh: resuming shard $index/$count from $checkpoint" >&2
+    resume=(--resume "$checkpoint")
+fi
+# exec: the renderer itself receives the scheduler's SIGTERM.
 # RENDER_ARGS is a list of flags: split on spaces on purpose.
 # shellcheck disable=SC2086
-exec "$RENDERER" render "$SCENE" --shard "$index/$count" -o "$part" ${RENDER_ARGS:-}
+exec "$RENDERER" render "$SCENE" --shard "$index/$count" -o "$part" \
+    --checkpoint "$checkpoint" --checkpoint-every "${CHECKPOINT_EVERY:-300}" "${resume[@]}" ${RENDER_ARGS:-}

@@ -190,8 +190,17 @@ pub trait Backend {
     fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
         Ok(Vec::new())
     }
+    /// Fails, saying both sizes, when `blob` and a `width × height` film cannot fit on
+    /// the device: called before [`Backend::upload`] so that no work is done for a
+    /// scene that cannot fit. The CPU backend leaves that to the host's allocator.
+    fn check_memory(&self, _blob: &BlobView<'_>, _width: u32, _height: u32) -> anyhow::Result<()> {
+        Ok(())
+    }
     /// Copies the scene to the device (the whole blob in one copy on the GPU).
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()>;
+    /// Makes the film exactly `sums` (a checkpoint read back from disk): the next job
+    /// that starts at `sums.shape.end` continues it, as if it had rendered them.
+    fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()>;
     /// Adds `job.samples` samples per pixel to the film.
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats>;
     /// The film as 8-bit RGBA, gamma 2, top row first.
@@ -207,6 +216,23 @@ pub trait Backend {
     fn shares(&self) -> Vec<DeviceShare> {
         Vec::new()
     }
+    /// Devices that failed and were left out, each with what failed: a backend of
+    /// several devices ([`multi::MultiBackend`]) renders a failed device's samples on
+    /// the others. Empty for a backend of one device, whose failures are errors.
+    fn lost_devices(&self) -> Vec<DeviceLoss> {
+        Vec::new()
+    }
+}
+
+/// A device that failed during a render of several devices, and what became of its work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceLoss {
+    /// "GPU 1 · NVIDIA H200 (sm_90)".
+    pub device: String,
+    /// The error, with its causes ("GPU 1 · …: rendering: launching render: …").
+    pub error: String,
+    /// The samples it lost, rendered again on the remaining devices.
+    pub samples: Range<u32>,
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ use anyhow::{Context, anyhow, bail};
 use scene_compiler::BlobView;
 
 use super::{
-    Backend, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm, KernelCompile,
+    Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm, KernelCompile,
     KernelResources, RenderJob,
 };
 use crate::shard::split_weighted;
@@ -38,8 +38,10 @@ pub struct Device {
 
 struct Slot {
     device: Device,
-    /// Its film holds samples not yet added to the host film.
-    pending: bool,
+    /// The samples its film holds that are not yet added to the host film.
+    pending: Option<Range<u32>>,
+    /// False once it failed: it gets no more work.
+    alive: bool,
     share: DeviceShare,
 }
 
@@ -51,6 +53,9 @@ pub struct MultiBackend {
     shape: Option<FilmShape>,
     /// Sums read back so far; `None` until the first read-back of a film.
     film: Option<HostFilm>,
+    /// The last render call, to render a failed device's samples again.
+    job: Option<RenderJob>,
+    lost: Vec<DeviceLoss>,
     compile: Option<KernelCompile>,
 }
 
@@ -71,48 +76,155 @@ impl MultiBackend {
             .map(|device| Slot {
                 share: DeviceShare { device: device.label.clone(), ..DeviceShare::default() },
                 device: Device { weight: device.weight.max(1), ..device },
-                pending: false,
+                pending: None,
+                alive: true,
             })
             .collect();
-        Ok(MultiBackend { name, slots, shape: None, film: None, compile })
+        Ok(MultiBackend { name, slots, shape: None, film: None, job: None, lost: Vec::new(), compile })
     }
 
-    /// The devices' parts of `range`, in device order.
+    /// The devices' parts of `range`, in device order (an empty part for a failed device).
     pub fn split(&self, range: Range<u32>) -> Vec<Range<u32>> {
-        let weights: Vec<u64> = self.slots.iter().map(|s| u64::from(s.device.weight)).collect();
+        let weights: Vec<u64> =
+            self.slots.iter().map(|s| if s.alive { u64::from(s.device.weight) } else { 0 }).collect();
+        if weights.iter().all(|&w| w == 0) {
+            return vec![range.start..range.start; self.slots.len()];
+        }
         split_weighted(range, &weights)
     }
 
+    /// Leaves a failed device out from now on; `samples` are to be rendered again.
+    fn lose(&mut self, slot: usize, error: &anyhow::Error, samples: Range<u32>) {
+        let slot = &mut self.slots[slot];
+        slot.alive = false;
+        slot.pending = None;
+        slot.share.samples = slot.share.samples.saturating_sub(samples.end - samples.start);
+        self.lost.push(DeviceLoss {
+            device: slot.device.label.clone(),
+            error: format!("{error:#}"),
+            samples,
+        });
+    }
+
     /// Adds every device film that holds unread samples to the host film (read back
-    /// in parallel, added in device order).
-    fn collect(&mut self) -> anyhow::Result<()> {
+    /// in parallel, added in device order). A device whose read-back fails is left
+    /// out and its samples are returned, to be rendered again.
+    fn collect(&mut self) -> anyhow::Result<Vec<Range<u32>>> {
         let shape = self.shape.context("nothing rendered yet")?;
-        let film = self.film.get_or_insert_with(|| HostFilm::new(shape.width, shape.height));
         let read: Vec<Option<anyhow::Result<FilmSums>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .slots
                 .iter_mut()
-                .map(|slot| slot.pending.then(|| scope.spawn(move || slot.device.backend.read_sums())))
+                .map(|slot| {
+                    slot.pending.is_some().then(|| scope.spawn(move || slot.device.backend.read_sums()))
+                })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("panicked")))))
                 .collect()
         });
-        for (slot, sums) in self.slots.iter_mut().zip(read) {
-            if let Some(sums) = sums {
-                let sums = sums.with_context(|| format!("{}: reading the film back", slot.device.label))?;
-                film.add(&sums.sums, sums.shape.samples).with_context(|| slot.device.label.clone())?;
-                slot.pending = false;
+        let mut again = Vec::new();
+        for (index, sums) in read.into_iter().enumerate() {
+            let Some(sums) = sums else { continue };
+            let pending = self.slots[index].pending.clone().unwrap_or_default();
+            let label = self.slots[index].device.label.clone();
+            match sums.with_context(|| format!("{label}: reading the film back")) {
+                Ok(sums) => {
+                    let film = self.film.get_or_insert_with(|| HostFilm::new(shape.width, shape.height));
+                    film.add(&sums.sums, sums.shape.samples).with_context(|| label.clone())?;
+                    self.slots[index].pending = None;
+                }
+                Err(error) => {
+                    self.lose(index, &error, pending.clone());
+                    again.push(pending);
+                }
             }
         }
-        debug_assert_eq!(film.samples, shape.samples);
-        Ok(())
+        Ok(again)
     }
 
+    /// Renders `todo` (sample ranges of `job`'s image) on the devices that work: each
+    /// range split between them; the samples of a device that fails go to the others.
+    /// Fails when no device is left. Device films holding unread samples are read
+    /// back first, since every part renders on a fresh film.
+    fn render_ranges(&mut self, job: &RenderJob, todo: Vec<Range<u32>>) -> anyhow::Result<FrameStats> {
+        let mut queue: std::collections::VecDeque<Range<u32>> =
+            todo.into_iter().filter(|r| !r.is_empty()).collect();
+        let mut total = FrameStats::default();
+        while let Some(range) = queue.pop_front() {
+            if self.slots.iter().any(|s| s.pending.is_some()) {
+                queue.extend(self.collect()?);
+            }
+            if !self.slots.iter().any(|s| s.alive) {
+                bail!("every device failed: {}", self.lost_summary());
+            }
+            let ranges = self.split(range);
+            let results: Vec<Option<anyhow::Result<FrameStats>>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = self
+                    .slots
+                    .iter_mut()
+                    .zip(&ranges)
+                    .map(|(slot, range)| {
+                        let part = job.with_samples(range.clone()).on_fresh_film();
+                        (!range.is_empty()).then(|| scope.spawn(move || slot.device.backend.render(&part)))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("panicked")))))
+                    .collect()
+            });
+            let mut round = FrameStats::default();
+            for (index, (range, result)) in ranges.into_iter().zip(results).enumerate() {
+                let Some(result) = result else { continue };
+                let label = self.slots[index].device.label.clone();
+                self.slots[index].share.samples += range.end - range.start;
+                match result.with_context(|| format!("{label}: rendering samples {range:?}")) {
+                    Ok(stats) => {
+                        let slot = &mut self.slots[index];
+                        slot.pending = Some(range.clone());
+                        slot.share.render_ms += stats.render_ms;
+                        slot.share.rays += stats.rays;
+                        slot.share.last_range = range;
+                        slot.share.last = stats;
+                        round.render_ms = round.render_ms.max(stats.render_ms);
+                        round.samples += stats.samples;
+                        round.rays += stats.rays;
+                    }
+                    Err(error) => {
+                        self.lose(index, &error, range.clone());
+                        queue.push_back(range);
+                    }
+                }
+            }
+            total.render_ms += round.render_ms;
+            total.samples += round.samples;
+            total.rays += round.rays;
+        }
+        Ok(total)
+    }
+
+    /// Reads every device film back, rendering again what a failed read-back lost.
     fn collected(&mut self) -> anyhow::Result<&HostFilm> {
-        self.collect()?;
-        self.film.as_ref().context("nothing rendered yet")
+        loop {
+            let again = self.collect()?;
+            if again.is_empty() {
+                break;
+            }
+            let job = self.job.context("nothing rendered yet")?;
+            self.render_ranges(&job, again)?;
+        }
+        let shape = self.shape.context("nothing rendered yet")?;
+        let film = self.film.get_or_insert_with(|| HostFilm::new(shape.width, shape.height));
+        debug_assert_eq!(film.samples, shape.samples);
+        Ok(film)
+    }
+
+    /// "GPU 0 · …: error; GPU 1 · …: error".
+    fn lost_summary(&self) -> String {
+        let each: Vec<String> = self.lost.iter().map(|l| l.error.clone()).collect();
+        each.join("; ")
     }
 }
 
@@ -138,6 +250,14 @@ impl Backend for MultiBackend {
         self.slots.first().map_or(Ok(Vec::new()), |s| s.device.backend.kernel_resources())
     }
 
+    /// Every device must hold the scene and its film (each renders a full-size film).
+    fn check_memory(&self, blob: &BlobView<'_>, width: u32, height: u32) -> anyhow::Result<()> {
+        for slot in &self.slots {
+            slot.device.backend.check_memory(blob, width, height)?;
+        }
+        Ok(())
+    }
+
     /// Uploads to every device at once.
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
         let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
@@ -156,58 +276,39 @@ impl Backend for MultiBackend {
 
     /// Splits the job's samples over the devices and renders them at once. The
     /// render time is the slowest device's (they run concurrently); samples and rays
-    /// are the sum.
+    /// are the sum. A device that fails is named in [`Backend::lost_devices`] and left
+    /// out, and its samples are rendered on the others; when none is left, the call
+    /// fails.
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let update = FilmShape::begin(self.shape, job)?;
-        match update.start {
-            FilmStart::Fresh => {
-                self.film = None;
-                for slot in &mut self.slots {
-                    slot.pending = false;
-                    slot.share = DeviceShare { device: slot.device.label.clone(), ..DeviceShare::default() };
-                }
+        if update.start == FilmStart::Fresh {
+            self.film = None;
+            for slot in &mut self.slots {
+                slot.pending = None;
+                slot.share = DeviceShare { device: slot.device.label.clone(), ..DeviceShare::default() };
             }
-            // The devices' films are started afresh below: keep what they hold.
-            FilmStart::Continue => self.collect()?,
         }
-        let ranges = self.split(job.sample_range());
-        let results: Vec<Option<anyhow::Result<FrameStats>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .slots
-                .iter_mut()
-                .zip(&ranges)
-                .map(|(slot, range)| {
-                    let part = job.with_samples(range.clone()).on_fresh_film();
-                    (!range.is_empty()).then(|| scope.spawn(move || slot.device.backend.render(&part)))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("panicked")))))
-                .collect()
-        });
-        // Whatever happens next, the old device films are gone: start over on an error.
-        self.shape = None;
-        let mut total = FrameStats::default();
-        for ((slot, range), result) in self.slots.iter_mut().zip(ranges).zip(results) {
-            let stats = match result {
-                Some(result) => {
-                    result.with_context(|| format!("{}: rendering samples {range:?}", slot.device.label))?
-                }
-                None => FrameStats::default(),
-            };
-            slot.pending |= !range.is_empty();
-            slot.share.samples += range.end - range.start;
-            slot.share.render_ms += stats.render_ms;
-            slot.share.rays += stats.rays;
-            slot.share.last_range = range;
-            slot.share.last = stats;
-            total.render_ms = total.render_ms.max(stats.render_ms);
-            total.samples += stats.samples;
-            total.rays += stats.rays;
-        }
+        // On an error the device films are in no known state: the next call starts over.
         self.shape = Some(update.after);
-        Ok(total)
+        self.job = Some(*job);
+        let stats = self.render_ranges(job, vec![job.sample_range()]);
+        if stats.is_err() {
+            self.shape = None;
+        }
+        stats
+    }
+
+    fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()> {
+        let shape = sums.shape;
+        let mut film = HostFilm::new(shape.width, shape.height);
+        film.add(&sums.sums, shape.samples)?;
+        for slot in &mut self.slots {
+            slot.pending = None;
+            slot.share = DeviceShare { device: slot.device.label.clone(), ..DeviceShare::default() };
+        }
+        self.film = Some(film);
+        self.shape = Some(shape);
+        Ok(())
     }
 
     fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
@@ -226,5 +327,9 @@ impl Backend for MultiBackend {
 
     fn shares(&self) -> Vec<DeviceShare> {
         self.slots.iter().map(|s| s.share.clone()).collect()
+    }
+
+    fn lost_devices(&self) -> Vec<DeviceLoss> {
+        self.lost.clone()
     }
 }

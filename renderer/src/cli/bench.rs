@@ -76,9 +76,11 @@ struct DeviceReport {
 
 /// Runs the benchmark and prints the report.
 pub fn run(args: &BenchArgs) -> Result<(), Failure> {
+    // A malformed fault plan is a usage error here, not a backend that fails to start.
+    crate::fault::Faults::from_env().or_usage()?;
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
-    let (mut backend, _) = open_backend(&args.scene, &view)?;
+    let (mut backend, _) = open_backend(&args.scene, &view, (settings.width, settings.height))?;
     let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
     for _ in 0..args.warmup {
         backend.render(&job).or_device()?;
@@ -99,6 +101,7 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         }
         last = Some(stats);
     }
+    super::render::report_lost_devices(backend.as_ref());
     let devices = backend
         .shares()
         .into_iter()

@@ -11,10 +11,10 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::{Failure, OrFail};
+use super::{Failure, OrFail, part_failure};
 use crate::output::{self, ImageFormat, Pixels};
 use crate::shard::merge::{self, Part};
-use crate::shard::partial::{self, PartError};
+use crate::shard::partial;
 use crate::timing::ms;
 
 /// Flags of `renderer merge`.
@@ -28,15 +28,6 @@ pub struct MergeArgs {
     /// unsharded `renderer render` writes.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-}
-
-/// A part that cannot be read is an I/O error (exit 2); one that is not a partial
-/// film, or a set that is not one render's every shard, is invalid input (exit 1).
-fn part_failure(error: PartError) -> Failure {
-    match error {
-        PartError::Unreadable { .. } => Failure::Usage(error.into()),
-        PartError::NotPartial { .. } => Failure::Invalid(error.into()),
-    }
 }
 
 /// Checks the parts, adds them and writes the image; prints a summary.

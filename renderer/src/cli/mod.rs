@@ -7,6 +7,7 @@
 //! exit codes listed in `--help`; nothing on an input path panics.
 
 mod bench;
+mod interrupt;
 mod merge;
 mod progressive;
 mod render;
@@ -35,7 +36,13 @@ Exit codes:
   1  invalid input: a scene with errors (printed with file:line:col), a blob that fails validation,
      or (merge) files that are not the partial films of one render, each shard once
   2  usage or I/O: bad flags, a file that cannot be read or written, an unknown file type
-  3  device failure: the backend did not start, or failed while rendering";
+  3  device failure: the backend did not start, or failed while rendering (the GPU and the stage
+     are named), or a scene and film that do not fit in the GPU's free memory
+  4  (render --checkpoint) interrupted by SIGINT or SIGTERM: the film is saved in the checkpoint
+     file and no image was written; run the same command with --resume FILE to finish";
+
+/// Exit code of a render stopped by SIGINT/SIGTERM after saving its checkpoint.
+pub const EXIT_INTERRUPTED: u8 = 4;
 
 /// Path tracer for scene-compiler scenes, on CUDA or the CPU.
 #[derive(Debug, Parser)]
@@ -77,11 +84,11 @@ struct SceneArgs {
     scene: PathBuf,
     /// Image width in pixels [default: the scene's settings; given alone, the height
     /// follows the scene's aspect ratio].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    #[arg(long, value_parser = image_side)]
     width: Option<u32>,
     /// Image height in pixels [default: the scene's settings; given alone, the width
     /// follows the scene's aspect ratio].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    #[arg(long, value_parser = image_side)]
     height: Option<u32>,
     /// Samples per pixel [default: the scene's settings].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_SPP)))]
@@ -111,6 +118,28 @@ struct SceneArgs {
     /// no path can hit, then add nothing.
     #[arg(long)]
     no_nee: bool,
+}
+
+/// A `--width` or `--height`: 1 to [`limits::MAX_IMAGE_SIDE`], with a message that
+/// says what the limit is and why, not only that the value is out of range.
+pub(crate) fn image_side(text: &str) -> Result<u32, String> {
+    let max = limits::MAX_IMAGE_SIDE;
+    let side: u64 =
+        text.trim().parse().map_err(|_| format!("`{text}` is not a number of pixels (1 to {max})"))?;
+    if side == 0 {
+        return Err("an image side is at least 1 pixel".to_owned());
+    }
+    if side > u64::from(max) {
+        return Err(format!(
+            "{side} pixels is more than a film holds: at most {max} pixels per side ({max}x{max}, \
+             {} Mpixels; on a GPU that film alone needs {} of device memory)",
+            u64::from(max) * u64::from(max) / 1_000_000,
+            crate::backend::cuda::memory::Bytes(
+                u64::from(max) * u64::from(max) * crate::backend::cuda::memory::FILM_BYTES_PER_PIXEL
+            )
+        ));
+    }
+    Ok(side as u32)
 }
 
 impl SceneArgs {
@@ -154,9 +183,14 @@ struct BackendTimes {
     upload: Duration,
 }
 
-/// Starts the chosen backend (several GPUs with `--gpus`) and uploads the scene; a
-/// fallback note goes to stderr.
-fn open_backend(args: &SceneArgs, view: &BlobView<'_>) -> Result<(Box<dyn Backend>, BackendTimes), Failure> {
+/// Starts the chosen backend (several GPUs with `--gpus`), checks that the scene and a
+/// `film` (width, height) fit in its memory, and uploads the scene; a fallback note
+/// goes to stderr.
+fn open_backend(
+    args: &SceneArgs,
+    view: &BlobView<'_>,
+    (width, height): (u32, u32),
+) -> Result<(Box<dyn Backend>, BackendTimes), Failure> {
     let selected = match &args.gpus {
         Some(_) if args.backend == BackendChoice::Cpu => {
             return Err(Failure::Usage(anyhow::anyhow!(
@@ -170,6 +204,7 @@ fn open_backend(args: &SceneArgs, view: &BlobView<'_>) -> Result<(Box<dyn Backen
         eprintln!("{note}");
     }
     let mut backend = selected.backend;
+    backend.check_memory(view, width, height).or_device()?;
     let start = Instant::now();
     backend.upload(view).or_device()?;
     Ok((backend, BackendTimes { init: selected.init_time, upload: start.elapsed() }))
@@ -184,6 +219,8 @@ enum Failure {
     Usage(anyhow::Error),
     /// Exit 3: the backend did not start or failed while rendering.
     Device(anyhow::Error),
+    /// Exit 4: stopped by a signal, the film saved in the checkpoint.
+    Interrupted(anyhow::Error),
 }
 
 impl Failure {
@@ -192,11 +229,16 @@ impl Failure {
             Failure::Invalid(_) => ExitCode::from(1),
             Failure::Usage(_) => ExitCode::from(2),
             Failure::Device(_) => ExitCode::from(3),
+            Failure::Interrupted(_) => ExitCode::from(EXIT_INTERRUPTED),
         }
     }
 
     fn print(&self) {
-        let (Failure::Invalid(e) | Failure::Usage(e) | Failure::Device(e)) = self;
+        if let Failure::Interrupted(e) = self {
+            eprintln!("interrupted: {e:#}");
+            return;
+        }
+        let (Failure::Invalid(e) | Failure::Usage(e) | Failure::Device(e) | Failure::Interrupted(e)) = self;
         // Scene diagnostics come rendered, with their own `error:` lines and source snippets.
         match e.downcast_ref::<SceneError>() {
             Some(scene_error) => eprintln!("{scene_error}"),
@@ -211,6 +253,16 @@ impl From<SceneError> for Failure {
             SceneErrorKind::Diagnostics | SceneErrorKind::Invalid => Failure::Invalid(error.into()),
             SceneErrorKind::Io | SceneErrorKind::UnknownType => Failure::Usage(error.into()),
         }
+    }
+}
+
+/// A part or checkpoint that cannot be read is an I/O error (exit 2); one that is not
+/// a partial film is invalid input (exit 1).
+fn part_failure(error: crate::shard::partial::PartError) -> Failure {
+    use crate::shard::partial::PartError;
+    match error {
+        PartError::Unreadable { .. } => Failure::Usage(error.into()),
+        PartError::NotPartial { .. } => Failure::Invalid(error.into()),
     }
 }
 

@@ -7,6 +7,8 @@
 //! otherwise the rest is one render call. Batching does not change the image: each batch continues the film at
 //! `first_sample`, and every (pixel, sample) has its own random stream. A shard
 //! (`render --shard`) is the same with a range that does not start at 0.
+//! With `Pacing::batched` it always batches and runs a callback between batches,
+//! where `render --checkpoint` saves the film and notices SIGINT/SIGTERM.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -23,28 +25,77 @@ const BAR_THRESHOLD: Duration = Duration::from_secs(1);
 /// per-call overhead (a kernel launch, a rayon fork) stays negligible.
 const BATCH_TARGET: Duration = Duration::from_millis(250);
 
+/// What to do after a batch: go on, or stop with the film as it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+/// What runs between batches: given the backend and the sample index where the film
+/// now ends, it says whether to go on.
+pub type Between<'a> = &'a mut dyn FnMut(&mut dyn Backend, u32) -> anyhow::Result<Flow>;
+
+/// How a render is cut into batches, and what runs between them.
+#[derive(Default)]
+pub struct Pacing<'a> {
+    /// Cut the render into batches even when no bar is shown (checkpoints and signals
+    /// are handled between batches).
+    pub batched: bool,
+    /// Samples per batch instead of measured ~250 ms batches (the fault plan's `batch:K`).
+    pub fixed_batch: Option<u32>,
+    /// Runs after every batch but the last, with the backend and the sample index
+    /// where the film now ends.
+    pub between: Option<Between<'a>>,
+}
+
+/// How a render ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every sample rendered; the stats summed over the batches.
+    Finished(FrameStats),
+    /// `between` asked to stop; the film holds the samples up to `end`.
+    Stopped { stats: FrameStats, end: u32 },
+}
+
 /// Renders all of `job`'s samples (`job.sample_range()`: `0..spp` for a whole render,
-/// a shard's range with a fresh film for `--shard`); returns the summed stats.
-pub fn render_all(backend: &mut dyn Backend, job: RenderJob) -> anyhow::Result<FrameStats> {
+/// a shard's range with a fresh film for `--shard`, the rest of a resumed one), in
+/// batches as `pacing` says; returns the summed stats and whether it finished.
+pub fn render_paced(
+    backend: &mut dyn Backend,
+    job: RenderJob,
+    mut pacing: Pacing<'_>,
+) -> anyhow::Result<Outcome> {
     let range = job.sample_range();
     let spp = range.len() as u32;
-    let first = FIRST_BATCH.min(spp);
+    let first = pacing.fixed_batch.unwrap_or(FIRST_BATCH).min(spp);
     // The first batch starts the film as the job says (fresh at a shard's first sample).
     let mut total = backend.render(&RenderJob { samples: first, ..job })?;
     let remaining = spp - first;
     if remaining == 0 {
-        return Ok(total);
+        return Ok(Outcome::Finished(total));
     }
     let ms_per_sample = total.render_ms / f64::from(first);
     let expected = Duration::from_secs_f64(ms_per_sample * f64::from(remaining) / 1e3);
-    let (batch, bar) = if expected >= BAR_THRESHOLD && std::io::stderr().is_terminal() {
-        let batch = (BATCH_TARGET.as_secs_f64() * 1e3 / ms_per_sample.max(1e-6)) as u32;
-        (batch.clamp(1, remaining), Some(progress_bar(first, spp)))
-    } else {
-        (remaining, None)
-    };
+    let bar =
+        (expected >= BAR_THRESHOLD && std::io::stderr().is_terminal()).then(|| progress_bar(first, spp));
+    let measured = (BATCH_TARGET.as_secs_f64() * 1e3 / ms_per_sample.max(1e-6)) as u32;
+    let batch = match pacing.fixed_batch {
+        Some(fixed) => fixed,
+        None if bar.is_some() || pacing.batched => measured,
+        None => remaining,
+    }
+    .clamp(1, remaining);
     let mut done = first;
     while done < spp {
+        if let Some(between) = pacing.between.as_mut()
+            && between(backend, range.start + done)? == Flow::Stop
+        {
+            if let Some(bar) = bar {
+                bar.abandon();
+            }
+            return Ok(Outcome::Stopped { stats: total, end: range.start + done });
+        }
         let samples = batch.min(spp - done);
         let start = range.start + done;
         let stats = backend.render(&job.with_samples(start..start + samples))?;
@@ -57,7 +108,7 @@ pub fn render_all(backend: &mut dyn Backend, job: RenderJob) -> anyhow::Result<F
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    Ok(total)
+    Ok(Outcome::Finished(total))
 }
 
 /// A bar over all `spp` samples, `done` of them already rendered.

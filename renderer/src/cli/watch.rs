@@ -3,7 +3,9 @@
 //! line saying where the time went from the save to the new frame.
 //!
 //! stdout gets exactly one line per handled change (scripts and tests read it); full
-//! diagnostics go to stderr. A broken scene or kernel never stops the loop.
+//! diagnostics go to stderr. A broken scene or kernel, or a device that fails to
+//! upload, render or read back, never stops the loop: the image on disk stays the
+//! last good frame and the next change tries again.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,11 +43,11 @@ pub struct WatchArgs {
     spp: u32,
     /// Image width in pixels [default: the scene's settings; given alone, the height
     /// follows the scene's aspect ratio].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    #[arg(long, value_parser = super::image_side)]
     width: Option<u32>,
     /// Image height in pixels [default: the scene's settings; given alone, the width
     /// follows the scene's aspect ratio].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_IMAGE_SIDE)))]
+    #[arg(long, value_parser = super::image_side)]
     height: Option<u32>,
     /// Longest path, in ray segments [default: the scene's settings].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::MAX_DEPTH)))]
@@ -96,6 +98,7 @@ struct Loop<'a> {
 pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let out = args.out.clone().unwrap_or_else(|| default_output(&args.scene));
     let format = output::check_output(&out).or_usage()?;
+    crate::fault::Faults::from_env().or_usage()?;
     let start = Instant::now();
     let mut session = Session::open(&args.scene, args.kernels.as_deref(), SessionOptions::default())
         .map_err(session_failure)?;
@@ -113,10 +116,15 @@ pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let mut live = Loop { args, backend: selected.backend, out, format };
 
     match session.current().cloned() {
-        Some(scene) => {
-            let times = live.frame(&scene, true).or_device()?;
-            say(&format!("gen {} scene: open {}, {}", session.generation(), ms(open), times.summary(open)));
-        }
+        Some(scene) => match live.frame(&scene, true) {
+            Ok(times) => say(&format!(
+                "gen {} scene: open {}, {}",
+                session.generation(),
+                ms(open),
+                times.summary(open)
+            )),
+            Err(error) => device_error(&error, "waiting for a change"),
+        },
         None => {
             let error = session.last_error().map_or_else(String::new, |e| e.message.clone());
             eprintln!("{error}");
@@ -127,8 +135,11 @@ pub fn run(args: &WatchArgs) -> Result<(), Failure> {
     let mut successes = 0;
     while args.frames.is_none_or(|n| successes < n) {
         for reload in session.wait(WAIT_SLICE) {
-            if live.handle(&session, &reload).or_device()? {
-                successes += 1;
+            match live.handle(&session, &reload) {
+                Ok(true) => successes += 1,
+                Ok(false) => {}
+                // The image on disk is the last good frame; the next change tries again.
+                Err(error) => device_error(&error, "keeping the last image"),
             }
         }
     }
@@ -209,11 +220,12 @@ impl Loop<'_> {
     fn frame(&mut self, scene: &CompiledScene, upload: bool) -> anyhow::Result<FrameTimes> {
         let start = Instant::now();
         let view = scene.view();
+        let settings = self.args.overrides().apply(view.settings());
         if upload {
+            self.backend.check_memory(&view, settings.width, settings.height)?;
             self.backend.upload(&view)?;
         }
         let upload = if upload { start.elapsed() } else { Duration::ZERO };
-        let settings = self.args.overrides().apply(view.settings());
         let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!self.args.no_nee);
         let start = Instant::now();
         let stats = self.backend.render(&job)?;
@@ -265,6 +277,13 @@ fn first_error(log: &str) -> &str {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
+}
+
+/// A failed upload, render or read-back: the full error on stderr, one line on stdout
+/// (`error device: GPU 0 · …: rendering: …; keeping the last image`).
+fn device_error(error: &anyhow::Error, then: &str) {
+    eprintln!("error: {error:#}");
+    say(&format!("error device: {}; {then}", first_line(&format!("{error:#}"))));
 }
 
 /// Prints one line on stdout and flushes it at once (readers wait on it).

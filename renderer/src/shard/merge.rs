@@ -37,7 +37,17 @@ pub fn check(mut parts: Vec<Part>) -> Result<Vec<Part>, MergeError> {
     let mut by_index: BTreeMap<u32, Vec<&Part>> = BTreeMap::new();
     for part in &parts {
         let differences = reference.differences(&part.info.render);
-        if differences.is_empty() {
+        if part.info.checkpoint {
+            problems.push(format!(
+                "`{}` is a checkpoint of shard {} (samples {:?} of {:?}), not a finished part: \
+                 finish it with `renderer render --resume {}`",
+                part.path.display(),
+                part.info.shard(),
+                part.info.samples,
+                part.info.shard().samples(part.info.render.spp),
+                part.path.display()
+            ));
+        } else if differences.is_empty() {
             by_index.entry(part.info.index).or_default().push(part);
         } else {
             problems.push(format!(
@@ -152,7 +162,10 @@ mod tests {
             shard_count: count,
         };
         let samples = Shard { index, count }.samples(64);
-        Part { path: name.into(), info: ShardInfo { render, index, samples, backend: "CPU".to_owned() } }
+        Part {
+            path: name.into(),
+            info: ShardInfo { render, index, samples, backend: "CPU".to_owned(), checkpoint: false },
+        }
     }
 
     #[test]
@@ -172,6 +185,21 @@ mod tests {
         assert!(text.contains("`other` is from another render than `a`: seed 1 ≠ 2"), "{text}");
         assert!(text.contains("shard 0/3 is given 2 times: `a`, `a2`"), "{text}");
         assert!(text.contains("missing shards 1/3 (samples 21..42), 2/3 (samples 42..64)"), "{text}");
+    }
+
+    #[test]
+    fn a_checkpoint_is_not_a_part() {
+        let mut unfinished = part(1, 2, "ckpt.exr");
+        unfinished.info.checkpoint = true;
+        unfinished.info.samples = 32..40;
+        let text = check(vec![part(0, 2, "a"), unfinished]).expect_err("a checkpoint").to_string();
+        assert!(
+            text.contains(
+                "`ckpt.exr` is a checkpoint of shard 1/2 (samples 32..40 of 32..64), not a finished part: \
+                 finish it with `renderer render --resume ckpt.exr`"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

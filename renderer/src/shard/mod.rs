@@ -11,7 +11,10 @@
 //!   [`split_weighted`] is the same split in proportion to weights (several GPUs).
 //! - [`partial`]: the partial film in OpenEXR, the metadata as header attributes.
 //! - [`merge`]: the checks (same render, every shard once) and the f64 sum.
+//! - [`checkpoint`]: an unfinished render's film saved as a partial film of the
+//!   samples done so far (`render --checkpoint`), and the checks before `--resume`.
 
+pub mod checkpoint;
 pub mod merge;
 pub mod partial;
 
@@ -155,6 +158,10 @@ pub struct ShardInfo {
     pub samples: Range<u32>,
     /// The backend and device that rendered it ("CPU · 16 threads").
     pub backend: String,
+    /// A checkpoint of an unfinished render (`render --checkpoint`): `samples` is the
+    /// start of the shard's range, not all of it. `merge` refuses it; `render
+    /// --resume` renders the rest ([`checkpoint`]).
+    pub checkpoint: bool,
 }
 
 impl ShardInfo {

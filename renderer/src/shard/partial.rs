@@ -50,6 +50,9 @@ pub mod attr {
     pub const SAMPLES: &str = "rtscene.samples";
     /// string, the backend and device that rendered the part.
     pub const BACKEND: &str = "rtscene.backend";
+    /// int, 1: a checkpoint of an unfinished render (`sampleEnd` is where it stopped);
+    /// absent (or 0) in a finished part.
+    pub const CHECKPOINT: &str = "rtscene.checkpoint";
 }
 
 /// One shard's film: its metadata and its per-pixel sums (top row first).
@@ -82,6 +85,11 @@ impl PartError {
 
 /// Writes `film` to `path` (temporary file renamed over it, as images are).
 pub fn write(path: &Path, film: &PartialFilm) -> anyhow::Result<()> {
+    output::write_atomically(path, |temp| write_file(temp, film))
+}
+
+/// Writes `film` to `path` directly (no temporary file: [`write`] is the safe one).
+pub fn write_file(path: &Path, film: &PartialFilm) -> anyhow::Result<()> {
     let info = &film.info;
     let render = &info.render;
     let (width, height) = (render.width as usize, render.height as usize);
@@ -115,6 +123,9 @@ pub fn write(path: &Path, film: &PartialFilm) -> anyhow::Result<()> {
         (attr::SAMPLE_END, info.samples.end),
         (attr::SAMPLES, info.samples.end - info.samples.start),
     ];
+    if info.checkpoint {
+        other.insert(Text::from(attr::CHECKPOINT), AttributeValue::I32(1));
+    }
     for (name, value) in ints {
         let value =
             i32::try_from(value).map_err(|_| anyhow::anyhow!("{name} {value} does not fit an EXR int"))?;
@@ -122,7 +133,7 @@ pub fn write(path: &Path, film: &PartialFilm) -> anyhow::Result<()> {
     }
     let image =
         Image::from_layer(Layer::new((width, height), attributes, Encoding::SMALL_LOSSLESS, channels));
-    output::write_atomically(path, |temp| image.write().to_file(temp).map_err(anyhow::Error::from))
+    image.write().to_file(path).map_err(anyhow::Error::from)
 }
 
 /// Reads the metadata of the partial film at `path` (the header only) and checks it.
@@ -219,18 +230,42 @@ fn parse_info(other: &HashMap<Text, AttributeValue>, size: Vec2<usize>) -> Resul
         spp: int(attr::SPP)?,
         shard_count: int(attr::SHARD_COUNT)?,
     };
+    let checkpoint = match get(attr::CHECKPOINT) {
+        None => false,
+        Some(_) => match int(attr::CHECKPOINT)? {
+            0 => false,
+            1 => true,
+            v => return Err(format!("`{}` is {v}, not 0 or 1", attr::CHECKPOINT)),
+        },
+    };
     let info = ShardInfo {
         index: int(attr::SHARD_INDEX)?,
         samples: int(attr::SAMPLE_START)?..int(attr::SAMPLE_END)?,
         backend: text(attr::BACKEND)?,
         render,
+        checkpoint,
     };
     let count = info.render.shard_count;
     if count == 0 || count > MAX_SHARDS || info.index >= count {
         return Err(format!("shard {}/{count} is not a valid shard", info.index));
     }
     let expected = info.shard().samples(info.render.spp);
-    if info.samples != expected {
+    // A checkpoint holds the shard's first samples: from its start to where it stopped.
+    let holds = |range: &std::ops::Range<u32>| {
+        range.start == expected.start && range.start <= range.end && range.end <= expected.end
+    };
+    if info.checkpoint && !holds(&info.samples) {
+        return Err(format!(
+            "a checkpoint of shard {} of a {}-spp render holds samples from {} up to at most {}, \
+             but the file says {:?}",
+            info.shard(),
+            info.render.spp,
+            expected.start,
+            expected.end,
+            info.samples
+        ));
+    }
+    if !info.checkpoint && info.samples != expected {
         return Err(format!(
             "shard {} of a {}-spp render covers samples {expected:?}, but the file says {:?}",
             info.shard(),
@@ -238,7 +273,7 @@ fn parse_info(other: &HashMap<Text, AttributeValue>, size: Vec2<usize>) -> Resul
             info.samples
         ));
     }
-    if int(attr::SAMPLES)? != expected.end - expected.start {
+    if int(attr::SAMPLES)? != info.samples.end - info.samples.start {
         return Err(format!("`{}` is not `{}` − `{}`", attr::SAMPLES, attr::SAMPLE_END, attr::SAMPLE_START));
     }
     Ok(info)
@@ -266,6 +301,7 @@ mod tests {
                 index: shard.index,
                 samples: shard.samples(33),
                 backend: "CPU · 2 threads".to_owned(),
+                checkpoint: false,
             },
             sums: (0..width * height).map(|i| [i as f32 * 0.1, f32::MIN_POSITIVE, 1e30 + i as f32]).collect(),
         }
@@ -282,6 +318,23 @@ mod tests {
         assert_eq!(back.info, original.info);
         let bits = |f: &PartialFilm| f.sums.iter().map(|p| p.map(f32::to_bits)).collect::<Vec<_>>();
         assert_eq!(bits(&back), bits(&original));
+    }
+
+    #[test]
+    fn a_checkpoint_round_trips_and_holds_the_start_of_its_shard() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("part.ckpt.exr");
+        let mut original = film(3, 2);
+        original.info.checkpoint = true;
+        original.info.samples = original.info.samples.start..original.info.samples.start + 2;
+        write(&path, &original).expect("write");
+        assert_eq!(read(&path).expect("read").info, original.info);
+
+        let mut gap = original.clone();
+        gap.info.samples = gap.info.samples.start + 1..gap.info.samples.start + 2;
+        write(&path, &gap).expect("write");
+        let error = read_info(&path).expect_err("a checkpoint that does not start at its shard's start");
+        assert!(error.to_string().contains("holds samples from 13 up to at most 19"), "{error}");
     }
 
     #[test]

@@ -279,6 +279,8 @@ impl RenderState {
         };
         let start = Instant::now();
         if self.needs_upload {
+            let (width, height) = (params.settings.width, params.settings.height);
+            backend.check_memory(&scene.view(), width, height)?;
             backend.upload(&scene.view())?;
             self.needs_upload = false;
             self.upload = Some(start.elapsed());

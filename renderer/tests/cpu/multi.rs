@@ -134,3 +134,145 @@ fn nothing_rendered_is_an_error_not_a_panic() {
     let error = empty.render(&full_job(&blob)).expect_err("no scene uploaded");
     assert!(format!("{error:#}").contains("no scene"), "{error:#}");
 }
+
+/// A device that fails its `render_fails`-th render call or `read_fails`-th read-back
+/// (counted from 1), as the fault plan fails a GPU's launch or read-back.
+struct Failing {
+    inner: CpuBackend,
+    renders: u32,
+    reads: u32,
+    render_fails: u32,
+    read_fails: u32,
+}
+
+impl Backend for Failing {
+    fn device_name(&self) -> String {
+        self.inner.device_name()
+    }
+    fn upload(&mut self, blob: &scene_compiler::BlobView<'_>) -> anyhow::Result<()> {
+        self.inner.upload(blob)
+    }
+    fn render(&mut self, job: &RenderJob) -> anyhow::Result<renderer::backend::FrameStats> {
+        self.renders += 1;
+        anyhow::ensure!(self.renders != self.render_fails, "launch #{} failed (injected)", self.renders);
+        self.inner.render(job)
+    }
+    fn restore_film(&mut self, sums: &renderer::backend::FilmSums) -> anyhow::Result<()> {
+        self.inner.restore_film(sums)
+    }
+    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        self.inner.read_rgba8()
+    }
+    fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        self.inner.read_linear()
+    }
+    fn read_sums(&mut self) -> anyhow::Result<renderer::backend::FilmSums> {
+        self.reads += 1;
+        anyhow::ensure!(self.reads != self.read_fails, "readback #{} failed (injected)", self.reads);
+        self.inner.read_sums()
+    }
+}
+
+/// Three CPU devices; device 1 fails its `render_fails`-th render or `read_fails`-th read.
+fn with_failing_device(blob: &AlignedBytes, render_fails: u32, read_fails: u32) -> MultiBackend {
+    let devices = (0..3)
+        .map(|i| {
+            let inner = cpu_backend(blob);
+            let backend: Box<dyn Backend + Send> = if i == 1 {
+                Box::new(Failing { inner, renders: 0, reads: 0, render_fails, read_fails })
+            } else {
+                Box::new(inner)
+            };
+            Device { label: format!("GPU {i}"), backend, weight: 1 }
+        })
+        .collect();
+    MultiBackend::new("CPU × 3".to_owned(), devices).expect("devices")
+}
+
+#[test]
+fn a_device_that_fails_mid_render_is_named_and_the_others_finish_its_samples() {
+    let blob = compile(&mixed_scene());
+    let job = full_job(&blob);
+    let mut one = cpu_backend(&blob);
+    one.render(&job).expect("render");
+    let reference = one.read_linear().expect("linear");
+    // In batches of 4 samples: device 1 fails its second render call, or the read-back
+    // of its second batch, or its very first render.
+    for (render_fails, read_fails, what) in [(2, 0, "launch"), (0, 2, "readback"), (1, 0, "first launch")] {
+        let mut three = with_failing_device(&blob, render_fails, read_fails);
+        for start in (0..SPP).step_by(4) {
+            three.render(&job.with_samples(start..start + 4)).expect("the other devices carry on");
+        }
+        let image = three.read_linear().expect("linear");
+        assert_close(&image, &reference, SPP, SPP, what);
+        let lost = three.lost_devices();
+        assert_eq!(lost.len(), 1, "{what}: {lost:?}");
+        assert_eq!(lost[0].device, "GPU 1");
+        assert!(
+            lost[0].error.starts_with("GPU 1: "),
+            "{what}: the error names the device: {}",
+            lost[0].error
+        );
+        assert!(lost[0].error.contains("failed (injected)"), "{}", lost[0].error);
+        assert!(!lost[0].samples.is_empty(), "{what}: it lost samples that were rendered again");
+        let shares = three.shares();
+        let total: u32 = shares.iter().map(|s| s.samples).sum();
+        assert_eq!(total, SPP, "{what}: every sample rendered once in the film: {shares:?}");
+        // It gets no more work.
+        assert!(three.split(0..9)[1].is_empty(), "{:?}", three.split(0..9));
+    }
+}
+
+#[test]
+fn when_every_device_fails_the_render_fails_naming_them() {
+    let blob = compile(&mixed_scene());
+    let devices = (0..2)
+        .map(|i| Device {
+            label: format!("GPU {i}"),
+            backend: Box::new(Failing {
+                inner: cpu_backend(&blob),
+                renders: 0,
+                reads: 0,
+                render_fails: 1,
+                read_fails: 0,
+            }) as Box<dyn Backend + Send>,
+            weight: 1,
+        })
+        .collect();
+    let mut two = MultiBackend::new("CPU × 2".to_owned(), devices).expect("devices");
+    let error = format!("{:#}", two.render(&full_job(&blob)).expect_err("no device left"));
+    assert!(error.contains("every device failed"), "{error}");
+    assert!(
+        error.contains("GPU 0: rendering samples") && error.contains("GPU 1: rendering samples"),
+        "{error}"
+    );
+    assert!(two.read_linear().is_err(), "nothing to read after a failed render");
+}
+
+#[test]
+fn a_restored_film_continues_like_the_uninterrupted_one() {
+    let blob = compile(&mixed_scene());
+    let job = full_job(&blob);
+    let mut one = cpu_backend(&blob);
+    one.render(&job).expect("render");
+    let whole = one.read_rgba8().expect("rgba8");
+    // A checkpoint after 7 samples, restored into a fresh CPU backend and into several devices.
+    let mut first = cpu_backend(&blob);
+    first.render(&job.with_samples(0..7)).expect("render");
+    let saved = first.read_sums().expect("sums");
+    let mut resumed = cpu_backend(&blob);
+    resumed.restore_film(&saved).expect("restore");
+    resumed.render(&job.with_samples(7..SPP)).expect("continues");
+    assert!(resumed.read_rgba8().expect("rgba8") == whole, "the CPU continues bit for bit");
+    let mut three = multi(&blob, &[1, 1, 1]);
+    three.restore_film(&saved).expect("restore");
+    three.render(&job.with_samples(7..SPP)).expect("continues");
+    assert_close(
+        &three.read_linear().expect("linear"),
+        &one.read_linear().expect("linear"),
+        SPP,
+        SPP,
+        "multi",
+    );
+    assert!(three.render(&job.with_samples(3..5)).is_err(), "a job that does not continue the film");
+}

@@ -111,7 +111,9 @@ fn fake_slurm(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&bin).expect("mkdir");
     std::fs::write(bin.join("sbatch"), FAKE_SBATCH).expect("write sbatch");
     std::fs::write(bin.join("srun"), "#!/usr/bin/env bash\nexec \"$@\"\n").expect("write srun");
-    for tool in ["sbatch", "srun"] {
+    let scontrol = "#!/usr/bin/env bash\necho \"scontrol $*\" >> \"$FAKE_SLURM_DIR/calls\"\n";
+    std::fs::write(bin.join("scontrol"), scontrol).expect("write scontrol");
+    for tool in ["sbatch", "srun", "scontrol"] {
         let status = Command::new("chmod").arg("+x").arg(bin.join(tool)).status().expect("chmod");
         assert!(status.success());
     }
@@ -161,8 +163,13 @@ fn slurm_array_then_dependent_merge_gives_the_unsharded_image() {
         calls[1].contains("--dependency=afterok:1000") && calls[1].ends_with("merge.sbatch"),
         "{calls:?}"
     );
-    let parts = std::fs::read_dir(dir.join("out/parts")).expect("parts").count();
+    let parts = std::fs::read_dir(dir.join("out/parts"))
+        .expect("parts")
+        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".exr")))
+        .count();
     assert_eq!(parts, shards as usize);
+    let checkpoints = std::fs::read_dir(dir.join("out/parts/checkpoints")).expect("checkpoints").count();
+    assert_eq!(checkpoints, 0, "finished shards leave no checkpoint");
     assert!(rgba8(&output) == full, "the merged image is the unsharded render");
 
     // A failed shard: the merge never runs.
@@ -288,4 +295,146 @@ fn the_shard_script_says_what_is_missing() {
     let out = bash("bash deploy/merge.sh", &env);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no partial films"), "{}", text(&out.stderr));
+}
+
+/// Runs `command` for shard 0 of 2 with `env`, sending it SIGTERM at sample 3 (the
+/// fault plan: the renderer, which the script `exec`s, raises it on itself in the
+/// middle of the render, as a scheduler's notice arrives), expecting exit 4 and a
+/// checkpoint; then runs it again, which must resume and finish. Returns the second
+/// run's stderr.
+fn preempt_and_restart(command: &str, env: &BTreeMap<String, String>, parts: &Path) -> String {
+    let mut preempted = env.clone();
+    preempted.insert("RENDERER_FAULTS".to_owned(), "batch:1,signal:TERM@3".to_owned());
+    let out = bash(command, &preempted);
+    assert_eq!(out.status.code(), Some(4), "SIGTERM: exit 4\n{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("SIGTERM received: samples 0..3 of 0..10 saved"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(parts.join("checkpoints/part-00000.ckpt.exr").exists());
+    assert!(!parts.join("part-00000.exr").exists(), "no part from an interrupted shard");
+    let out = bash(command, env);
+    assert_ok(&out, "the restarted shard");
+    assert!(!parts.join("checkpoints/part-00000.ckpt.exr").exists(), "the checkpoint is removed once done");
+    text(&out.stderr)
+}
+
+#[test]
+fn a_preempted_shard_resumes_from_its_checkpoint_on_slurm_and_kubernetes() {
+    let (dir, scene, full) = setup();
+    let dir = dir.path();
+    let render = read("deploy/slurm/render.sbatch");
+    assert!(render.contains("#SBATCH --requeue") && render.contains("#SBATCH --signal=TERM@"));
+
+    // Slurm: the array task as sbatch runs it; `scontrol requeue` is recorded.
+    let parts = dir.join("slurm-parts");
+    let mut env = base_env(dir);
+    env.extend([
+        ("SCENE".to_owned(), scene.display().to_string()),
+        ("PARTS_DIR".to_owned(), parts.display().to_string()),
+        ("OUTPUT".to_owned(), dir.join("slurm.png").display().to_string()),
+        ("SLURM_ARRAY_JOB_ID".to_owned(), "77".to_owned()),
+        ("SLURM_ARRAY_TASK_MIN".to_owned(), "0".to_owned()),
+        ("SLURM_ARRAY_TASK_COUNT".to_owned(), "2".to_owned()),
+    ]);
+    let task = |i: u32| {
+        let mut env = env.clone();
+        env.insert("SLURM_ARRAY_TASK_ID".to_owned(), i.to_string());
+        env
+    };
+    let stderr = preempt_and_restart("bash deploy/slurm/render.sbatch", &task(0), &parts);
+    assert!(stderr.contains("resuming shard 0/2"), "{stderr}");
+    let calls = std::fs::read_to_string(dir.join("calls")).expect("scontrol was called");
+    assert_eq!(calls.trim(), "scontrol requeue 77_0", "the interrupted task requeues itself");
+    assert_ok(&bash("bash deploy/slurm/render.sbatch", &task(1)), "shard 1");
+    assert_ok(&bash("bash deploy/merge.sh", &env), "merge");
+    assert!(rgba8(&dir.join("slurm.png")) == full, "the merged image is the unsharded render");
+
+    // Kubernetes: the Indexed Job's command; a replacement pod runs it again.
+    let yaml = read("deploy/k8s/render-job.yaml");
+    let render =
+        yaml.split("\n---\n").find(|d| d.contains("completionMode: Indexed")).expect("an Indexed Job");
+    assert!(render.contains("podFailurePolicy:"), "a policy that does not count preemption as failure");
+    let policy: Vec<&str> = render.lines().map(str::trim).collect();
+    assert!(
+        policy.windows(3).any(|w| w == ["containerName: shard", "operator: In", "values: [4]"]),
+        "exit 4 ignored"
+    );
+    assert!(policy.contains(&"- name: shard"), "the policy names the render container");
+    assert!(policy.contains(&"- type: DisruptionTarget"), "evictions are ignored too");
+    let container = container(render);
+    let parts = dir.join("k8s-parts");
+    let mut env = container.env.clone();
+    env.extend(base_env(dir));
+    env.extend([
+        ("SCENE".to_owned(), scene.display().to_string()),
+        ("PARTS_DIR".to_owned(), parts.display().to_string()),
+        ("SHARD_COUNT".to_owned(), "2".to_owned()),
+        ("OUTPUT".to_owned(), dir.join("k8s.png").display().to_string()),
+    ]);
+    let command = expand(&container.command, &env);
+    let pod = |i: u32| {
+        let mut env = env.clone();
+        env.insert("JOB_COMPLETION_INDEX".to_owned(), i.to_string());
+        env
+    };
+    let stderr = preempt_and_restart(&command, &pod(0), &parts);
+    assert!(stderr.contains("resuming shard 0/2"), "{stderr}");
+    assert_ok(&bash(&command, &pod(1)), "shard 1");
+    assert_ok(&bash("bash deploy/merge.sh", &env), "merge");
+    assert!(rgba8(&dir.join("k8s.png")) == full, "the merged image is the unsharded render");
+}
+
+#[test]
+fn sigterm_from_outside_reaches_the_renderer_the_pod_command_execs() {
+    // The container's command is `bash render-shard.sh`, which `exec`s the renderer:
+    // the SIGTERM Kubernetes sends to the container's process is the renderer's. Big
+    // enough to be rendering when its first checkpoint appears (the test waits for that
+    // file, an event, then signals); the restart is stopped again one batch later.
+    let dir = mixed_scene_dir(48, 32, 1 << 20);
+    let dir = dir.path();
+    let yaml = read("deploy/k8s/render-job.yaml");
+    let render =
+        yaml.split("\n---\n").find(|d| d.contains("completionMode: Indexed")).expect("an Indexed Job");
+    let container = container(render);
+    let parts = dir.join("parts");
+    let mut env = container.env.clone();
+    env.extend(base_env(dir));
+    env.extend([
+        ("SCENE".to_owned(), dir.join("scene.ron").display().to_string()),
+        ("PARTS_DIR".to_owned(), parts.display().to_string()),
+        ("SHARD_COUNT".to_owned(), "1".to_owned()),
+        ("JOB_COMPLETION_INDEX".to_owned(), "0".to_owned()),
+        ("CHECKPOINT_EVERY".to_owned(), "0".to_owned()),
+    ]);
+    let command = expand(&container.command, &env);
+    let checkpoint = parts.join("checkpoints/part-00000.ckpt.exr");
+    let mut pod = Command::new("bash")
+        .arg("-c")
+        .arg(format!("exec {command}"))
+        .current_dir(repo())
+        .env_clear()
+        .envs(&env)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the pod's command");
+    while !checkpoint.exists() {
+        assert!(pod.try_wait().expect("wait").is_none(), "the shard ended before its first checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let kill = Command::new("kill").args(["-TERM", &pod.id().to_string()]).status().expect("run kill");
+    assert!(kill.success());
+    let out = pod.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let done = renderer::shard::partial::read_info(&checkpoint).expect("a checkpoint").samples;
+    assert!(done.start == 0 && done.end > 0, "{done:?}");
+    // The replacement pod resumes from the checkpoint on the shared volume.
+    env.insert("RENDERER_FAULTS".to_owned(), format!("batch:1,signal:TERM@{}", done.end + 1));
+    let out = bash(&command, &env);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("resuming shard 0/1"), "{}", text(&out.stderr));
+    let resumed = renderer::shard::partial::read_info(&checkpoint).expect("a checkpoint").samples;
+    assert_eq!(resumed, 0..done.end + 1, "it went on from where it stopped");
 }

@@ -184,3 +184,43 @@ fn watch_starts_on_a_broken_scene_and_renders_once_it_is_fixed() {
     let frame = image::open(dir.path().join("frame.png")).expect("the frame was written");
     assert_eq!((frame.width(), frame.height()), (8, 4));
 }
+
+#[test]
+fn a_device_failure_keeps_the_last_image_and_the_next_save_renders_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = dir.path().join("scene.ron");
+    let out = dir.path().join("frame.png");
+    std::fs::write(&scene, scene_text(0.2, 0.5)).expect("write scene");
+    // The backend's second render call fails, as a GPU's launch would
+    // (RENDERER_FAULTS, docs/faults.md).
+    let child = Command::new(env!("CARGO_BIN_EXE_renderer"))
+        .args(["watch", "scene.ron", "--out", "frame.png", "--backend", "cpu", "--spp", "1", "--frames", "1"])
+        .env("RENDERER_FAULTS", "launch:2")
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start renderer watch");
+    let mut watch = Watch(child);
+    let lines = lines(&mut watch.0);
+    let first = next_line(&lines, "the first frame");
+    assert!(first.starts_with("gen 1 scene"), "{first}");
+    let image = std::fs::read(&out).expect("the first frame");
+
+    save_by_rename(&scene, &scene_text(0.8, 0.5));
+    let failed = next_line(&lines, "the failed frame");
+    assert!(
+        failed.starts_with("error device: CPU: launch #2 failed")
+            && failed.ends_with("; keeping the last image"),
+        "{failed}"
+    );
+    assert!(std::fs::read(&out).expect("the image") == image, "the last good image stays");
+
+    save_by_rename(&scene, &scene_text(0.5, 0.5));
+    let again = next_line(&lines, "the next frame");
+    assert!(again.starts_with("gen ") && again.contains(" scene: "), "{again}");
+    changed_from(&out, &image);
+    let status = watch.0.wait().expect("wait");
+    assert!(status.success(), "--frames 1 counts the successful reload: {status:?}");
+}

@@ -285,7 +285,7 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
     }
     let mut every = Every { normal: true, uv: true, default_material: None };
     for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, path, &buffers, &mut g, &mut every)?;
+        gltf_node(&node, Mat4::IDENTITY, path, &buffers, &mut g, &mut every, 0)?;
     }
     if !every.normal {
         g.normals.clear();
@@ -304,6 +304,10 @@ struct Every {
     default_material: Option<u32>,
 }
 
+/// Deepest glTF node hierarchy read: deeper is a loop (a node that is its own
+/// ancestor) or a hostile file, and would overflow the stack.
+const MAX_GLTF_NODE_DEPTH: usize = 256;
+
 /// Adds `node`'s meshes (under `parent`'s transform) and its children's.
 fn gltf_node(
     node: &gltf::Node<'_>,
@@ -312,7 +316,14 @@ fn gltf_node(
     buffers: &[gltf::buffer::Data],
     g: &mut Geometry,
     every: &mut Every,
+    depth: usize,
 ) -> Result<(), String> {
+    if depth >= MAX_GLTF_NODE_DEPTH {
+        return Err(format!(
+            "node {} is {depth} levels deep: the node graph loops or nests deeper than {MAX_GLTF_NODE_DEPTH}",
+            node.index()
+        ));
+    }
     let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
     // Normals go through the inverse transpose, so a non-uniform scale keeps them normal.
     let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
@@ -322,24 +333,39 @@ fn gltf_node(
             let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
             let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
             let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
+            // The reader gives None both for a missing accessor and for one that
+            // reaches past its buffer: say which.
+            let unreadable = |semantic: gltf::Semantic, what: &str| match primitive.get(&semantic) {
+                Some(a) => format!("{}: {what} accessor {} reaches past its buffer", at(), a.index()),
+                None => format!("{}: no {what} accessor", at()),
+            };
             let local: Vec<Vec3> = reader
                 .read_positions()
-                .ok_or_else(|| format!("{}: no POSITION accessor", at()))?
+                .ok_or_else(|| unreadable(gltf::Semantic::Positions, "POSITION"))?
                 .map(|p| world.transform_point3(Vec3::from_array(p)))
                 .collect();
             let count = local.len() as u32;
             positions.extend(local);
             match reader.read_normals() {
                 Some(normals) => g.normals.extend(normals.map(|n| normal_matrix * Vec3::from_array(n))),
+                None if primitive.get(&gltf::Semantic::Normals).is_some() => {
+                    return Err(unreadable(gltf::Semantic::Normals, "NORMAL"));
+                }
                 None => every.normal = false,
             }
             match reader.read_tex_coords(0) {
                 Some(uvs) => g.uvs.extend(uvs.into_f32().map(Vec2::from_array)),
+                None if primitive.get(&gltf::Semantic::TexCoords(0)).is_some() => {
+                    return Err(unreadable(gltf::Semantic::TexCoords(0), "TEXCOORD_0"));
+                }
                 None => every.uv = false,
             }
-            let indices: Vec<u32> = match reader.read_indices() {
-                Some(indices) => indices.into_u32().collect(),
-                None => (0..count).collect(),
+            let indices: Vec<u32> = match (reader.read_indices(), primitive.indices()) {
+                (Some(indices), _) => indices.into_u32().collect(),
+                (None, Some(a)) => {
+                    return Err(format!("{}: index accessor {} reaches past its buffer", at(), a.index()));
+                }
+                (None, None) => (0..count).collect(),
             };
             if let Some(bad) = indices.iter().find(|&&i| i >= count) {
                 return Err(format!("{}: index {bad} past its {count} vertices", at()));
@@ -374,7 +400,7 @@ fn gltf_node(
         }
     }
     for child in node.children() {
-        gltf_node(&child, world, model, buffers, g, every)?;
+        gltf_node(&child, world, model, buffers, g, every, depth + 1)?;
     }
     Ok(())
 }

@@ -30,18 +30,34 @@ use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob};
+use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Renders on the CPU with rayon's current thread pool.
 #[derive(Debug, Default)]
 pub struct CpuBackend {
     scene: Option<CpuScene>,
     film: Film,
+    /// Injected faults (`RENDERER_FAULTS`, as on the GPU) and the operations counted.
+    faults: Faults,
+    counts: [u64; 3],
 }
 
 impl CpuBackend {
-    /// A backend with no scene; call [`Backend::upload`] before rendering.
+    /// A backend with no scene; call [`Backend::upload`] before rendering. It takes
+    /// the fault plan of `RENDERER_FAULTS` (tests of what the programs do when a
+    /// device fails); the programs check the plan's syntax themselves.
     pub fn new() -> CpuBackend {
-        CpuBackend::default()
+        CpuBackend { faults: Faults::from_env().unwrap_or_default(), ..CpuBackend::default() }
+    }
+
+    /// Counts one operation of `stage` and fails it when the fault plan says so.
+    fn inject(&mut self, stage: Stage) -> anyhow::Result<()> {
+        let slot = stage as usize;
+        self.counts[slot] += 1;
+        if self.faults.fails(stage, self.counts[slot], 0) {
+            anyhow::bail!("CPU: {} #{} failed (injected by {FAULTS_ENV})", stage.name(), self.counts[slot]);
+        }
+        Ok(())
     }
 }
 
@@ -51,11 +67,15 @@ impl Backend for CpuBackend {
     }
 
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
+        self.inject(Stage::Upload)?;
         self.scene = Some(CpuScene::from_blob(blob));
         Ok(())
     }
 
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
+        if job.samples > 0 {
+            self.inject(Stage::Launch)?;
+        }
         let scene =
             self.scene.as_ref().context("no scene on the CPU backend: upload one before rendering")?;
         let film = FilmShape::begin(Some(self.film.shape), job)?;
@@ -81,15 +101,28 @@ impl Backend for CpuBackend {
         })
     }
 
+    fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()> {
+        let shape = sums.shape;
+        if sums.sums.len() != shape.pixels() as usize {
+            anyhow::bail!("{} sums for a {}x{} film", sums.sums.len(), shape.width, shape.height);
+        }
+        self.film.shape = shape;
+        self.film.sums = sums.sums.iter().map(|&s| Vec3A::from_array(s)).collect();
+        Ok(())
+    }
+
     fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        self.inject(Stage::Readback)?;
         Ok(self.film.rgba8())
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        self.inject(Stage::Readback)?;
         Ok(self.film.linear())
     }
 
     fn read_sums(&mut self) -> anyhow::Result<FilmSums> {
+        self.inject(Stage::Readback)?;
         Ok(self.film.sums())
     }
 }

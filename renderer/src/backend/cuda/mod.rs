@@ -10,12 +10,16 @@
 //! kernel's `__constant__` block and launches one thread per pixel, timed by CUDA
 //! events; reads run the tonemap kernel or copy the sums back.
 //! [`Backend::reload_kernels`] recompiles from a folder and swaps the module only on
-//! success. Every CUDA failure is an error with context, and panics inside cudarc are
-//! caught and become errors.
+//! success. Every CUDA failure is an error with context — the GPU and the stage
+//! (upload, rendering, reading back) — and panics inside cudarc are caught and become
+//! errors. [`Backend::check_memory`] compares what a scene and film need with the
+//! GPU's free memory before an upload (`memory`); the fault plan (`crate::fault`,
+//! `RENDERER_FAULTS`) can fail the Nth upload, launch or read-back for tests.
 
 mod cache;
 mod device;
 mod film;
+pub mod memory;
 mod module;
 mod nvrtc;
 mod options;
@@ -42,6 +46,7 @@ use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
+use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
 const FILM_THREADS: u32 = 256;
@@ -62,6 +67,9 @@ pub struct CudaBackend {
     ray_count: CudaSlice<u64>,
     start: CudaEvent,
     end: CudaEvent,
+    /// Injected faults (`RENDERER_FAULTS`) and how many of each stage ran so far.
+    faults: Faults,
+    counts: [u64; 3],
 }
 
 impl CudaBackend {
@@ -115,6 +123,7 @@ impl CudaBackend {
             0 => format!("CUDA · {model}"),
             n => format!("CUDA · {model}, GPU {n}"),
         };
+        let faults = Faults::from_env()?;
         let kernels = KernelModule::load(&ctx, sources, &options, &arch)?;
         let stream = ctx.default_stream();
         check_params(&kernels, &stream)?;
@@ -133,7 +142,55 @@ impl CudaBackend {
             arch,
             scene: None,
             film: None,
+            faults,
+            counts: [0; 3],
         })
+    }
+
+    /// Replaces the fault plan read from `RENDERER_FAULTS` at start (tests), and
+    /// starts counting operations afresh.
+    pub fn set_faults(&mut self, faults: Faults) {
+        self.faults = faults;
+        self.counts = [0; 3];
+    }
+
+    /// "GPU 1 · NVIDIA H200 (sm_90)": how errors name this GPU.
+    pub fn label(&self) -> String {
+        format!("GPU {} · {}", self.ordinal, self.model)
+    }
+
+    /// Counts one operation of `stage` and fails it when the fault plan says so.
+    fn inject(&mut self, stage: Stage) -> anyhow::Result<()> {
+        let slot = stage as usize;
+        self.counts[slot] += 1;
+        if self.faults.fails(stage, self.counts[slot], self.ordinal) {
+            bail!("{} #{} failed (injected by {FAULTS_ENV})", stage.name(), self.counts[slot]);
+        }
+        Ok(())
+    }
+
+    /// Runs `f` as `stage` of this GPU's work: panics become errors, and every error
+    /// names the GPU and the stage.
+    fn on_gpu<T>(&mut self, what: &str, f: impl FnOnce(&mut Self) -> anyhow::Result<T>) -> anyhow::Result<T> {
+        let label = self.label();
+        guard(what, || f(self)).with_context(|| format!("{label}: {what}"))
+    }
+
+    /// Free and total device memory: the driver's figures, or the fault plan's free figure.
+    pub fn memory_info(&self) -> anyhow::Result<(u64, u64)> {
+        let (free, total) = guard("reading the GPU's free memory", || {
+            self.stream.context().mem_get_info().context("cuMemGetInfo")
+        })?;
+        let free = self.faults.free_memory(self.ordinal).unwrap_or(free as u64);
+        Ok((free, total as u64))
+    }
+
+    /// Device memory held now by the scene and the film (freed before a new upload).
+    fn held_bytes(&self) -> u64 {
+        let scene = self.scene.as_ref().map_or(0, DeviceScene::bytes);
+        let film =
+            self.film.as_ref().map_or(0, |f| u64::from(f.shape.pixels()) * memory::FILM_BYTES_PER_PIXEL);
+        scene + film
     }
 
     /// NVRTC's compile log: `ptxas info` lines with registers and spill bytes per kernel.
@@ -189,7 +246,7 @@ impl CudaBackend {
     }
 
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
-        let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
+        anyhow::ensure!(self.scene.is_some(), "no scene on the GPU: upload one before rendering");
         let update = FilmShape::begin(self.film.as_ref().map(|f| f.shape), job)?;
         // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
         if 2 * u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
@@ -209,11 +266,13 @@ impl CudaBackend {
             let film = self.film.as_mut().context("no film on the GPU")?;
             self.stream.memset_zeros(&mut film.accum).context("clearing the film")?;
         }
-        let film = self.film.as_mut().context("no film on the GPU")?;
         if job.samples == 0 {
-            film.shape = update.after;
+            self.film.as_mut().context("no film on the GPU")?.shape = update.after;
             return Ok(FrameStats::default());
         }
+        self.inject(Stage::Launch)?;
+        let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
+        let film = self.film.as_mut().context("no film on the GPU")?;
 
         let mut params = LaunchParams {
             sky_bottom: scene.sky_bottom,
@@ -326,46 +385,83 @@ impl Backend for CudaBackend {
         Ok(Some(self.kernels.compile))
     }
 
+    fn check_memory(&self, blob: &BlobView<'_>, width: u32, height: u32) -> anyhow::Result<()> {
+        let needs = memory::MemoryNeeds::new(
+            blob.payload().len() as u64,
+            blob.header.node_count,
+            self.kernels.node_bytes as u64,
+            width,
+            height,
+        );
+        let (free, total) = self.memory_info().with_context(|| self.label())?;
+        // What this backend holds now is freed before the new scene and film are made.
+        needs.check(free.saturating_add(self.held_bytes()), total, &self.label())
+    }
+
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
-        guard("uploading the scene", || {
+        self.on_gpu("uploading the scene", |gpu| {
             // Free the old scene first: both may not fit at once.
-            self.scene = None;
-            self.scene = Some(DeviceScene::upload(&self.stream, &self.kernels, blob)?);
+            gpu.scene = None;
+            gpu.inject(Stage::Upload)?;
+            gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
             Ok(())
         })
     }
 
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
-        guard("rendering", || self.render_frame(job))
+        self.on_gpu("rendering", |gpu| gpu.render_frame(job))
+    }
+
+    fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()> {
+        self.on_gpu("restoring the film", |gpu| {
+            let shape = sums.shape;
+            anyhow::ensure!(
+                sums.sums.len() == shape.pixels() as usize,
+                "{} sums for a {}x{} film",
+                sums.sums.len(),
+                shape.width,
+                shape.height
+            );
+            gpu.film = None;
+            let mut film = DeviceFilm::new(&gpu.stream, shape.width, shape.height)?;
+            let data: Vec<[f32; 4]> = sums.sums.iter().map(|&[r, g, b]| [r, g, b, 0.0]).collect();
+            gpu.stream.memcpy_htod(&data, &mut film.accum).context("copying the film to the GPU")?;
+            film.shape = shape;
+            gpu.film = Some(film);
+            Ok(())
+        })
     }
 
     fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        guard("reading the image", || {
-            let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
+        self.on_gpu("reading the image back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
             let pixels = film.shape.pixels();
             let inv_samples = 1.0 / film.shape.divisor();
-            let mut launch = self.stream.launch_builder(&self.kernels.tonemap);
+            let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
             launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
             // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements
             // of both buffers, which the film sized for that many pixels.
             unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
-            self.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
+            gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
         })
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
-        guard("reading the linear image", || {
-            let film = self.film()?;
+        self.on_gpu("reading the linear image back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            let film = gpu.film()?;
             let n = film.shape.divisor();
-            let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
+            let sums = gpu.stream.clone_dtoh(&film.accum).context("reading the film")?;
             Ok(sums.into_iter().map(|[r, g, b, _]| [r / n, g / n, b / n, 1.0]).collect())
         })
     }
 
     fn read_sums(&mut self) -> anyhow::Result<FilmSums> {
-        guard("reading the film's sums", || {
-            let film = self.film()?;
-            let sums = self.stream.clone_dtoh(&film.accum).context("reading the film")?;
+        self.on_gpu("reading the film's sums back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            let film = gpu.film()?;
+            let sums = gpu.stream.clone_dtoh(&film.accum).context("reading the film")?;
             Ok(FilmSums { shape: film.shape, sums: sums.into_iter().map(|[r, g, b, _]| [r, g, b]).collect() })
         })
     }

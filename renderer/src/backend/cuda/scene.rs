@@ -16,7 +16,7 @@ use super::params::SectionPointers;
 /// A blob uploaded to the GPU.
 pub struct DeviceScene {
     /// Owns the device memory the section pointers point into.
-    _payload: CudaSlice<u8>,
+    payload: CudaSlice<u8>,
     /// The repacked inner nodes, `KernelModule::node_bytes` each.
     nodes: CudaSlice<u8>,
     node_count: u32,
@@ -75,7 +75,7 @@ impl DeviceScene {
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
         Ok(DeviceScene {
-            _payload: payload,
+            payload,
             nodes,
             node_count,
             node_sections,
@@ -87,6 +87,11 @@ impl DeviceScene {
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0 || !blob.textures.is_empty(),
         })
+    }
+
+    /// Device memory it holds: the payload and the repacked nodes.
+    pub fn bytes(&self) -> u64 {
+        (self.payload.len() + self.nodes.len()) as u64
     }
 
     /// The scene with its nodes rebuilt by `kernels`' repack_nodes, for after a kernel
