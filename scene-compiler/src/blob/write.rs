@@ -14,6 +14,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::aligned::AlignedBytes;
+use super::environment::{self, EnvTables};
 use super::layout::*;
 use super::lights::{self, Emitter};
 use crate::bvh::{Aabb, Bvh, NodeKind};
@@ -35,7 +36,16 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         .nodes
         .first()
         .map_or(0.0, |root| 0.5 * (root.bounds.max.as_dvec3() - root.bounds.min.as_dvec3()).length());
-    let light_table = lights::build(&scene.lights, &prims.emitters(scene), scene_radius);
+    let env = match &scene.sky {
+        Sky::Environment(env) => Some(environment::build(env)),
+        _ => None,
+    };
+    let light_table = lights::build(
+        &scene.lights,
+        env.as_ref().map(|e| e.luminance_integral),
+        &prims.emitters(scene),
+        scene_radius,
+    );
     let mut header = BlobHeader {
         magic: MAGIC,
         version: FORMAT_VERSION,
@@ -52,6 +62,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         header_len: HEADER_LEN as u32,
         reserved: 0,
         total_len: 0,
+        env_size: env.as_ref().map_or([0; 4], |e| [e.width, e.height, 0, 0]),
         sections: [SectionEntry::default(); SECTION_COUNT],
     };
     let mut end = HEADER_LEN;
@@ -103,6 +114,10 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
     for &(slot, pdf) in &light_table.prim_pdfs {
         prim_light_pdfs[slot] = pdf;
+    }
+    if let Some(EnvTables { texels, sampling, .. }) = &env {
+        records_mut::<EnvTexelRecord>(take(SectionId::EnvTexels)).copy_from_slice(texels);
+        records_mut::<EnvAliasRecord>(take(SectionId::EnvSampling)).copy_from_slice(sampling);
     }
 
     seal(buf, header);
@@ -354,6 +369,14 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
     let (bottom, top) = match scene.sky {
         Sky::Gradient { bottom, top } => (bottom, top),
         Sky::Constant(color) => (color, color),
+        Sky::Environment(_) => (Vec3::ZERO, Vec3::ZERO),
+    };
+    let env_rotation = match &scene.sky {
+        Sky::Environment(env) => {
+            let (sin, cos) = f64::from(env.rotation_deg).to_radians().sin_cos();
+            [cos as f32, sin as f32, 0.0, 0.0]
+        }
+        _ => [1.0, 0.0, 0.0, 0.0],
     };
     GlobalsRecord {
         camera_from_vfov: lane(c.look_from, c.vfov_deg),
@@ -363,6 +386,7 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
         sky_top: lane(top, 0.0),
         settings: [s.width, s.height, s.spp, s.max_depth],
         seed_root: [s.seed, root, 0, 0],
+        env_rotation,
     }
 }
 

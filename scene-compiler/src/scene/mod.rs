@@ -16,7 +16,9 @@
 mod decimal;
 mod diagnostic;
 mod fast;
+mod environment;
 mod heightmap;
+pub mod image_file;
 mod lex;
 mod mesh_file;
 mod model;

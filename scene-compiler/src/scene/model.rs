@@ -79,7 +79,7 @@ impl Default for RenderSettings {
 }
 
 /// Radiance seen by rays that leave the scene.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
@@ -87,6 +87,36 @@ pub enum Sky {
         top: Vec3,
     },
     Constant(Vec3),
+    /// An equirectangular image around the scene, sampled as a light.
+    Environment(Environment),
+}
+
+/// `sky: Environment(image: ..., strength: ..., rotation_deg: ...)`: radiance from an
+/// equirectangular image (Mitsuba's `envmap` convention, docs/path-tracing.md,
+/// "Environment").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Environment {
+    /// The image as the scene file names it (relative to the file's folder; empty for
+    /// a scene read back from a blob).
+    pub image: String,
+    /// The image's texels, read when the scene was loaded.
+    pub data: Arc<EnvImage>,
+    /// Multiplies every texel.
+    pub strength: f32,
+    /// Rotation of the image about +Y, in degrees (right-handed).
+    pub rotation_deg: f32,
+}
+
+/// An environment image in linear RGB, row 0 the top (+Y) row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvImage {
+    /// The file it was read from, as opened: what a live session watches (empty for a
+    /// scene read back from a blob).
+    pub path: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    /// `width * height` texels, finite and non-negative.
+    pub texels: Vec<[f32; 3]>,
 }
 
 impl Default for Sky {
