@@ -33,8 +33,12 @@ struct __align__(16) LaunchParams {
     unsigned int bvh_root; // offset 248: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
     unsigned int light_count; // offset 252: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
     uint4 kind_first; // offset 256: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    float4 env_rotation_pdf; // offset 272: The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
+    uint4 env_size; // offset 288: The environment image's width and height (0, 0 without one), two zeros.
+    const EnvTexelRecord* env_texels; // offset 304: Blob section: the environment's texels, or null without one.
+    const EnvAliasRecord* env_sampling; // offset 312: Blob section: the environment's alias tables, or null without one.
 };
-static_assert(sizeof(LaunchParams) == 272, "layout drift");
+static_assert(sizeof(LaunchParams) == 320, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -62,5 +66,9 @@ static_assert(__builtin_offsetof(LaunchParams, samples) == 244, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 248, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, light_count) == 252, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, kind_first) == 256, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_rotation_pdf) == 272, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_size) == 288, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_texels) == 304, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 312, "layout drift");
 #endif
 

@@ -22,7 +22,7 @@
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
 //! - A reload, edit or save whose primitives did not change (camera, settings, sky,
 //!   lights, material parameters) reuses the current scene's BVH.
-//! - The files a scene reads (terrain images, model files) are watched like the scene: saving one
+//! - The files a scene reads (terrain images, model files, the environment image) are watched like the scene: saving one
 //!   reloads the scene. Which files those are is learnt from each scene that loads, so
 //!   an image that is missing when the scene first fails to load is not watched until
 //!   the scene text changes.
@@ -342,8 +342,14 @@ impl Session {
         let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
         let scene = &compiled.scene;
         let terrain_images = scene.terrains.iter().map(|t| t.heights.path.as_path());
-        let inputs: Vec<&Path> =
-            terrain_images.chain(scene.meshes.iter().map(|m| m.data.path.as_path())).collect();
+        let env_image = match &scene.sky {
+            scene_compiler::scene::Sky::Environment(env) => Some(env.data.path.as_path()),
+            _ => None,
+        };
+        let inputs: Vec<&Path> = terrain_images
+            .chain(scene.meshes.iter().map(|m| m.data.path.as_path()))
+            .chain(env_image)
+            .collect();
         // The image was just read, so its folder exists: a failure here is the system's
         // watch limit, and costs only the automatic reload on the image's next save.
         let _ = self.watcher.watch_inputs(&inputs);

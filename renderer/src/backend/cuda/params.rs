@@ -4,7 +4,9 @@
 //! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
 //! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
-use scene_compiler::blob::layout::{LightRecord, MaterialRecord, PrimKind, TriangleNormalsRecord};
+use scene_compiler::blob::layout::{
+    EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, PrimKind, TriangleNormalsRecord,
+};
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
 use scene_compiler::blob_record;
@@ -77,11 +79,19 @@ blob_record! {
         pub light_count: u32,
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
+        /// The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
+        pub env_rotation_pdf: [f32; 4],
+        /// The environment image's width and height (0, 0 without one), two zeros.
+        pub env_size: [u32; 4],
+        /// Blob section: the environment's texels, or null without one.
+        pub env_texels: DevicePtr<EnvTexelRecord>,
+        /// Blob section: the environment's alias tables, or null without one.
+        pub env_sampling: DevicePtr<EnvAliasRecord>,
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 272);
+const _: () = assert!(size_of::<LaunchParams>() == 320);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -103,6 +113,9 @@ pub struct SectionPointers {
     pub prim_light_pdfs: u64,
     /// 0 when the blob has no triangle normals.
     pub triangle_normals: u64,
+    /// 0 when the blob has no environment.
+    pub env_texels: u64,
+    pub env_sampling: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -130,5 +143,7 @@ impl LaunchParams {
         self.lights = DevicePtr::new(sections.lights);
         self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
         self.triangle_normals = DevicePtr::new(sections.triangle_normals);
+        self.env_texels = DevicePtr::new(sections.env_texels);
+        self.env_sampling = DevicePtr::new(sections.env_sampling);
     }
 }
