@@ -129,8 +129,10 @@ mod tests {
     #[test]
     fn a_uniform_image_integrates_to_4_pi_and_has_sin_theta_densities() {
         let tables = build(&env(8, 4, vec![[0.5; 3]; 32]));
-        // Radiance 1 (0.5 x strength 2) everywhere: 4π up to the midpoint rule in θ.
-        assert!((tables.luminance_integral - 4.0 * PI).abs() < 0.25, "{}", tables.luminance_integral);
+        // Radiance 1 (0.5 x strength 2) everywhere: 4π by the midpoint rule over 4 rows,
+        // 2π · π/4 · 2 (sin π/8 + sin 3π/8).
+        let midpoint = 2.0 * PI * PI / 4.0 * 2.0 * ((PI / 8.0).sin() + (3.0 * PI / 8.0).sin());
+        assert!((tables.luminance_integral - midpoint).abs() < 1e-9, "{}", tables.luminance_integral);
         let sum: f64 = tables.texels.iter().map(|t| f64::from(t.rgb_pdf[3])).sum();
         assert!((sum / 32.0 - 1.0).abs() < 1e-6);
         assert_eq!(tables.texels[0].rgb_pdf[..3], [1.0; 3]);

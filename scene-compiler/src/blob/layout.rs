@@ -475,7 +475,9 @@ impl BlobHeader {
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
             SectionId::EnvTexels => self.env_texels(),
-            SectionId::EnvSampling if self.env_texels() > 0 => self.env_texels() + u64::from(self.env_size[1]),
+            SectionId::EnvSampling if self.env_texels() > 0 => {
+                self.env_texels() + u64::from(self.env_size[1])
+            }
             SectionId::EnvSampling => 0,
         }
     }

@@ -252,8 +252,14 @@ impl<'a> BlobView<'a> {
     fn check_records(&self) -> Result<(), BlobError> {
         use SectionId as S;
         let g = self.globals;
-        let globals_floats =
-            [g.camera_from_vfov, g.camera_at_aperture, g.camera_up_focus, g.sky_bottom, g.sky_top, g.env_rotation];
+        let globals_floats = [
+            g.camera_from_vfov,
+            g.camera_at_aperture,
+            g.camera_up_focus,
+            g.sky_bottom,
+            g.sky_top,
+            g.env_rotation,
+        ];
         if !globals_floats.iter().flatten().all(|x| x.is_finite()) {
             return Err(BlobError::record(S::Globals, 0, "non-finite camera or sky value"));
         }
@@ -331,26 +337,39 @@ impl<'a> BlobView<'a> {
         let [width, height, ..] = self.header.env_size.map(|v| v as usize);
         if width == 0 {
             if g.env_rotation != [1.0, 0.0, 0.0, 0.0] {
-                return Err(BlobError::record(S::Globals, 0, "an environment rotation without an environment"));
+                return Err(BlobError::record(
+                    S::Globals,
+                    0,
+                    "an environment rotation without an environment",
+                ));
             }
             return Ok(());
         }
         if (cos * cos + sin * sin - 1.0).abs() > 1e-3 || r2 != 0.0 || r3 != 0.0 {
-            return Err(BlobError::record(S::Globals, 0, format!("environment rotation {:?} is not a unit (cos, sin, 0, 0)", g.env_rotation)));
+            return Err(BlobError::record(
+                S::Globals,
+                0,
+                format!("environment rotation {:?} is not a unit (cos, sin, 0, 0)", g.env_rotation),
+            ));
         }
         if g.sky_bottom != [0.0; 4] || g.sky_top != [0.0; 4] {
             return Err(BlobError::record(S::Globals, 0, "a gradient sky besides the environment"));
         }
         for (i, t) in self.env_texels.iter().enumerate() {
             if !t.rgb_pdf.iter().all(|x| x.is_finite() && *x >= 0.0) {
-                return Err(BlobError::record(S::EnvTexels, i, format!("texel {:?} is not finite and non-negative", t.rgb_pdf)));
+                return Err(BlobError::record(
+                    S::EnvTexels,
+                    i,
+                    format!("texel {:?} is not finite and non-negative", t.rgb_pdf),
+                ));
             }
         }
         let (rows, cells) = self.env_sampling.split_at(height);
         for (i, a) in self.env_sampling.iter().enumerate() {
             let n = if i < height { height } else { width };
             if !(0.0..=1.0).contains(&a.threshold) || a.alias as usize >= n {
-                let problem = format!("threshold {} or alias {} out of range ({n} cells)", a.threshold, a.alias);
+                let problem =
+                    format!("threshold {} or alias {} out of range ({n} cells)", a.threshold, a.alias);
                 return Err(BlobError::record(S::EnvSampling, i, problem));
             }
         }
@@ -359,7 +378,8 @@ impl<'a> BlobView<'a> {
         }
         // The probability each row, and each cell within its row, is picked with.
         let density = |k: usize| f64::from(self.env_texels[k].rgb_pdf[3]);
-        let row_sums: Vec<f64> = (0..height).map(|j| (0..width).map(|i| density(j * width + i)).sum()).collect();
+        let row_sums: Vec<f64> =
+            (0..height).map(|j| (0..width).map(|i| density(j * width + i)).sum()).collect();
         let total: f64 = row_sums.iter().sum();
         if (total / (width * height) as f64 - 1.0).abs() > 1e-3 {
             let problem = format!("the densities average {}, not 1", total / (width * height) as f64);
@@ -367,7 +387,11 @@ impl<'a> BlobView<'a> {
         }
         let row_pdfs: Vec<f64> = row_sums.iter().map(|s| s / total).collect();
         if let Some(j) = alias_mismatch(rows, &row_pdfs) {
-            return Err(BlobError::record(S::EnvSampling, j, "the rows' table does not pick this row with its probability"));
+            return Err(BlobError::record(
+                S::EnvSampling,
+                j,
+                "the rows' table does not pick this row with its probability",
+            ));
         }
         for (j, &sum) in row_sums.iter().enumerate().filter(|(_, s)| **s > 0.0) {
             let pdfs: Vec<f64> = (0..width).map(|i| density(j * width + i) / sum).collect();

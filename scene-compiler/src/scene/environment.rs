@@ -17,9 +17,7 @@ pub(crate) fn read(path: &Path) -> Result<EnvImage, String> {
     if let Some(i) = image.texels.iter().position(|t| t.iter().any(|c| !c.is_finite() || *c < 0.0)) {
         let (x, y) = (i % width, i / width);
         let [r, g, b] = image.texels[i];
-        return Err(format!(
-            "pixel ({x}, {y}) is ({r}, {g}, {b}); radiance must be finite and non-negative"
-        ));
+        return Err(format!("pixel ({x}, {y}) is ({r}, {g}, {b}); radiance must be finite and non-negative"));
     }
     Ok(EnvImage { path: path.to_owned(), width: image.width, height: image.height, texels: image.texels })
 }

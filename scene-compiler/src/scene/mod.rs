@@ -15,8 +15,8 @@
 
 mod decimal;
 mod diagnostic;
-mod fast;
 mod environment;
+mod fast;
 mod heightmap;
 pub mod image_file;
 mod lex;

@@ -141,8 +141,11 @@ impl EnvMap {
         let i = (scaled as usize).min(n - 1);
         let f = scaled - i as f32;
         let (threshold, alias) = table[i];
-        let (cell, fraction) =
-            if f < threshold { (i as u32, f / threshold) } else { (alias, (f - threshold) / (1.0 - threshold)) };
+        let (cell, fraction) = if f < threshold {
+            (i as u32, f / threshold)
+        } else {
+            (alias, (f - threshold) / (1.0 - threshold))
+        };
         (cell, fraction.min(ONE_MINUS_EPSILON))
     }
 

@@ -4,7 +4,9 @@
 use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord};
+use scene_compiler::blob::layout::{
+    LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord,
+};
 
 use super::sampling::sample_cone;
 use super::scene::CpuScene;
