@@ -10,6 +10,7 @@ mod boxes;
 mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
+mod environment;
 mod meshes;
 mod scale;
 mod scene_errors;
