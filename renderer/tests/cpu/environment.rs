@@ -105,7 +105,9 @@ fn a_uniform_image_gives_exactly_what_constant_gives() {
         assert_eq!(env.radiance(d.into()), Vec3A::from(color), "a lerp of equal values is exact");
     }
     // Furnace: a grey sphere under a uniform sky. Without NEE the two skies draw the
-    // same numbers and return the same radiance: the same image, bit for bit.
+    // same numbers and follow the same paths; the environment returns the colour
+    // exactly, `Constant` its gradient's lerp of the colour with itself, which glam
+    // rounds by an ulp: the images agree to f32 rounding.
     let grey = MaterialKind::Lambert { albedo: Vec3::splat(0.5) };
     let with = |sky: Sky| {
         scene(pinhole(Vec3::new(0.0, 0.0, 4.0), Vec3::ZERO, 30.0), sky, &[grey], &[(Vec3::ZERO, 1.0, 0)])
@@ -116,7 +118,11 @@ fn a_uniform_image_gives_exactly_what_constant_gives() {
         let blob = compile(s);
         render(&blob, &job(&blob, 24, 24, 4, 8, 1).with_nee(false)).0
     });
-    assert_eq!(images[0], images[1]);
+    for (a, b) in images[0].iter().zip(&images[1]) {
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0), "{a:?} != {b:?}");
+        }
+    }
     // With NEE the environment is sampled as a light: the same expectation. A convex
     // sphere of albedo a under radiance L reflects exactly a L (no interreflection).
     let one_pixel = |s: &Scene| {
@@ -174,8 +180,8 @@ fn plane_under(sky: Sky) -> Scene {
 /// errors plus 1% (the texels' cosines across the 2° disc and the filter's spread).
 ///
 /// Importance sampling at equal samples (256 spp, 16 renders): the standard error with
-/// NEE on the environment is about 1/50 of BSDF sampling alone (measured 2026-11-25:
-/// ratio 47 to 60 across seeds); the test asserts at least 10.
+/// NEE on the environment is 1/153 of BSDF sampling alone's (measured 2026-11-25: s.e.
+/// 0.0044 against 0.67 for an expected 0.64); the test asserts a ratio of at least 20.
 #[test]
 fn a_small_bright_region_lights_a_plane_like_a_directional_light() {
     let sun = sun_direction(40.0, 30.0);
@@ -204,7 +210,7 @@ fn a_small_bright_region_lights_a_plane_like_a_directional_light() {
     let unsampled = estimate(&env, (1, 1), 256, 4, false, 16);
     let ratio = unsampled.1 / from_env.1;
     assert!(
-        ratio > 10.0,
+        ratio > 20.0,
         "importance sampling: s.e. {} vs BSDF only {} (ratio {ratio})",
         from_env.1,
         unsampled.1
