@@ -342,8 +342,11 @@ impl Session {
         let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
         let scene = &compiled.scene;
         let terrain_images = scene.terrains.iter().map(|t| t.heights.path.as_path());
+        // A scene decoded from a blob has the texels but no file.
         let env_image = match &scene.sky {
-            scene_compiler::scene::Sky::Environment(env) => Some(env.data.path.as_path()),
+            scene_compiler::scene::Sky::Environment(env) if !env.data.path.as_os_str().is_empty() => {
+                Some(env.data.path.as_path())
+            }
             _ => None,
         };
         let inputs: Vec<&Path> = terrain_images

@@ -54,17 +54,14 @@ fn eight_bit_images_are_decoded_from_srgb_and_float_images_taken_as_stored() {
     assert!((t[0][0] - 0.2159).abs() < 0.02, "JPEG grey 128 -> {}", t[0][0]);
 
     // Float formats keep values above 1 as they are.
-    let hdr = Rgb32FImage::from_pixel(4, 2, Rgb([3.5, 0.25, 100.0]));
+    // Values a Radiance HDR's shared exponent holds exactly (steps of 1/16 below 16).
+    let hdr = Rgb32FImage::from_pixel(4, 2, Rgb([3.5, 2.25, 10.0]));
     for name in ["f.exr", "f.hdr"] {
         image::DynamicImage::ImageRgb32F(hdr.clone()).save(dir.path().join(name)).unwrap();
         let sky = format!(r#"image: "{name}", strength: 0.5, rotation_deg: 90"#);
         let (w, h, t, strength, rotation) = texels(&parse_in(dir.path(), &sky).unwrap());
         assert_eq!((w, h, strength, rotation), (4, 2, 0.5, 90.0));
-        // Radiance HDR stores a shared exponent: 8 bits of mantissa.
-        let tolerance = if name.ends_with("hdr") { 0.01 } else { 0.0 };
-        for (got, want) in t[0].iter().zip([3.5f32, 0.25, 100.0]) {
-            assert!((got - want).abs() <= tolerance * want, "{name}: {got} != {want}");
-        }
+        assert_eq!(t[0], [3.5, 2.25, 10.0], "{name}");
     }
 }
 
@@ -188,11 +185,12 @@ fn corrupted_environment_sections_are_refused() {
             }),
         ),
         (
-            "table mass off",
+            "row table mass off",
             Box::new(|b, v| {
-                let at = section_offset(v, SectionId::EnvSampling) + (16 + 40) * 8;
-                let threshold = f32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-                b[at..at + 4].copy_from_slice(&(threshold * 0.5).to_le_bytes());
+                // Row 0 (the zenith, lit) passes its cell on to row 8 entirely.
+                let at = section_offset(v, SectionId::EnvSampling);
+                b[at..at + 4].copy_from_slice(&0.0f32.to_le_bytes());
+                b[at + 4..at + 8].copy_from_slice(&8u32.to_le_bytes());
             }),
         ),
         (
