@@ -154,6 +154,12 @@ fn corrupted(blob: &[u8], edit: impl Fn(&mut [u8], &BlobView)) -> Vec<u8> {
     bytes
 }
 
+/// Bytes of one texel record.
+const TEXEL: usize = std::mem::size_of::<EnvTexelRecord>();
+
+/// An edit of a blob's bytes, given its parsed view.
+type Corruption = dyn Fn(&mut [u8], &BlobView);
+
 fn section_offset(view: &BlobView, id: SectionId) -> usize {
     view.header.sections[id as usize].offset as usize
 }
@@ -161,19 +167,18 @@ fn section_offset(view: &BlobView, id: SectionId) -> usize {
 #[test]
 fn corrupted_environment_sections_are_refused() {
     let (_, blob) = sky_blob();
-    let texel = std::mem::size_of::<EnvTexelRecord>();
-    let cases: Vec<(&str, Box<dyn Fn(&mut [u8], &BlobView)>)> = vec![
+    let cases: Vec<(&str, Box<Corruption>)> = vec![
         (
             "non-finite texel",
             Box::new(|b, v| {
-                let at = section_offset(v, SectionId::EnvTexels) + 5 * texel;
+                let at = section_offset(v, SectionId::EnvTexels) + 5 * TEXEL;
                 b[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
             }),
         ),
         (
             "density off",
             Box::new(|b, v| {
-                let at = section_offset(v, SectionId::EnvTexels) + 7 * texel + 12;
+                let at = section_offset(v, SectionId::EnvTexels) + 7 * TEXEL + 12;
                 b[at..at + 4].copy_from_slice(&100.0f32.to_le_bytes());
             }),
         ),
