@@ -52,7 +52,11 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    unsigned int bvh_root; // offset 248:",
         "    unsigned int light_count; // offset 252:",
         "    uint4 kind_first; // offset 256:",
-        "static_assert(sizeof(LaunchParams) == 272, \"layout drift\");",
+        "    float4 env_rotation_pdf; // offset 272:",
+        "    uint4 env_size; // offset 288:",
+        "    const EnvTexelRecord* env_texels; // offset 304:",
+        "    const EnvAliasRecord* env_sampling; // offset 312:",
+        "static_assert(sizeof(LaunchParams) == 320, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
         "static_assert(__builtin_offsetof(LaunchParams, samples) == 244, \"layout drift\");",
     ] {
