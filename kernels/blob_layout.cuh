@@ -18,6 +18,7 @@
 #define BLOB_LIGHT_POINT 0u
 #define BLOB_LIGHT_DIRECTIONAL 1u
 #define BLOB_LIGHT_AREA 2u
+#define BLOB_LIGHT_ENVIRONMENT 3u
 #define BLOB_MATERIAL_LAMBERT 0u
 #define BLOB_MATERIAL_METAL 1u
 #define BLOB_MATERIAL_DIELECTRIC 2u
@@ -46,6 +47,8 @@
 #define BLOB_SECTION_NODE_BOXES 13
 #define BLOB_SECTION_NODE_LINKS 14
 #define BLOB_SECTION_LIGHTS 15
+#define BLOB_SECTION_ENV_TEXELS 16
+#define BLOB_SECTION_ENV_SAMPLING 17
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -56,8 +59,9 @@ struct __align__(16) GlobalsRecord {
     float4 sky_top; // offset  64: Sky radiance at dir.y = +1 (rgb, w unused); equal to sky_bottom for a constant sky.
     uint4 settings; // offset  80: width, height, spp, max_depth.
     uint4 seed_root; // offset  96: seed, the BVH root's link (node 0, or a leaf when the whole scene is one), two reserved zeros.
+    float4 env_rotation; // offset 112: The environment's rotation about +Y: (cos, sin, 0, 0); (1, 0, 0, 0) without one. A direction d looks up the image at R_y(-rotation) d.
 };
-static_assert(sizeof(GlobalsRecord) == 112, "layout drift");
+static_assert(sizeof(GlobalsRecord) == 128, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(GlobalsRecord, camera_from_vfov) == 0, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, camera_at_aperture) == 16, "layout drift");
@@ -66,6 +70,7 @@ static_assert(__builtin_offsetof(GlobalsRecord, sky_bottom) == 48, "layout drift
 static_assert(__builtin_offsetof(GlobalsRecord, sky_top) == 64, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, settings) == 80, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, seed_root) == 96, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, env_rotation) == 112, "layout drift");
 #endif
 
 // A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.
@@ -211,5 +216,25 @@ static_assert(__builtin_offsetof(LightRecord, kind) == 32, "layout drift");
 static_assert(__builtin_offsetof(LightRecord, prim) == 36, "layout drift");
 static_assert(__builtin_offsetof(LightRecord, alias_threshold) == 40, "layout drift");
 static_assert(__builtin_offsetof(LightRecord, alias) == 44, "layout drift");
+#endif
+
+// A texel of the environment image, row by row from the top (+Y) row (BlobHeader::env_size): its radiance (the image times strength) and the sampling density of its cell.
+struct __align__(16) EnvTexelRecord {
+    float4 rgb_pdf; // offset   0: rgb: radiance at the texel's centre. w: the density, in (u, v), with which the environment's light sampling picks a point of this texel's cell: P(cell) * width * height.
+};
+static_assert(sizeof(EnvTexelRecord) == 16, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(EnvTexelRecord, rgb_pdf) == 0, "layout drift");
+#endif
+
+// A cell of an alias table of the environment's sampling (section env_sampling): first the rows' table (height cells), then each row's table of its columns (width cells each, rows from the top). With n cells and u in [0, 1): i = min(floor(u n), n - 1), f = u n - i; keep i when f < threshold, else take alias.
+struct __align__(8) EnvAliasRecord {
+    float threshold; // offset   0: Keep this cell when the pick's fraction is below this.
+    unsigned int alias; // offset   4: The cell taken otherwise.
+};
+static_assert(sizeof(EnvAliasRecord) == 8, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(EnvAliasRecord, threshold) == 0, "layout drift");
+static_assert(__builtin_offsetof(EnvAliasRecord, alias) == 4, "layout drift");
 #endif
 

@@ -37,8 +37,12 @@ struct __align__(16) LaunchParams {
     unsigned int bvh_root; // offset 280: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
     unsigned int light_count; // offset 284: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
     uint4 kind_first; // offset 288: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    float4 env_rotation_pdf; // offset 304: The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
+    uint4 env_size; // offset 320: The environment image's width and height (0, 0 without one), two zeros.
+    const EnvTexelRecord* env_texels; // offset 336: Blob section: the environment's texels, or null without one.
+    const EnvAliasRecord* env_sampling; // offset 344: Blob section: the environment's alias tables, or null without one.
 };
-static_assert(sizeof(LaunchParams) == 304, "layout drift");
+static_assert(sizeof(LaunchParams) == 352, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -70,5 +74,9 @@ static_assert(__builtin_offsetof(LaunchParams, samples) == 276, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 280, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, light_count) == 284, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, kind_first) == 288, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_rotation_pdf) == 304, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_size) == 320, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_texels) == 336, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 344, "layout drift");
 #endif
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "blob_layout.cuh"
+#include "environment.cuh"
 #include "params.cuh"
 #include "sampling.cuh"
 #include "shapes.cuh"
@@ -52,6 +53,17 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         ++rays;
         if (occluded<kMeshes>(o, wi, PT_INFINITY, NO_HIT)) return zero;
         return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
+    }
+    if (kind == BLOB_LIGHT_ENVIRONMENT) {
+        EnvSample es;
+        if (!env_sample(u1, u2, es)) return zero;
+        const float c = dot(n, es.wi);
+        if (c <= 0.0f || dot(ng, es.wi) <= 0.0f) return zero;
+        ++rays;
+        if (occluded<kMeshes>(o, es.wi, PT_INFINITY, NO_HIT)) return zero;
+        const float light_pdf = radiance_pdf.w * es.pdf;
+        const float bsdf_pdf = c * PT_INV_PI;
+        return f * env_radiance(es.wi) * (c * light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
     }
     // BLOB_LIGHT_AREA: an emissive primitive, which samples itself.
     const unsigned int prim = __ldg(&light->prim);

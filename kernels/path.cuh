@@ -78,7 +78,14 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
     const Hit hit = traverse<kMeshes>(p.origin, p.dir);
     if (hit.prim == NO_HIT) {
-        p.radiance += p.throughput * sky(p.dir);
+        float weight = 1.0f;
+        // MIS: next-event estimation could have drawn this direction (env_rotation_pdf.z,
+        // the environment's pick probability, is 0 without one or with NEE off).
+        if (kNee && p.bsdf_pdf > 0.0f && params.env_rotation_pdf.z > 0.0f) {
+            const float light_pdf = params.env_rotation_pdf.z * env_pdf(p.dir);
+            weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
+        }
+        p.radiance += p.throughput * sky(p.dir) * weight;
         return false;
     }
     const Surface s = surface<kMeshes>(hit.prim, p.origin, p.dir, hit.t);

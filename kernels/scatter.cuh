@@ -10,6 +10,7 @@
 #include "blob_layout.cuh"
 #include "camera.cuh"
 #include "constants.cuh"
+#include "environment.cuh"
 #include "params.cuh"
 #include "rng.cuh"
 #include "vec3.cuh"
@@ -96,7 +97,9 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
     return b;
 }
 
-// Radiance of a ray leaving the scene: lerp(bottom, top, 0.5 (dir.y + 1)), `dir` unit.
+// Radiance of a ray leaving the scene along unit `dir`: the environment's, or
+// lerp(bottom, top, 0.5 (dir.y + 1)).
 __device__ __forceinline__ float3 sky(float3 dir) {
+    if (params.env_size.x != 0u) return env_radiance(dir);
     return lerp(xyz(params.sky_bottom), xyz(params.sky_top), 0.5f * (dir.y + 1.0f));
 }

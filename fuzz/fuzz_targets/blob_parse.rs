@@ -5,7 +5,9 @@
 //! in range, the tree walk from the root terminates within the traversal stack, and
 //! every primitive's material id and source index is in range; the light table is
 //! safe to sample: every alias in range, every sphere light names a sphere whose
-//! `prim_light_pdfs` entry is its pdf, and no light of pdf 0 can be picked. Each input is parsed twice: as it is, and
+//! `prim_light_pdfs` entry is its pdf, and no light of pdf 0 can be picked; the
+//! environment's texels and alias tables are sized from the header, every alias in its
+//! table and no cell of density 0 picked. Each input is parsed twice: as it is, and
 //! with the header's payload checksum recomputed, so that mutations of the payload
 //! reach the structural checks instead of stopping at the checksum.
 
@@ -13,7 +15,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use scene_compiler::blob::layout::{
-    BlobHeader, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_AREA, PRIM_INDEX_MASK, PRIM_KIND_MASK,
+    BlobHeader, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LIGHT_AREA, PRIM_INDEX_MASK, PRIM_KIND_MASK,
     PrimKind, is_leaf, leaf_prims, prim_parts,
 };
 use scene_compiler::limits::MAX_BVH_DEPTH;
@@ -42,6 +44,7 @@ fn check(bytes: &[u8]) {
     assert_eq!(view.prim_sources.len(), prims);
     assert!(view.prim_materials.iter().all(|&m| (m as usize) < materials), "material id out of range");
     check_lights(&view, prims);
+    check_environment(&view);
 
     // Walk every link from the root, as a kernel would, counting visits so that a
     // cycle fails here instead of looping.
@@ -91,6 +94,7 @@ fn check_lights(view: &BlobView<'_>, prims: usize) {
         assert!((l.alias as usize) < n, "alias {} out of 0..{n}", l.alias);
         match l.kind {
             LIGHT_POINT | LIGHT_DIRECTIONAL => {}
+            LIGHT_ENVIRONMENT => assert!(view.header.env_size[0] > 0, "an environment light without one"),
             LIGHT_AREA => {
                 assert_eq!(
                     l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK),
@@ -122,6 +126,39 @@ fn check_lights(view: &BlobView<'_>, prims: usize) {
         }
         if l.alias_threshold < 1.0 {
             assert!(view.lights[l.alias as usize].radiance_pdf[3] > 0.0, "cell {i} aliases a light of pdf 0");
+        }
+    }
+}
+
+/// The environment: what `env_radiance`, `env_pdf` and `env_sample` read.
+fn check_environment(view: &BlobView<'_>) {
+    let [w, h, ..] = view.header.env_size.map(|v| v as usize);
+    assert_eq!(view.env_texels.len(), w * h);
+    if w == 0 {
+        assert_eq!(h, 0);
+        assert!(view.env_sampling.is_empty());
+        return;
+    }
+    assert_eq!(view.env_sampling.len(), h + w * h);
+    assert!(view.env_texels.iter().all(|t| t.rgb_pdf.iter().all(|x| x.is_finite() && *x >= 0.0)));
+    for (i, a) in view.env_sampling.iter().enumerate() {
+        let n = if i < h { h } else { w };
+        assert!((a.alias as usize) < n && (0.0..=1.0).contains(&a.threshold), "env alias cell {i}");
+    }
+    if view.env_light_pdf() == 0.0 {
+        return; // Never sampled.
+    }
+    // A picked cell has a positive density (a kernel divides by it).
+    let row_density = |j: usize| view.env_texels[j * w..(j + 1) * w].iter().any(|t| t.rgb_pdf[3] > 0.0);
+    for (j, a) in view.env_sampling[..h].iter().enumerate() {
+        assert!(a.threshold == 0.0 || row_density(j), "row {j} kept without density");
+        assert!(a.threshold == 1.0 || row_density(a.alias as usize), "row {j} aliases a dark row");
+    }
+    for j in (0..h).filter(|&j| row_density(j)) {
+        for (i, a) in view.env_sampling[h + j * w..h + (j + 1) * w].iter().enumerate() {
+            let density = |i: usize| view.env_texels[j * w + i].rgb_pdf[3];
+            assert!(a.threshold == 0.0 || density(i) > 0.0, "cell ({i}, {j}) kept without density");
+            assert!(a.threshold == 1.0 || density(a.alias as usize) > 0.0, "cell ({i}, {j}) aliases a dark cell");
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
-use crate::scene::{Material, Scene};
+use crate::scene::{Material, Scene, Sky};
 use crate::shapes;
 use crate::{meshes, terrain};
 
@@ -167,13 +167,23 @@ fn same_primitives(a: &Scene, b: &Scene) -> bool {
     shapes::same_prims(a, b) && a.terrains == b.terrains && a.meshes == b.meshes
 }
 
-/// Whether two scenes with the same primitives have the same light table: the same
-/// lights, and every material emits the same (its other parameters may differ).
+/// Whether two scenes with the same primitives have the same light table and texture
+/// sections: the same lights, every material emits the same and has the same texture
+/// (its other parameters may differ), and the same environment image and strength (or
+/// none in both: a rotation or a gradient is in the globals alone).
 fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
     let emission = |m: &Material| blob::material_emission(m.kind);
+    let environment = |s: &Scene| match &s.sky {
+        Sky::Environment(env) => Some((env.data.clone(), env.strength)),
+        _ => None,
+    };
     a.lights == b.lights
+        && environment(a) == environment(b)
         && a.materials.len() == b.materials.len()
-        && a.materials.iter().zip(&b.materials).all(|(x, y)| emission(x) == emission(y))
+        && a.materials
+            .iter()
+            .zip(&b.materials)
+            .all(|(x, y)| emission(x) == emission(y) && x.texture == y.texture)
 }
 
 /// Whether a BVH over `a`'s primitives can be refitted to `b`'s: as many of each kind

@@ -24,6 +24,7 @@ pub mod files;
 pub mod limits;
 pub mod meshes;
 pub mod procedural;
+pub mod procedural_sky;
 pub mod scene;
 pub mod shapes;
 pub mod terrain;

@@ -24,7 +24,9 @@ pub const MAX_BOXES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_TRIANGLES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_MATERIALS: usize = 1 << 20;
 pub const MAX_LIGHTS: usize = 1 << 16;
-/// The widest or tallest texture image.
-pub const MAX_TEXTURE_SIDE: u32 = 16_384;
 /// Texels of all texture images together (16 bytes each in the blob: 1 GiB).
 pub const MAX_TEXELS: usize = 1 << 26;
+/// Most texels of an environment image: 2^25, e.g. 8192 x 4096 (512 MiB of float4
+/// texels in the blob, plus 256 MiB of sampling table); each side at most
+/// [`MAX_IMAGE_SIDE`].
+pub const MAX_ENV_TEXELS: u64 = 1 << 25;

@@ -22,7 +22,7 @@
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
 //! - A reload, edit or save whose primitives did not change (camera, settings, sky,
 //!   lights, material parameters) reuses the current scene's BVH.
-//! - The files a scene reads (terrain images, model files, texture images) are watched like the scene: saving one
+//! - The files a scene reads (terrain images, model files, texture and environment images) are watched like the scene: saving one
 //!   reloads the scene. Which files those are is learnt from each scene that loads, so
 //!   an image that is missing when the scene first fails to load is not watched until
 //!   the scene text changes.

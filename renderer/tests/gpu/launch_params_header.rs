@@ -56,7 +56,11 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    unsigned int bvh_root; // offset 280:",
         "    unsigned int light_count; // offset 284:",
         "    uint4 kind_first; // offset 288:",
-        "static_assert(sizeof(LaunchParams) == 304, \"layout drift\");",
+        "    float4 env_rotation_pdf; // offset 304:",
+        "    uint4 env_size; // offset 320:",
+        "    const EnvTexelRecord* env_texels; // offset 336:",
+        "    const EnvAliasRecord* env_sampling; // offset 344:",
+        "static_assert(sizeof(LaunchParams) == 352, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
         "static_assert(__builtin_offsetof(LaunchParams, samples) == 276, \"layout drift\");",
     ] {

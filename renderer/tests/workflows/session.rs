@@ -545,3 +545,63 @@ fn a_camera_edit_reuses_the_bvh_and_a_resized_sphere_refits_it() {
     wait_for(&mut session, "the radius edit", |s, _| radius(s) == Some(0.75));
     assert_eq!(origin(&session), Some((false, true)));
 }
+
+/// A scene under an environment sky read from `skies/sky.exr` (a folder of its own),
+/// a 2 x 1 image whose first texel is `first` grey.
+fn environment_scene_dir(first: f32) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("skies")).expect("skies folder");
+    let image = dir.path().join("skies/sky.exr");
+    std::fs::write(&image, sky_exr(first)).expect("write sky");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 5.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) },
+    spheres: [(center: (0.0, 0.0, 0.0), radius: 1.0, material: \"grey\")],
+    sky: Environment(image: \"skies/sky.exr\"),
+)
+";
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, text).expect("write scene");
+    (dir, path, image)
+}
+
+/// A 2 x 1 float EXR whose first texel is `first` in every channel, the second 1.
+fn sky_exr(first: f32) -> Vec<u8> {
+    let image = image::Rgb32FImage::from_raw(2, 1, vec![first, first, first, 1.0, 1.0, 1.0]).expect("2 x 1");
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgb32F(image)
+        .write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::OpenExr)
+        .expect("encode EXR");
+    bytes
+}
+
+/// The current scene's first environment texel (red).
+fn first_texel(session: &Session) -> Option<f32> {
+    session.current().and_then(|c| match &c.scene.sky {
+        scene::Sky::Environment(env) => Some(env.data.texels[0][0]),
+        _ => None,
+    })
+}
+
+#[test]
+fn saving_the_environment_image_reloads_the_scene_and_a_broken_one_is_reported() {
+    let (_dir, path, image) = environment_scene_dir(2.0);
+    let mut session = open(&path);
+    assert_eq!(first_texel(&session), Some(2.0));
+
+    save_by_rename(&image, sky_exr(5.0));
+    wait_for(&mut session, "the renamed-over sky", |s, _| first_texel(s) == Some(5.0));
+    std::fs::write(&image, sky_exr(7.0)).expect("write in place");
+    wait_for(&mut session, "the sky written in place", |s, _| first_texel(s) == Some(7.0));
+
+    save_by_rename(&image, b"not an image");
+    wait_for(&mut session, "the broken sky's error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("an error");
+    assert_eq!(error.line, Some(6), "{error}");
+    assert!(error.message.contains("skies/sky.exr"), "{error}");
+    assert_eq!(first_texel(&session), Some(7.0), "the last good scene stays");
+
+    save_by_rename(&image, sky_exr(3.0));
+    wait_for(&mut session, "the fixed sky", |s, _| first_texel(s) == Some(3.0) && s.last_error().is_none());
+}

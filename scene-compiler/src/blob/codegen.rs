@@ -55,6 +55,7 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_LIGHT_POINT {LIGHT_POINT}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_AREA {LIGHT_AREA}u");
+    let _ = writeln!(out, "#define BLOB_LIGHT_ENVIRONMENT {LIGHT_ENVIRONMENT}u");
     let _ = writeln!(out, "#define BLOB_MATERIAL_LAMBERT {MATERIAL_LAMBERT}u");
     let _ = writeln!(out, "#define BLOB_MATERIAL_METAL {MATERIAL_METAL}u");
     let _ = writeln!(out, "#define BLOB_MATERIAL_DIELECTRIC {MATERIAL_DIELECTRIC}u");
@@ -106,6 +107,8 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);
+    one::<EnvTexelRecord>(out, emit);
+    one::<EnvAliasRecord>(out, emit);
 }
 
 fn record_table(out: &mut String, name: &str, size: usize, align: usize, doc: &str, fields: &[Field]) {

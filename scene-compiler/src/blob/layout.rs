@@ -103,6 +103,9 @@ pub const LIGHT_POINT: u32 = 0;
 pub const LIGHT_DIRECTIONAL: u32 = 1;
 /// An emissive primitive of any kind, an area light; [`LightRecord::prim`] says which.
 pub const LIGHT_AREA: u32 = 2;
+/// The environment sky (`BlobHeader::env_size`, sections `env_texels` and
+/// `env_sampling`); at most one, and only in a blob with an environment.
+pub const LIGHT_ENVIRONMENT: u32 = 3;
 
 /// Material kinds, [`MaterialRecord::kind`]: the kinds a scene names, each with its
 /// own parameters in the record's lanes.
@@ -184,6 +187,8 @@ blob_record! {
         pub settings: [u32; 4],
         /// seed, the BVH root's link (node 0, or a leaf when the whole scene is one), two reserved zeros.
         pub seed_root: [u32; 4],
+        /// The environment's rotation about +Y: (cos, sin, 0, 0); (1, 0, 0, 0) without one. A direction d looks up the image at R_y(-rotation) d.
+        pub env_rotation: [f32; 4],
     }
 }
 
@@ -336,6 +341,26 @@ blob_record! {
     }
 }
 
+blob_record! {
+    /// A texel of the environment image, row by row from the top (+Y) row (BlobHeader::env_size): its radiance (the image times strength) and the sampling density of its cell.
+    #[align(16)]
+    pub struct EnvTexelRecord as "EnvTexelRecord" {
+        /// rgb: radiance at the texel's centre. w: the density, in (u, v), with which the environment's light sampling picks a point of this texel's cell: P(cell) * width * height.
+        pub rgb_pdf: [f32; 4],
+    }
+}
+
+blob_record! {
+    /// A cell of an alias table of the environment's sampling (section env_sampling): first the rows' table (height cells), then each row's table of its columns (width cells each, rows from the top). With n cells and u in [0, 1): i = min(floor(u n), n - 1), f = u n - i; keep i when f < threshold, else take alias.
+    #[align(8)]
+    pub struct EnvAliasRecord as "EnvAliasRecord" {
+        /// Keep this cell when the pick's fraction is below this.
+        pub threshold: f32,
+        /// The cell taken otherwise.
+        pub alias: u32,
+    }
+}
+
 /// A section's place in the blob, in bytes from the blob's first byte.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
@@ -372,10 +397,14 @@ pub enum SectionId {
     NodeBoxes,
     NodeLinks,
     Lights,
+    /// The environment's texels (`BlobHeader::env_size`), empty without one.
+    EnvTexels,
+    /// The environment's alias tables: rows, then each row's columns.
+    EnvSampling,
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 16;
+pub const SECTION_COUNT: usize = 18;
 
 impl SectionId {
     /// All sections, in file order.
@@ -396,6 +425,8 @@ impl SectionId {
         SectionId::NodeBoxes,
         SectionId::NodeLinks,
         SectionId::Lights,
+        SectionId::EnvTexels,
+        SectionId::EnvSampling,
     ];
 
     /// A lower-case name for messages and `inspect`.
@@ -417,6 +448,8 @@ impl SectionId {
             SectionId::NodeBoxes => "node_boxes",
             SectionId::NodeLinks => "node_links",
             SectionId::Lights => "lights",
+            SectionId::EnvTexels => "env_texels",
+            SectionId::EnvSampling => "env_sampling",
         }
     }
 
@@ -439,6 +472,8 @@ impl SectionId {
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
             SectionId::NodeLinks => size_of::<NodeLinksRecord>(),
             SectionId::Lights => size_of::<LightRecord>(),
+            SectionId::EnvTexels => size_of::<EnvTexelRecord>(),
+            SectionId::EnvSampling => size_of::<EnvAliasRecord>(),
         }
     }
 }
@@ -468,6 +503,9 @@ pub struct BlobHeader {
     pub texel_count: u32,
     /// Zeros.
     pub reserved: [u32; 3],
+    /// The environment image's width and height in texels, then two zeros; all zero
+    /// without an environment.
+    pub env_size: [u32; 4],
     pub sections: [SectionEntry; SECTION_COUNT],
 }
 
@@ -522,7 +560,17 @@ impl BlobHeader {
             SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
+            SectionId::EnvTexels => self.env_texels(),
+            SectionId::EnvSampling if self.env_texels() > 0 => {
+                self.env_texels() + u64::from(self.env_size[1])
+            }
+            SectionId::EnvSampling => 0,
         }
+    }
+
+    /// Texels of the environment image (0 without one).
+    pub fn env_texels(&self) -> u64 {
+        u64::from(self.env_size[0]) * u64::from(self.env_size[1])
     }
 }
 
@@ -533,7 +581,9 @@ mod tests {
 
     #[test]
     fn device_records_are_whole_lanes_and_gpu_aligned() {
-        assert_eq!(size_of::<GlobalsRecord>(), 112);
+        assert_eq!(size_of::<GlobalsRecord>(), 128);
+        assert_eq!(size_of::<EnvTexelRecord>(), 16);
+        assert_eq!(size_of::<EnvAliasRecord>(), 8);
         assert_eq!(size_of::<MaterialRecord>(), 48);
         assert_eq!(size_of::<SphereRecord>(), 16);
         assert_eq!(size_of::<NodeBoxesRecord>(), 48);
@@ -544,7 +594,7 @@ mod tests {
         assert_eq!(size_of::<TextureRecord>(), 64);
         assert_eq!(size_of::<NoiseRecord>(), 32);
         assert_eq!(size_of::<TriangleUvsRecord>(), 32);
-        assert_eq!(HEADER_LEN, 336);
+        assert_eq!(HEADER_LEN, 384);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::f64::consts::PI;
 
 use glam::Vec3;
 
-use super::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord};
+use super::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord};
 use crate::scene::Light;
 
 /// An emissive primitive, in leaf order.
@@ -32,11 +32,17 @@ fn luminance(c: Vec3) -> f64 {
     (f64::from(c.x) + f64::from(c.y) + f64::from(c.z)) / 3.0
 }
 
-/// The table for the scene's `lights` followed by `emitters`; `scene_radius` (the
-/// bounding sphere's) turns a directional light's irradiance into power.
-pub(crate) fn build(lights: &[Light], emitters: &[Emitter], scene_radius: f64) -> LightTable {
+/// The table for the scene's `lights`, the environment (when the sky is one: its
+/// `∫ lum(L) dω`), then `emitters`; `scene_radius` (the bounding sphere's) turns a
+/// directional light's irradiance, and the environment's radiance, into power.
+pub(crate) fn build(
+    lights: &[Light],
+    environment: Option<f64>,
+    emitters: &[Emitter],
+    scene_radius: f64,
+) -> LightTable {
     let scene_radius = scene_radius.max(1e-3);
-    let mut records = Vec::with_capacity(lights.len() + emitters.len());
+    let mut records = Vec::with_capacity(lights.len() + emitters.len() + 1);
     let mut powers = Vec::with_capacity(records.capacity());
     for light in lights {
         let (record, power) = match *light {
@@ -59,6 +65,13 @@ pub(crate) fn build(lights: &[Light], emitters: &[Emitter], scene_radius: f64) -
         records.push(record);
         powers.push(power);
     }
+    if let Some(luminance_integral) = environment {
+        records.push(record(LIGHT_ENVIRONMENT, [0.0, 0.0, 0.0, 1.0], Vec3::ZERO, 0));
+        // What crosses the scene's disc from every direction: π R² ∫ lum(L) dω (a
+        // directional light of irradiance E, radiance concentrated in its disc, gives π R² E).
+        powers.push(PI * scene_radius * scene_radius * luminance_integral);
+    }
+    let first_emitter = records.len();
     for e in emitters {
         records.push(record(LIGHT_AREA, [0.0, 0.0, 0.0, 1.0], e.emission, e.prim));
         // A Lambertian emitter of radiance L and area A sends out π A L.
@@ -76,7 +89,6 @@ pub(crate) fn build(lights: &[Light], emitters: &[Emitter], scene_radius: f64) -
         record.alias_threshold = threshold as f32;
         record.alias = alias;
     }
-    let first_emitter = lights.len();
     let prim_pdfs = emitters.iter().enumerate().map(|(i, e)| (e.slot, pdfs[first_emitter + i])).collect();
     LightTable { records, prim_pdfs }
 }
@@ -185,7 +197,7 @@ mod tests {
                 emission: Vec3::splat(e),
             })
             .collect();
-        let table = build(&[], &emitters, 1.0);
+        let table = build(&[], None, &emitters, 1.0);
         let tiny = &table.records[0];
         assert_eq!((tiny.radiance_pdf[3], tiny.alias_threshold), (0.0, 0.0));
         assert_ne!(table.records[tiny.alias as usize].radiance_pdf[3], 0.0);
@@ -198,7 +210,7 @@ mod tests {
     #[test]
     fn no_power_gives_zero_pdfs() {
         let lights = [Light::Point { position: Vec3::ZERO, color: Vec3::ONE, intensity: 0.0 }];
-        let table = build(&lights, &[], 0.0);
+        let table = build(&lights, None, &[], 0.0);
         assert_eq!(table.records[0].radiance_pdf[3], 0.0);
     }
 
@@ -223,7 +235,7 @@ mod tests {
                 emission: Vec3::splat(3.0),
             })
             .collect();
-        let table = build(&lights, &emitters, 10.0);
+        let table = build(&lights, None, &emitters, 10.0);
         let powers = [
             4.0 * PI * 2.0,
             PI * 100.0 * 1.0,

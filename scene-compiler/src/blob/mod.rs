@@ -8,6 +8,7 @@
 mod aligned;
 mod codegen;
 mod crc;
+mod environment;
 mod error;
 pub mod layout;
 mod lights;

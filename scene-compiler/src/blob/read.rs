@@ -9,7 +9,7 @@ use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::limits;
-use crate::scene::{Camera, RenderSettings, Sky};
+use crate::scene::{Camera, EnvImage, Environment, RenderSettings, Sky};
 use crate::shapes::Shape;
 use crate::with_shape;
 
@@ -51,6 +51,10 @@ pub struct BlobView<'a> {
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
+    /// The environment's texels, row by row from the top (empty without one).
+    pub env_texels: &'a [EnvTexelRecord],
+    /// The environment's alias tables: rows, then each row's columns (empty without one).
+    pub env_sampling: &'a [EnvAliasRecord],
 }
 
 impl<'a> BlobView<'a> {
@@ -114,6 +118,8 @@ impl<'a> BlobView<'a> {
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
+            env_texels: cast(section(SectionId::EnvTexels)),
+            env_sampling: cast(section(SectionId::EnvSampling)),
         };
         Ok(view)
     }
@@ -156,10 +162,30 @@ impl<'a> BlobView<'a> {
         }
     }
 
-    /// The sky; equal ends read back as a constant sky.
+    /// The sky; equal ends read back as a constant sky, an environment as its texels
+    /// (image × strength) with strength 1 and no file name.
     pub fn sky(&self) -> Sky {
+        if let [width, height, ..] = self.header.env_size
+            && width > 0
+        {
+            let texels = self.env_texels.iter().map(|t| [t.rgb_pdf[0], t.rgb_pdf[1], t.rgb_pdf[2]]).collect();
+            let data = EnvImage { path: Default::default(), width, height, texels };
+            let [cos, sin, ..] = self.globals.env_rotation;
+            return Sky::Environment(Environment {
+                image: String::new(),
+                data: std::sync::Arc::new(data),
+                strength: 1.0,
+                rotation_deg: sin.atan2(cos).to_degrees(),
+            });
+        }
         let (bottom, top) = (xyz(self.globals.sky_bottom), xyz(self.globals.sky_top));
         if bottom == top { Sky::Constant(bottom) } else { Sky::Gradient { bottom, top } }
+    }
+
+    /// The environment light's pick probability: 0 without an environment or when it
+    /// has no power.
+    pub fn env_light_pdf(&self) -> f32 {
+        self.lights.iter().find(|l| l.kind == LIGHT_ENVIRONMENT).map_or(0.0, |l| l.radiance_pdf[3])
     }
 
     /// The BVH as a plain tree in depth-first order (bounds, links, identity
@@ -237,8 +263,14 @@ impl<'a> BlobView<'a> {
     fn check_records(&self) -> Result<(), BlobError> {
         use SectionId as S;
         let g = self.globals;
-        let globals_floats =
-            [g.camera_from_vfov, g.camera_at_aperture, g.camera_up_focus, g.sky_bottom, g.sky_top];
+        let globals_floats = [
+            g.camera_from_vfov,
+            g.camera_at_aperture,
+            g.camera_up_focus,
+            g.sky_bottom,
+            g.sky_top,
+            g.env_rotation,
+        ];
         if !globals_floats.iter().flatten().all(|x| x.is_finite()) {
             return Err(BlobError::record(S::Globals, 0, "non-finite camera or sky value"));
         }
@@ -311,6 +343,85 @@ impl<'a> BlobView<'a> {
             }
         }
         self.check_lights()?;
+        self.check_environment()?;
+        Ok(())
+    }
+
+    /// The environment: globals that say how it turns (a unit rotation, no gradient
+    /// besides), finite non-negative texels and densities, alias tables that stay in
+    /// range and, when the environment can be picked as a light, densities that
+    /// integrate to 1 and tables that pick every row and cell with its probability
+    /// (a cell of density 0 never). Without an environment the rotation is (1, 0, 0, 0).
+    fn check_environment(&self) -> Result<(), BlobError> {
+        use SectionId as S;
+        let g = self.globals;
+        let [cos, sin, r2, r3] = g.env_rotation;
+        let [width, height, ..] = self.header.env_size.map(|v| v as usize);
+        if width == 0 {
+            if g.env_rotation != [1.0, 0.0, 0.0, 0.0] {
+                return Err(BlobError::record(
+                    S::Globals,
+                    0,
+                    "an environment rotation without an environment",
+                ));
+            }
+            return Ok(());
+        }
+        if (cos * cos + sin * sin - 1.0).abs() > 1e-3 || r2 != 0.0 || r3 != 0.0 {
+            return Err(BlobError::record(
+                S::Globals,
+                0,
+                format!("environment rotation {:?} is not a unit (cos, sin, 0, 0)", g.env_rotation),
+            ));
+        }
+        if g.sky_bottom != [0.0; 4] || g.sky_top != [0.0; 4] {
+            return Err(BlobError::record(S::Globals, 0, "a gradient sky besides the environment"));
+        }
+        for (i, t) in self.env_texels.iter().enumerate() {
+            if !t.rgb_pdf.iter().all(|x| x.is_finite() && *x >= 0.0) {
+                return Err(BlobError::record(
+                    S::EnvTexels,
+                    i,
+                    format!("texel {:?} is not finite and non-negative", t.rgb_pdf),
+                ));
+            }
+        }
+        let (rows, cells) = self.env_sampling.split_at(height);
+        for (i, a) in self.env_sampling.iter().enumerate() {
+            let n = if i < height { height } else { width };
+            if !(0.0..=1.0).contains(&a.threshold) || a.alias as usize >= n {
+                let problem =
+                    format!("threshold {} or alias {} out of range ({n} cells)", a.threshold, a.alias);
+                return Err(BlobError::record(S::EnvSampling, i, problem));
+            }
+        }
+        if self.env_light_pdf() == 0.0 {
+            return Ok(());
+        }
+        // The probability each row, and each cell within its row, is picked with.
+        let density = |k: usize| f64::from(self.env_texels[k].rgb_pdf[3]);
+        let row_sums: Vec<f64> =
+            (0..height).map(|j| (0..width).map(|i| density(j * width + i)).sum()).collect();
+        let total: f64 = row_sums.iter().sum();
+        if (total / (width * height) as f64 - 1.0).abs() > 1e-3 {
+            let problem = format!("the densities average {}, not 1", total / (width * height) as f64);
+            return Err(BlobError::record(S::EnvTexels, 0, problem));
+        }
+        let row_pdfs: Vec<f64> = row_sums.iter().map(|s| s / total).collect();
+        if let Some(j) = alias_mismatch(rows, &row_pdfs) {
+            return Err(BlobError::record(
+                S::EnvSampling,
+                j,
+                "the rows' table does not pick this row with its probability",
+            ));
+        }
+        for (j, &sum) in row_sums.iter().enumerate().filter(|(_, s)| **s > 0.0) {
+            let pdfs: Vec<f64> = (0..width).map(|i| density(j * width + i) / sum).collect();
+            if let Some(i) = alias_mismatch(&cells[j * width..(j + 1) * width], &pdfs) {
+                let problem = format!("row {j}'s table does not pick column {i} with its probability");
+                return Err(BlobError::record(S::EnvSampling, height + j * width + i, problem));
+            }
+        }
         Ok(())
     }
 
@@ -400,6 +511,7 @@ impl<'a> BlobView<'a> {
         let count = self.lights.len();
         // Per primitive slot, whether a light is that primitive.
         let mut is_light = vec![false; self.prim_light_pdfs.len()];
+        let mut env_lights = 0;
         let mut sum = 0.0f64;
         for (i, l) in self.lights.iter().enumerate() {
             let err = |problem: String| Err(BlobError::record(S::Lights, i, problem));
@@ -420,6 +532,15 @@ impl<'a> BlobView<'a> {
             }
             match l.kind {
                 LIGHT_POINT | LIGHT_DIRECTIONAL => {}
+                LIGHT_ENVIRONMENT => {
+                    if self.header.env_size[0] == 0 {
+                        return err("an environment light without an environment".into());
+                    }
+                    env_lights += 1;
+                    if env_lights > 1 {
+                        return err("a second environment light".into());
+                    }
+                }
                 LIGHT_AREA => {
                     let (kind, index) = prim_parts(l.prim);
                     // No stray bits: the kernels compare references whole.
@@ -448,6 +569,9 @@ impl<'a> BlobView<'a> {
             }
             sum += f64::from(pdf);
         }
+        if self.header.env_size[0] > 0 && env_lights == 0 {
+            return Err(BlobError::record(S::Lights, 0, "the environment is not among the lights"));
+        }
         if let Some(slot) = (0..is_light.len()).find(|&s| !is_light[s] && self.prim_light_pdfs[s] != 0.0) {
             let problem =
                 format!("pick probability {} but no light is this primitive", self.prim_light_pdfs[slot]);
@@ -459,24 +583,15 @@ impl<'a> BlobView<'a> {
         if (sum - 1.0).abs() > 1e-3 {
             return Err(BlobError::record(S::Lights, 0, format!("pick probabilities sum to {sum}, not 1")));
         }
-        // The probability the alias table picks each light with: cell i is taken with
-        // probability 1/n, kept with its threshold and passed to its alias otherwise.
-        let n = count as f64;
-        let mut mass = vec![0.0f64; count];
-        for (i, l) in self.lights.iter().enumerate() {
-            let keep = f64::from(l.alias_threshold);
-            mass[i] += keep / n;
-            mass[l.alias as usize] += (1.0 - keep) / n;
-        }
-        for (i, (l, m)) in self.lights.iter().zip(mass).enumerate() {
-            let pdf = f64::from(l.radiance_pdf[3]);
-            if (m - pdf).abs() > ALIAS_TOLERANCE || (pdf == 0.0 && m != 0.0) {
-                return Err(BlobError::record(
-                    S::Lights,
-                    i,
-                    format!("the alias table picks this light with probability {m}, its pdf is {pdf}"),
-                ));
-            }
+        let cells: Vec<(f32, u32)> = self.lights.iter().map(|l| (l.alias_threshold, l.alias)).collect();
+        let pdfs: Vec<f64> = self.lights.iter().map(|l| f64::from(l.radiance_pdf[3])).collect();
+        if let Some(i) = alias_mass(&cells).iter().zip(&pdfs).position(|(&m, &pdf)| !alias_matches(m, pdf)) {
+            let (m, pdf) = (alias_mass(&cells)[i], pdfs[i]);
+            return Err(BlobError::record(
+                S::Lights,
+                i,
+                format!("the alias table picks this light with probability {m}, its pdf is {pdf}"),
+            ));
         }
         Ok(())
     }
@@ -546,6 +661,32 @@ impl<'a> BlobView<'a> {
     }
 }
 
+/// The probability an alias table (`(threshold, alias)` per cell, aliases in range)
+/// picks each cell with: cell i is taken with probability 1/n, kept with its threshold
+/// and passed to its alias otherwise.
+fn alias_mass(cells: &[(f32, u32)]) -> Vec<f64> {
+    let n = cells.len() as f64;
+    let mut mass = vec![0.0f64; cells.len()];
+    for (i, &(threshold, alias)) in cells.iter().enumerate() {
+        let keep = f64::from(threshold);
+        mass[i] += keep / n;
+        mass[alias as usize] += (1.0 - keep) / n;
+    }
+    mass
+}
+
+/// A table's mass `m` for a cell of probability `pdf`: within [`ALIAS_TOLERANCE`], and
+/// exactly 0 for a cell that must never be picked.
+fn alias_matches(m: f64, pdf: f64) -> bool {
+    (m - pdf).abs() <= ALIAS_TOLERANCE && (pdf != 0.0 || m == 0.0)
+}
+
+/// The first cell of an environment alias table whose mass does not match its `pdfs`.
+fn alias_mismatch(table: &[EnvAliasRecord], pdfs: &[f64]) -> Option<usize> {
+    let cells: Vec<(f32, u32)> = table.iter().map(|a| (a.threshold, a.alias)).collect();
+    alias_mass(&cells).iter().zip(pdfs).position(|(&m, &pdf)| !alias_matches(m, pdf))
+}
+
 /// How much of a blob to check.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Checks {
@@ -577,6 +718,16 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.reserved != [0; 3] {
         return Err(mismatch("reserved", h.reserved.iter().map(|&r| u64::from(r)).sum(), 0));
     }
+    let [env_width, env_height, env_2, env_3] = h.env_size;
+    let side = limits::MAX_IMAGE_SIDE;
+    let env_ok = if env_width == 0 || env_height == 0 {
+        env_width == env_height
+    } else {
+        env_width <= side && env_height <= side && h.env_texels() <= limits::MAX_ENV_TEXELS
+    };
+    if !env_ok || env_2 != 0 || env_3 != 0 {
+        return Err(mismatch("env_size", h.env_texels(), limits::MAX_ENV_TEXELS));
+    }
     let unused_slots = (0..PrimKind::SLOTS).filter(|&k| PrimKind::from_u32(k as u32).is_none());
     if let Some(n) = unused_slots.map(|k| h.prim_counts[k]).find(|&n| n != 0) {
         return Err(mismatch("prim_counts of an unknown kind", n.into(), 0));
@@ -591,7 +742,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
         ("texture_count", h.texture_count as usize, 0, limits::MAX_MATERIALS),
         ("texel_count", h.texel_count as usize, 0, limits::MAX_TEXELS),
         // The scene's lights, then one per emissive primitive.
-        ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS + total),
+        ("light_count", h.light_count as usize, 0, limits::MAX_LIGHTS + 1 + total),
         // Inner nodes of a binary tree with at most `total` leaves.
         ("node_count", h.node_count as usize, 0, total.saturating_sub(1)),
     ];

@@ -14,6 +14,7 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 use super::aligned::AlignedBytes;
+use super::environment::{self, EnvTables};
 use super::layout::*;
 use super::lights::{self, Emitter};
 use super::textures::{TextureTable, material_textures, noise_table};
@@ -36,7 +37,16 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         .nodes
         .first()
         .map_or(0.0, |root| 0.5 * (root.bounds.max.as_dvec3() - root.bounds.min.as_dvec3()).length());
-    let light_table = lights::build(&scene.lights, &prims.emitters(scene), scene_radius);
+    let env = match &scene.sky {
+        Sky::Environment(env) => Some(environment::build(env)),
+        _ => None,
+    };
+    let light_table = lights::build(
+        &scene.lights,
+        env.as_ref().map(|e| e.luminance_integral),
+        &prims.emitters(scene),
+        scene_radius,
+    );
     let textures = TextureTable::new(scene);
     let flag = |on: bool, bit: u32| if on { bit } else { 0 };
     let mut header = BlobHeader {
@@ -56,6 +66,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         total_len: 0,
         texel_count: count(textures.texels.len()),
         reserved: [0; 3],
+        env_size: env.as_ref().map_or([0; 4], |e| [e.width, e.height, 0, 0]),
         sections: [SectionEntry::default(); SECTION_COUNT],
     };
     let mut end = HEADER_LEN;
@@ -113,6 +124,10 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
     for &(slot, pdf) in &light_table.prim_pdfs {
         prim_light_pdfs[slot] = pdf;
+    }
+    if let Some(EnvTables { texels, sampling, .. }) = &env {
+        records_mut::<EnvTexelRecord>(take(SectionId::EnvTexels)).copy_from_slice(texels);
+        records_mut::<EnvAliasRecord>(take(SectionId::EnvSampling)).copy_from_slice(sampling);
     }
 
     seal(buf, header);
@@ -384,6 +399,14 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
     let (bottom, top) = match scene.sky {
         Sky::Gradient { bottom, top } => (bottom, top),
         Sky::Constant(color) => (color, color),
+        Sky::Environment(_) => (Vec3::ZERO, Vec3::ZERO),
+    };
+    let env_rotation = match &scene.sky {
+        Sky::Environment(env) => {
+            let (sin, cos) = f64::from(env.rotation_deg).to_radians().sin_cos();
+            [cos as f32, sin as f32, 0.0, 0.0]
+        }
+        _ => [1.0, 0.0, 0.0, 0.0],
     };
     GlobalsRecord {
         camera_from_vfov: lane(c.look_from, c.vfov_deg),
@@ -393,6 +416,7 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
         sky_top: lane(top, 0.0),
         settings: [s.width, s.height, s.spp, s.max_depth],
         seed_root: [s.seed, root, 0, 0],
+        env_rotation,
     }
 }
 

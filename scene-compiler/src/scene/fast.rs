@@ -449,6 +449,20 @@ impl<'a> Cursor<'a> {
                 self.expect(b')')?;
                 Some(SkyFile::Constant(color))
             }
+            ("Environment", known) => {
+                let (mut image, mut strength, mut rotation_deg) = (None, None, None);
+                self.fields(known, |c, name| match name {
+                    "image" => Self::once(&mut image, c.string().map(str::to_owned)),
+                    "strength" => Self::once(&mut strength, c.f32()),
+                    "rotation_deg" => Self::once(&mut rotation_deg, c.f32()),
+                    _ => None,
+                })?;
+                Some(SkyFile::Environment {
+                    image: image?,
+                    strength: strength.unwrap_or(1.0),
+                    rotation_deg: rotation_deg.unwrap_or_default(),
+                })
+            }
             _ => None,
         }
     }

@@ -15,8 +15,10 @@
 
 mod decimal;
 mod diagnostic;
+mod environment;
 mod fast;
 mod heightmap;
+pub mod image_file;
 mod lex;
 mod mesh_file;
 mod model;
@@ -35,8 +37,8 @@ use std::path::Path;
 use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
+pub use image_file::srgb_to_linear;
 pub use model::*;
-pub use texture_file::srgb_to_linear;
 pub use write::to_ron;
 
 use schema::SceneFile;

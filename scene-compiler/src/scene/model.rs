@@ -79,7 +79,7 @@ impl Default for RenderSettings {
 }
 
 /// Radiance seen by rays that leave the scene.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
@@ -87,6 +87,36 @@ pub enum Sky {
         top: Vec3,
     },
     Constant(Vec3),
+    /// An equirectangular image around the scene, sampled as a light.
+    Environment(Environment),
+}
+
+/// `sky: Environment(image: ..., strength: ..., rotation_deg: ...)`: radiance from an
+/// equirectangular image (Mitsuba's `envmap` convention, docs/path-tracing.md,
+/// "Environment").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Environment {
+    /// The image as the scene file names it (relative to the file's folder; empty for
+    /// a scene read back from a blob).
+    pub image: String,
+    /// The image's texels, read when the scene was loaded.
+    pub data: Arc<EnvImage>,
+    /// Multiplies every texel.
+    pub strength: f32,
+    /// Rotation of the image about +Y, in degrees (right-handed).
+    pub rotation_deg: f32,
+}
+
+/// An environment image in linear RGB, row 0 the top (+Y) row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnvImage {
+    /// The file it was read from, as opened: what a live session watches (empty for a
+    /// scene read back from a blob).
+    pub path: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    /// `width * height` texels, finite and non-negative.
+    pub texels: Vec<[f32; 3]>,
 }
 
 impl Default for Sky {
@@ -242,7 +272,8 @@ impl Heightmap {
 
 impl Scene {
     /// Every file the scene read besides itself (terrain images, model files, texture
-    /// images, those a model's materials name included): what a live session watches.
+    /// images, those a model's materials name included, the environment image): what a
+    /// live session watches.
     pub fn input_files(&self) -> Vec<&std::path::Path> {
         fn image(t: &Texture) -> Option<&std::path::Path> {
             match t {
@@ -258,6 +289,9 @@ impl Scene {
         files.extend(
             self.materials.iter().filter_map(|m| m.texture.as_ref()).chain(model_textures).filter_map(image),
         );
+        if let Sky::Environment(env) = &self.sky {
+            files.push(env.data.path.as_path());
+        }
         // A scene read back from a blob names no image files.
         files.retain(|f| !f.as_os_str().is_empty());
         files.sort();

@@ -151,8 +151,9 @@ mod tests {
     use glam::Vec3;
 
     use super::super::model::{
-        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, MeshData, RenderSettings,
-        Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, TextureImage, Transform, Wrap,
+        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
+        MeshData, RenderSettings, Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, TextureImage,
+        Transform, Wrap,
     };
     use super::super::schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
@@ -168,7 +169,11 @@ mod tests {
         assert_eq!(name, "Camera");
         assert_eq!(fields, ["look_from", "look_at", "up", "vfov_deg", "aperture", "focus_dist"]);
         let gradient: Names = &["bottom", "top"];
-        assert_eq!(variants::<SkyFile>(), [("Gradient", Some(gradient)), ("Constant", None)]);
+        let environment: Names = &["image", "strength", "rotation_deg"];
+        assert_eq!(
+            variants::<SkyFile>(),
+            [("Gradient", Some(gradient)), ("Constant", None), ("Environment", Some(environment))]
+        );
     }
 
     /// Every struct and enum variant of the schema, by its serde name, with its fields.
@@ -313,6 +318,18 @@ mod tests {
             meshes: Vec::new(),
             ..full.clone()
         };
+        let env_image = super::super::environment::read(&folder.join("sky.png")).expect("sky.png");
+        let environment_sky = Scene {
+            sky: Sky::Environment(Environment {
+                image: "sky.png".into(),
+                data: Arc::new(env_image),
+                strength: 2.5,
+                rotation_deg: -30.0,
+            }),
+            terrains: Vec::new(),
+            meshes: Vec::new(),
+            ..full.clone()
+        };
         let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
         let no_terrains = Scene { terrains: Vec::new(), ..full.clone() };
         let no_lights = Scene { lights: Vec::new(), ..full.clone() };
@@ -320,7 +337,7 @@ mod tests {
             Scene { spheres: full.spheres.clone(), materials: full.materials.clone(), ..Scene::default() };
         let boxes_only =
             Scene { boxes: full.boxes.clone(), materials: full.materials.clone(), ..Scene::default() };
-        vec![full, constant_sky, no_boxes, no_terrains, no_lights, spheres_only, boxes_only]
+        vec![full, constant_sky, environment_sky, no_boxes, no_terrains, no_lights, spheres_only, boxes_only]
     }
 
     /// Writes the heightmap [`every_field`] reads into a new folder.
@@ -329,6 +346,10 @@ mod tests {
         image::GrayImage::from_raw(2, 2, vec![0, 1, 2, 3])
             .expect("2 x 2")
             .save(dir.path().join("h.png"))
+            .expect("write PNG");
+        image::RgbImage::from_raw(2, 1, vec![0, 128, 255, 10, 20, 30])
+            .expect("2 x 1")
+            .save(dir.path().join("sky.png"))
             .expect("write PNG");
         std::fs::write(dir.path().join("m.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").expect("write OBJ");
         dir
@@ -458,7 +479,13 @@ mod tests {
     /// is about.
     #[test]
     fn validation_paths_name_the_values_of_the_schema() {
-        for sky in [Sky::Gradient { bottom: Vec3::NAN, top: Vec3::NAN }, Sky::Constant(Vec3::NAN)] {
+        let nan_env = Sky::Environment(Environment {
+            image: "sky.png".into(),
+            data: Arc::new(EnvImage { path: "sky.png".into(), width: 1, height: 1, texels: vec![[0.0; 3]] }),
+            strength: f32::NAN,
+            rotation_deg: f32::NAN,
+        });
+        for sky in [Sky::Gradient { bottom: Vec3::NAN, top: Vec3::NAN }, Sky::Constant(Vec3::NAN), nan_env] {
             let scene = every_value_wrong(sky);
             let text = to_ron(&scene);
             let file = read_ron(&text, "").unwrap_or_else(|e| panic!("{e}\n{text}"));

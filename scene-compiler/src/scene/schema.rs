@@ -76,17 +76,28 @@ impl Default for SettingsFile {
     }
 }
 
-/// `sky: Gradient(bottom: ..., top: ...)` or `sky: Constant((r, g, b))`.
+/// `sky: Gradient(bottom: ..., top: ...)`, `sky: Constant((r, g, b))` or
+/// `sky: Environment(image: "sky.exr", strength: 1.0, rotation_deg: 0.0)`.
 #[derive(Debug, Deserialize)]
 #[serde(rename = "Sky", deny_unknown_fields)]
 pub(crate) enum SkyFile {
-    Gradient { bottom: V3, top: V3 },
+    Gradient {
+        bottom: V3,
+        top: V3,
+    },
     Constant(V3),
+    Environment {
+        image: String,
+        #[serde(default = "one")]
+        strength: f32,
+        #[serde(default)]
+        rotation_deg: f32,
+    },
 }
 
 impl Default for SkyFile {
     fn default() -> SkyFile {
-        sky_file(Sky::default())
+        sky_file(&Sky::default())
     }
 }
 

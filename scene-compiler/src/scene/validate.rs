@@ -16,10 +16,10 @@ use rayon::prelude::*;
 use crate::limits;
 
 use super::{
-    heightmap, mesh_file,
+    environment, heightmap, mesh_file,
     model::{
-        Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky,
-        Sphere, Terrain, TerrainSurface, Texture, Transform, Wrap,
+        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
+        RenderSettings, Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, Transform, Wrap,
     },
     schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
@@ -59,6 +59,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     c.camera(&root.field("camera"), &file.camera);
     c.settings(&root.field("settings"), &file.settings);
     c.sky(&root.field("sky"), &file.sky);
+    let env_image = c.environment_image(&root.field("sky"), &file.sky, folder);
     let materials = c.materials(&root.field("materials"), &file.materials.0);
     let textures = c.textures(&root.field("materials"), &file.materials.0, folder);
     let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
@@ -76,7 +77,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     Ok(Scene {
         camera: lower_camera(&file.camera),
         settings: lower_settings(&file.settings),
-        sky: lower_sky(&file.sky),
+        sky: lower_sky(&file.sky, env_image),
         materials: file
             .materials
             .0
@@ -110,7 +111,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     };
     c.camera(&root.field("camera"), &camera);
     c.settings(&root.field("settings"), &settings_file(scene.settings));
-    c.sky(&root.field("sky"), &sky_file(scene.sky));
+    c.sky(&root.field("sky"), &sky_file(&scene.sky));
     let materials: Vec<(String, MaterialFile)> =
         scene.materials.iter().map(|m| (m.name.clone(), material_file(m))).collect();
     c.materials(&root.field("materials"), &materials);
@@ -278,6 +279,28 @@ impl Checker {
                 self.non_negative3(*top, "sky `top` colour", &|| path.field("top"));
             }
             SkyFile::Constant(color) => self.non_negative3(*color, "sky colour", &|| path.index(0)),
+            SkyFile::Environment { strength, rotation_deg, .. } => {
+                self.non_negative(*strength, "sky `strength`", &|| path.field("strength"));
+                self.finite(*rotation_deg, "sky `rotation_deg`", &|| path.field("rotation_deg"));
+            }
+        }
+    }
+
+    /// An environment sky's image, read from `folder` (the scene file's); `None` for
+    /// the other skies and for an image that cannot be used (reported at `image`).
+    fn environment_image(&mut self, path: &ValuePath, sky: &SkyFile, folder: &Path) -> Option<Arc<EnvImage>> {
+        let SkyFile::Environment { image, .. } = sky else {
+            return None;
+        };
+        match environment::read(&folder.join(image)) {
+            Ok(data) => Some(Arc::new(data)),
+            Err(error) => {
+                let message = format!("cannot use environment image `{image}`: {error}");
+                self.report(&|| path.field("image"), message, "this image").set_hint(
+                    "the path is relative to the scene file's folder; images are .exr, .hdr, .png or .jpg",
+                );
+                None
+            }
         }
     }
 
@@ -835,10 +858,15 @@ pub(super) fn settings_file(s: RenderSettings) -> SettingsFile {
     SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
 }
 
-pub(super) fn sky_file(sky: Sky) -> SkyFile {
+pub(super) fn sky_file(sky: &Sky) -> SkyFile {
     match sky {
         Sky::Gradient { bottom, top } => SkyFile::Gradient { bottom: bottom.to_array(), top: top.to_array() },
         Sky::Constant(color) => SkyFile::Constant(color.to_array()),
+        Sky::Environment(env) => SkyFile::Environment {
+            image: env.image.clone(),
+            strength: env.strength,
+            rotation_deg: env.rotation_deg,
+        },
     }
 }
 
@@ -904,12 +932,20 @@ fn lower_settings(s: &SettingsFile) -> RenderSettings {
     RenderSettings { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
 }
 
-fn lower_sky(sky: &SkyFile) -> Sky {
-    match *sky {
+/// `env_image`: the environment's image, read and checked (validation reported an
+/// issue for a sky that needs one and has none).
+fn lower_sky(sky: &SkyFile, env_image: Option<Arc<EnvImage>>) -> Sky {
+    match sky {
         SkyFile::Gradient { bottom, top } => {
-            Sky::Gradient { bottom: Vec3::from_array(bottom), top: Vec3::from_array(top) }
+            Sky::Gradient { bottom: Vec3::from_array(*bottom), top: Vec3::from_array(*top) }
         }
-        SkyFile::Constant(color) => Sky::Constant(Vec3::from_array(color)),
+        SkyFile::Constant(color) => Sky::Constant(Vec3::from_array(*color)),
+        SkyFile::Environment { image, strength, rotation_deg } => Sky::Environment(Environment {
+            image: image.clone(),
+            data: env_image.expect("validation reports an environment without its image"),
+            strength: *strength,
+            rotation_deg: *rotation_deg,
+        }),
     }
 }
 

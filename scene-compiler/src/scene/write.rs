@@ -84,6 +84,12 @@ fn sky(sky: &Sky) -> String {
     match sky {
         Sky::Gradient { bottom, top } => format!("Gradient(bottom: {}, top: {})", v3(*bottom), v3(*top)),
         Sky::Constant(color) => format!("Constant({})", v3(*color)),
+        Sky::Environment(env) => format!(
+            "Environment(image: {}, strength: {:?}, rotation_deg: {:?})",
+            string(&env.image),
+            env.strength,
+            env.rotation_deg
+        ),
     }
 }
 

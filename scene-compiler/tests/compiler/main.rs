@@ -10,6 +10,7 @@ mod boxes;
 mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
+mod environment;
 mod hostile_models;
 mod meshes;
 mod model_materials;

@@ -57,6 +57,13 @@ fn asset_scenes_take_the_fast_path() {
                 assert_eq!(scene::read_both(&text).0, None, "{}", path.display());
                 continue;
             }
+            if text.contains("Environment(") {
+                // Read by both readers alike; loading needs the image next to the file.
+                let (fast, full) = scene::read_both(&text);
+                assert!(fast.is_some() && fast == full, "{}", path.display());
+                read += 1;
+                continue;
+            }
             assert!(fast_and_equal(&text).starts_with("Scene"), "{} does not load", path.display());
             read += 1;
         }

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 use glam::Vec3;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ExtendedColorType, ImageEncoder};
+use scene_compiler::procedural_sky;
 use scene_compiler::scene::{Camera, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron};
 use tools::{Pcg32, city};
 
@@ -95,6 +96,29 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// A procedural HDR sky for `sky: Environment(image: ...)`: an equirectangular
+    /// image (width x width/2) of a gradient from the horizon to the zenith, a darker
+    /// ground and a sun disc; OpenEXR or Radiance HDR by the extension (.exr, .hdr).
+    #[command(verbatim_doc_comment)]
+    Sky {
+        #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(2..=8192))]
+        width: u32,
+        /// The sun's elevation above the horizon, in degrees.
+        #[arg(long, default_value_t = 20.0)]
+        sun_elevation: f32,
+        /// The sun's azimuth in degrees: 0 along +Z (the image's centre column), 90 along +X.
+        #[arg(long, default_value_t = 60.0)]
+        sun_azimuth: f32,
+        /// The sun disc's angular radius in degrees.
+        #[arg(long, default_value_t = 1.5)]
+        sun_radius: f32,
+        /// Multiplies the sun's radiance (900, 700, 450).
+        #[arg(long, default_value_t = 1.0)]
+        sun_strength: f32,
+        /// The image to write (.exr or .hdr).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -105,6 +129,21 @@ fn main() -> anyhow::Result<()> {
         Command::Texture { width, output } => return texture(width, &output),
         Command::Mesh { subdivisions, radius, ascii, flat, output } => {
             return mesh(subdivisions, radius, ascii, flat, &output);
+        }
+        Command::Sky { width, sun_elevation, sun_azimuth, sun_radius, sun_strength, output } => {
+            let defaults = procedural_sky::SkyParams::default();
+            let params = procedural_sky::SkyParams {
+                width,
+                sun_elevation_deg: sun_elevation,
+                sun_azimuth_deg: sun_azimuth,
+                sun_radius_deg: sun_radius,
+                sun_radiance: defaults.sun_radiance * sun_strength,
+                ..defaults
+            };
+            let image = procedural_sky::sky(&params);
+            procedural_sky::write(&image, &output).map_err(anyhow::Error::msg)?;
+            println!("wrote {} ({} x {})", output.display(), image.width, image.height);
+            return Ok(());
         }
     };
     std::fs::write(&output, to_ron(&scene)).with_context(|| format!("writing {}", output.display()))?;

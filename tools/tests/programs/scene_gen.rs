@@ -151,3 +151,48 @@ fn terrain_512_seed_1_is_the_committed_city() {
         "scene-gen terrain --size 512 --seed 1 no longer writes assets/scenes/city.png"
     );
 }
+
+/// `scene-gen sky` writes EXR and HDR images that load as an environment (a sun far
+/// brighter than the sky above a darker ground), reproduces the committed example
+/// sky, and refuses an unknown extension.
+#[test]
+fn sky_writes_images_that_load_as_an_environment_and_the_committed_sky() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["sky.exr", "sky.hdr"] {
+        let run = Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+            .args(["sky", "--width", "64", "-o"])
+            .arg(dir.path().join(name))
+            .output()
+            .expect("scene-gen runs");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let text = format!(
+            "Scene(camera: (look_from: (0, 1, 5), look_at: (0, 0, 0), vfov_deg: 40), \
+             materials: {{ \"m\": Lambert(albedo: (0.5, 0.5, 0.5)) }}, \
+             spheres: [(center: (0, 0, 0), radius: 1, material: \"m\")], sky: Environment(image: \"{name}\"))"
+        );
+        let origin = dir.path().join("scene.ron").display().to_string();
+        let scene = scene_compiler::scene::parse(&text, &origin).unwrap_or_else(|e| panic!("{e}"));
+        let scene_compiler::scene::Sky::Environment(env) = &scene.sky else { panic!("not an environment") };
+        assert_eq!((env.data.width, env.data.height), (64, 32));
+        let brightest = env.data.texels.iter().map(|t| t[0]).fold(0.0f32, f32::max);
+        let top = env.data.texels[0][2];
+        let bottom = env.data.texels[env.data.texels.len() - 1][0];
+        assert!(brightest > 10.0 * top && top > bottom, "sun {brightest}, zenith {top}, ground {bottom}");
+    }
+    let committed = repo_root().join("assets/scenes/skies/late_afternoon.hdr");
+    let output = dir.path().join("late_afternoon.hdr");
+    let run = Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+        .args(["sky", "--width", "128", "-o"])
+        .arg(&output)
+        .output()
+        .expect("scene-gen runs");
+    assert!(run.status.success());
+    assert!(std::fs::read(&output).unwrap() == std::fs::read(committed).unwrap(), "not the committed sky");
+    let run = Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+        .args(["sky", "-o"])
+        .arg(dir.path().join("sky.png"))
+        .output()
+        .expect("scene-gen runs");
+    assert!(!run.status.success());
+    assert!(String::from_utf8_lossy(&run.stderr).contains(".exr or .hdr"));
+}

@@ -94,7 +94,17 @@ pub fn trace_sample(
     for depth in 0..max_depth {
         *rays += 1;
         let Some(hit) = traverse(scene, origin, dir, f32::INFINITY) else {
-            radiance += throughput * sky(scene, dir);
+            let mut weight = 1.0;
+            if let Some(env) = &scene.env
+                && nee
+                && bsdf_pdf > 0.0
+                && env.pick_pdf > 0.0
+            {
+                // MIS: next-event estimation could have drawn this direction.
+                let light_pdf = env.pick_pdf * env.pdf(dir);
+                weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
+            }
+            radiance += throughput * sky(scene, dir) * weight;
             break;
         };
         let surface = shapes::surface(scene, hit.prim, origin, dir, hit.t);
@@ -151,8 +161,12 @@ pub fn trace_sample(
     if radiance.is_finite() { radiance } else { Vec3A::ZERO }
 }
 
-/// Radiance of a ray leaving the scene: `lerp(bottom, top, 0.5 * (dir.y + 1))`, `dir` unit.
+/// Radiance of a ray leaving the scene along unit `dir`: the environment's, or
+/// `lerp(bottom, top, 0.5 * (dir.y + 1))`.
 #[inline(always)]
 pub fn sky(scene: &CpuScene, dir: Vec3A) -> Vec3A {
-    scene.sky_bottom.lerp(scene.sky_top, 0.5 * (dir.y + 1.0))
+    match &scene.env {
+        Some(env) => env.radiance(dir),
+        None => scene.sky_bottom.lerp(scene.sky_top, 0.5 * (dir.y + 1.0)),
+    }
 }

@@ -4,7 +4,9 @@
 use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
-use scene_compiler::blob::layout::{LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord, NO_TEXTURE};
+use scene_compiler::blob::layout::{
+    LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord, NO_TEXTURE,
+};
 
 use super::sampling::sample_cone;
 use super::scene::CpuScene;
@@ -26,6 +28,8 @@ pub enum LightShape {
     Area {
         prim: u32,
     },
+    /// The environment sky (`CpuScene::env`), which samples itself.
+    Environment,
 }
 
 /// A light of the blob's table.
@@ -48,6 +52,7 @@ impl Light {
             LIGHT_POINT => LightShape::Point { position: vector },
             LIGHT_DIRECTIONAL => LightShape::Directional { towards: vector, one_minus_cos: 1.0 - cos },
             LIGHT_AREA => LightShape::Area { prim: r.prim },
+            LIGHT_ENVIRONMENT => LightShape::Environment,
             kind => unreachable!("BlobView::parse refuses light kind {kind}"),
         };
         Light {
@@ -140,6 +145,23 @@ pub fn direct_light(
                 m.textured(&scene.textures, || (at.point, shapes::uv(scene, prim, &at))).emission
             };
             f * c * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
+        }
+        LightShape::Environment => {
+            let env = scene.env.as_ref().expect("BlobView::parse refuses an environment light without one");
+            let Some(sample) = env.sample(u[1], u[2]) else {
+                return Vec3A::ZERO;
+            };
+            let c = n.dot(sample.wi);
+            if c <= 0.0 || ng.dot(sample.wi) <= 0.0 {
+                return Vec3A::ZERO;
+            }
+            *rays += 1;
+            if occluded(scene, o, sample.wi, f32::INFINITY, u32::MAX) {
+                return Vec3A::ZERO;
+            }
+            let light_pdf = light.pdf * sample.pdf;
+            let bsdf_pdf = c * FRAC_1_PI;
+            f * c * env.radiance(sample.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
     }
 }

@@ -7,6 +7,7 @@
 //! in sample order, so the image for a seed is the same bits for any thread count,
 //! and for one call of 8 samples or two calls of 4.
 
+pub mod environment;
 pub mod film;
 pub mod integrator;
 pub mod lights;

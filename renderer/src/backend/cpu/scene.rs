@@ -15,6 +15,7 @@ use scene_compiler::blob::layout::{
     NO_TEXTURE, NodeBoxesRecord, PrimKind,
 };
 
+use super::environment::EnvMap;
 use super::lights::Light;
 use super::shapes::Shapes;
 use super::textures::Textures;
@@ -118,6 +119,8 @@ pub struct CpuScene {
     pub root: u32,
     pub sky_bottom: Vec3A,
     pub sky_top: Vec3A,
+    /// The environment sky, when the scene has one (then it replaces the gradient).
+    pub env: Option<EnvMap>,
 }
 
 impl CpuScene {
@@ -144,6 +147,7 @@ impl CpuScene {
             root: blob.root(),
             sky_bottom: lane3(g.sky_bottom),
             sky_top: lane3(g.sky_top),
+            env: EnvMap::from_blob(blob),
         }
     }
 }

@@ -288,6 +288,13 @@ impl CudaBackend {
             bvh_root: scene.bvh_root,
             kind_first: scene.kind_first,
             light_count: if job.nee { scene.light_count } else { 0 },
+            env_rotation_pdf: {
+                let [cos, sin, pick_pdf, _] = scene.env_rotation_pdf;
+                // Escaping rays weigh against NEE only when NEE runs.
+                let nee = job.nee && scene.light_count > 0;
+                [cos, sin, if nee { pick_pdf } else { 0.0 }, 0.0]
+            },
+            env_size: scene.env_size,
             ..LaunchParams::default()
         };
         params.set_camera(&job.camera);

@@ -5,8 +5,8 @@
 //! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
 
 use scene_compiler::blob::layout::{
-    LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord, TriangleNormalsRecord,
-    TriangleUvsRecord,
+    EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord,
+    TriangleNormalsRecord, TriangleUvsRecord,
 };
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
@@ -88,11 +88,19 @@ blob_record! {
         pub light_count: u32,
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
         pub kind_first: [u32; 4],
+        /// The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
+        pub env_rotation_pdf: [f32; 4],
+        /// The environment image's width and height (0, 0 without one), two zeros.
+        pub env_size: [u32; 4],
+        /// Blob section: the environment's texels, or null without one.
+        pub env_texels: DevicePtr<EnvTexelRecord>,
+        /// Blob section: the environment's alias tables, or null without one.
+        pub env_sampling: DevicePtr<EnvAliasRecord>,
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 304);
+const _: () = assert!(size_of::<LaunchParams>() == 352);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -120,6 +128,9 @@ pub struct SectionPointers {
     pub texels: u64,
     /// 0 when the blob has no noise table.
     pub noise: u64,
+    /// 0 when the blob has no environment.
+    pub env_texels: u64,
+    pub env_sampling: u64,
 }
 
 /// `v.xyz` with `w` in the fourth lane.
@@ -151,5 +162,7 @@ impl LaunchParams {
         self.textures = DevicePtr::new(sections.textures);
         self.texels = DevicePtr::new(sections.texels);
         self.noise = DevicePtr::new(sections.noise);
+        self.env_texels = DevicePtr::new(sections.env_texels);
+        self.env_sampling = DevicePtr::new(sections.env_sampling);
     }
 }

@@ -25,6 +25,10 @@ pub struct DeviceScene {
     pub sections: SectionPointers,
     pub sky_bottom: [f32; 4],
     pub sky_top: [f32; 4],
+    /// The environment's rotation (cos, sin) and light pick probability; `LaunchParams::env_rotation_pdf`.
+    pub env_rotation_pdf: [f32; 4],
+    /// The environment image's size, `BlobHeader::env_size`.
+    pub env_size: [u32; 4],
     /// The BVH's root link (`BlobView::root`).
     pub bvh_root: u32,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
@@ -71,6 +75,8 @@ impl DeviceScene {
             textures: at(SectionId::Textures),
             texels: at(SectionId::Texels),
             noise: if blob.noise.is_empty() { 0 } else { at(SectionId::Noise) },
+            env_texels: if blob.env_texels.is_empty() { 0 } else { at(SectionId::EnvTexels) },
+            env_sampling: if blob.env_sampling.is_empty() { 0 } else { at(SectionId::EnvSampling) },
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
@@ -82,6 +88,11 @@ impl DeviceScene {
             sections,
             sky_bottom: blob.globals.sky_bottom,
             sky_top: blob.globals.sky_top,
+            env_rotation_pdf: {
+                let [cos, sin, ..] = blob.globals.env_rotation;
+                [cos, sin, blob.env_light_pdf(), 0.0]
+            },
+            env_size: blob.header.env_size,
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
