@@ -26,6 +26,7 @@ pub mod meshes;
 pub mod procedural;
 pub mod scene;
 pub mod shapes;
+pub mod sphere_files;
 pub mod terrain;
 pub mod testing;
 

@@ -342,8 +342,11 @@ impl Session {
         let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
         let scene = &compiled.scene;
         let terrain_images = scene.terrains.iter().map(|t| t.heights.path.as_path());
-        let inputs: Vec<&Path> =
-            terrain_images.chain(scene.meshes.iter().map(|m| m.data.path.as_path())).collect();
+        let sphere_files = scene.sphere_files.iter().map(|l| l.data.path.as_path());
+        let inputs: Vec<&Path> = terrain_images
+            .chain(scene.meshes.iter().map(|m| m.data.path.as_path()))
+            .chain(sphere_files)
+            .collect();
         // The image was just read, so its folder exists: a failure here is the system's
         // watch limit, and costs only the automatic reload on the image's next save.
         let _ = self.watcher.watch_inputs(&inputs);

@@ -372,6 +372,7 @@ impl<'a> Cursor<'a> {
             sky: sky.unwrap_or_default(),
             materials: materials?,
             spheres: spheres.unwrap_or_default(),
+            sphere_files: Vec::new(),
             boxes: boxes.unwrap_or_default(),
             terrains: Vec::new(),
             meshes: Vec::new(),

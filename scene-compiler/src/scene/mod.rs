@@ -23,6 +23,7 @@ mod model;
 mod reflect;
 mod schema;
 mod spans;
+mod sphere_file;
 mod suggest;
 mod syntax;
 mod validate;
@@ -34,6 +35,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use model::*;
+pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
 
 use schema::SceneFile;
@@ -41,7 +43,7 @@ use spans::{Located, SpanIndex};
 use validate::Issue;
 
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
-/// messages, and terrain images are read relative to its folder.
+/// messages, and terrain images, models and sphere files are read relative to its folder.
 pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
     let file = match fast::parse(source) {
         Some(file) => file,

@@ -152,11 +152,11 @@ mod tests {
 
     use super::super::model::{
         Band, Camera, Cuboid, Heightmap, Light, Material, MaterialKind, Mesh, MeshData, RenderSettings,
-        Scene, Sky, Sphere, Terrain, TerrainSurface, Transform,
+        Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Transform,
     };
     use super::super::schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, TerrainFile, TransformFile,
+        SphereFile, SphereListFile, TerrainFile, TransformFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{fast, parse, read_ron, to_ron, validate};
@@ -183,6 +183,7 @@ mod tests {
             record::<BandFile>(),
             record::<MeshFile>(),
             record::<TransformFile>(),
+            record::<SphereListFile>(),
         ];
         for kinds in [
             variants::<SkyFile>(),
@@ -237,6 +238,23 @@ mod tests {
                 triangles: vec![[0, 1, 2]],
             }),
         };
+        let sphere_list = SphereList {
+            file: "s.ply".into(),
+            materials: vec![1, 3],
+            transform: Transform {
+                translate: Vec3::new(-1.0, 0.5, 2.0),
+                rotate_deg: Vec3::new(0.0, 45.0, 0.0),
+                scale: 2.0,
+            },
+            data: Arc::new(SphereListData {
+                path: folder.join("s.ply"),
+                spheres: vec![
+                    Sphere { center: Vec3::new(0.0, 1.0, 2.0), radius: 0.5, material: 1 },
+                    Sphere { center: Vec3::new(-3.0, 0.25, 1.0), radius: 0.125, material: 0 },
+                ],
+                has_material: true,
+            }),
+        };
         Scene {
             camera: Camera {
                 look_from: Vec3::new(13.0, 2.0, 3.0),
@@ -250,6 +268,7 @@ mod tests {
             sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
             materials,
             spheres: vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }],
+            sphere_files: vec![sphere_list],
             boxes: vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }],
             terrains: vec![
                 terrain(Vec3::new(1.0, 2.0, 3.0), TerrainSurface::Material(1)),
@@ -282,6 +301,7 @@ mod tests {
             sky: Sky::Constant(Vec3::new(0.25, 0.5, 1e-7)),
             terrains: Vec::new(),
             meshes: Vec::new(),
+            sphere_files: Vec::new(),
             ..full.clone()
         };
         let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
@@ -302,6 +322,9 @@ mod tests {
             .save(dir.path().join("h.png"))
             .expect("write PNG");
         std::fs::write(dir.path().join("m.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").expect("write OBJ");
+        let spheres = every_field(dir.path()).sphere_files[0].data.spheres.clone();
+        let ply = crate::scene::write_sphere_file(&spheres, crate::scene::PlyEncoding::Ascii, true);
+        std::fs::write(dir.path().join("s.ply"), ply).expect("write PLY");
         dir
     }
 
@@ -346,8 +369,8 @@ mod tests {
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
     }
 
-    /// The fast reader reads every name `to_ron` writes, but for terrains and meshes
-    /// (which it leaves to ron), into what ron reads.
+    /// The fast reader reads every name `to_ron` writes, but for terrains, meshes and
+    /// sphere files (which it leaves to ron), into what ron reads.
     #[test]
     fn the_fast_reader_reads_every_name_of_the_schema() {
         let dir = folder_with_image();
@@ -357,7 +380,7 @@ mod tests {
             match fast::parse(&text) {
                 Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
                 None => assert!(
-                    !scene.terrains.is_empty() || !scene.meshes.is_empty(),
+                    !scene.terrains.is_empty() || !scene.meshes.is_empty() || !scene.sphere_files.is_empty(),
                     "the fast reader fell back on\n{text}"
                 ),
             }
@@ -402,6 +425,10 @@ mod tests {
         for m in &mut scene.meshes {
             m.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
             m.material = 9;
+        }
+        for l in &mut scene.sphere_files {
+            l.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
+            l.materials = vec![9, 10];
         }
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },
