@@ -15,4 +15,5 @@ mod scale;
 mod scene_errors;
 mod scene_fast;
 mod scene_roundtrip;
+mod sphere_files;
 mod terrain;

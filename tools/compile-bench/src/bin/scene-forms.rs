@@ -1,0 +1,65 @@
+//! The large-scene forms side by side (docs/architecture.md, "Big scenes: RON or a
+//! sphere file"): reading a scene whose spheres are written in RON, through the fast
+//! reader and through ron alone, and one whose spheres are in a PLY sphere file; then
+//! the whole compile of each. The forms alternate within every round, so a machine
+//! whose speed drifts slows them alike; it prints each stage's best and median.
+//!
+//! `cargo run --release -p compile-bench --bin scene-forms -- grid.ron grid-ply.ron [rounds]`
+//! with the two forms `scene-gen grid` writes (with and without `--ply`).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use scene_compiler::scene::{self, Scene};
+use scene_compiler::{CompileOptions, compile_scene};
+
+/// Reads a scene file to text and parses it with `parse` (timed together: the file
+/// read is part of what each form costs).
+fn read(path: &Path, parse: fn(&str, &str) -> Result<Scene, scene::LoadError>) -> (Scene, Duration) {
+    let start = Instant::now();
+    let bytes = scene_compiler::files::read(path).expect("read the scene");
+    let text = scene_compiler::files::text(&bytes).expect("UTF-8");
+    let scene = parse(text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
+    (scene, start.elapsed())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [ron, ply, rest @ ..] = &args[..] else {
+        eprintln!("usage: scene-forms <spheres in RON.ron> <sphere file form.ron> [rounds (default 7)]");
+        std::process::exit(2);
+    };
+    let rounds: usize = rest.first().map_or(7, |r| r.parse().expect("rounds is a number"));
+    let (ron, ply) = (Path::new(ron), Path::new(ply));
+    let forms: [(&str, &Path, fn(&str, &str) -> Result<Scene, scene::LoadError>); 3] = [
+        ("RON, fast reader", ron, scene::parse),
+        ("RON, ron crate", ron, scene::parse_full),
+        ("PLY sphere file", ply, scene::parse),
+    ];
+    let mut times = vec![(Vec::new(), Vec::new()); forms.len()];
+    let mut blobs = Vec::new();
+    for round in 0..rounds {
+        for (k, &(_, path, parse)) in forms.iter().enumerate() {
+            let start = Instant::now();
+            let (scene, parsed) = read(path, parse);
+            let compiled = compile_scene(&scene, &CompileOptions::default());
+            let total = start.elapsed();
+            times[k].0.push(parsed);
+            times[k].1.push(total);
+            if round == 0 {
+                blobs.push(compiled.blob);
+            }
+            drop(scene);
+        }
+    }
+    let same = blobs.windows(2).all(|w| w[0][..] == w[1][..]);
+    println!("{rounds} rounds, forms alternating; blobs equal: {same}");
+    println!("{:<18} {:>22} {:>26}", "form", "read+parse best/median", "read+parse+compile best/median");
+    for ((name, _, _), (parse, total)) in forms.iter().zip(&mut times) {
+        let stat = |v: &mut Vec<Duration>| {
+            v.sort();
+            format!("{:.3} / {:.3} s", v[0].as_secs_f64(), v[v.len() / 2].as_secs_f64())
+        };
+        println!("{name:<18} {:>22} {:>26}", stat(parse), stat(total));
+    }
+}
