@@ -1,7 +1,8 @@
 //! The large-scene forms side by side (docs/architecture.md, "Big scenes: RON or a
 //! sphere file"): reading a scene whose spheres are written in RON, through the fast
 //! reader and through ron alone, and one whose spheres are in a PLY sphere file; then
-//! the whole compile of each. The forms alternate within every round, so a machine
+//! the whole compile of each, and a save that changes only the camera (the parse and a
+//! compile that reuses the previous BVH, as `renderer watch` does). The forms alternate within every round, so a machine
 //! whose speed drifts slows them alike; it prints each stage's best and median.
 //!
 //! `cargo run --release -p compile-bench --bin scene-forms -- grid.ron grid-ply.ron [rounds]`
@@ -11,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use scene_compiler::scene::{self, Scene};
-use scene_compiler::{CompileOptions, compile_scene};
+use scene_compiler::{CompileOptions, Previous, compile_scene, compile_scene_reusing};
 
 /// Reads a scene file to text and parses it with `parse` (timed together: the file
 /// read is part of what each form costs).
@@ -36,14 +37,29 @@ fn main() {
         ("RON, ron crate", ron, scene::parse_full),
         ("PLY sphere file", ply, scene::parse),
     ];
-    let mut times = vec![(Vec::new(), Vec::new()); forms.len()];
+    let mut times = vec![(Vec::new(), Vec::new(), Vec::new()); forms.len()];
     let mut blobs = Vec::new();
     for round in 0..rounds {
         for (k, &(_, path, parse)) in forms.iter().enumerate() {
             let start = Instant::now();
             let (scene, parsed) = read(path, parse);
-            let compiled = compile_scene(&scene, &CompileOptions::default());
+            let options = CompileOptions::default();
+            let compiled = compile_scene(&scene, &options);
             let total = start.elapsed();
+            // The camera save: the file read and parsed again, the tree reused.
+            let start = Instant::now();
+            let (mut saved, _) = read(path, parse);
+            saved.camera.vfov_deg += 1.0;
+            let previous = Previous {
+                scene: &scene,
+                blob: &compiled.blob,
+                bvh: &compiled.bvh,
+                bvh_stats: &compiled.bvh_stats,
+                built_sah_cost: compiled.built_sah_cost,
+            };
+            let recompiled = compile_scene_reusing(&saved, &options, Some(previous));
+            assert!(recompiled.bvh_reused);
+            times[k].2.push(start.elapsed());
             times[k].0.push(parsed);
             times[k].1.push(total);
             if round == 0 {
@@ -54,12 +70,15 @@ fn main() {
     }
     let same = blobs.windows(2).all(|w| w[0][..] == w[1][..]);
     println!("{rounds} rounds, forms alternating; blobs equal: {same}");
-    println!("{:<18} {:>22} {:>26}", "form", "read+parse best/median", "read+parse+compile best/median");
-    for ((name, _, _), (parse, total)) in forms.iter().zip(&mut times) {
+    println!(
+        "{:<18} {:>22} {:>26} {:>22}",
+        "form", "read+parse best/median", "read+parse+compile best/median", "camera save best/median"
+    );
+    for ((name, _, _), (parse, total, save)) in forms.iter().zip(&mut times) {
         let stat = |v: &mut Vec<Duration>| {
             v.sort();
             format!("{:.3} / {:.3} s", v[0].as_secs_f64(), v[v.len() / 2].as_secs_f64())
         };
-        println!("{name:<18} {:>22} {:>26}", stat(parse), stat(total));
+        println!("{name:<18} {:>22} {:>26} {:>22}", stat(parse), stat(total), stat(save));
     }
 }
