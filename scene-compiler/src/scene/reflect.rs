@@ -1,7 +1,7 @@
 //! The names of the schema types (`schema.rs`) as serde's derive declares them.
 //!
 //! The schema is declared once, by its serde types; everything else that needs its
-//! names (the fast reader's field lists, hints about misplaced fields, the tests that
+//! names (hints about misplaced fields, the tests that
 //! hold the writer and validation against the schema) asks here instead of keeping a
 //! list of its own. serde's derive hands a struct's field names to `deserialize_struct`,
 //! an enum's variants to `deserialize_enum` and a struct variant's fields to
@@ -23,7 +23,9 @@ pub(crate) fn record<T: DeserializeOwned>() -> (&'static str, Names) {
 }
 
 /// An enum's variants in declaration order, each with its fields: `None` for a variant
-/// that is not a struct variant (`Constant((r, g, b))`).
+/// that is not a struct variant (`Constant((r, g, b))`). The tests hold the writer and
+/// validation against these.
+#[cfg(test)]
 pub(crate) fn variants<T: DeserializeOwned>() -> Vec<(&'static str, Option<Names>)> {
     let names = probe::<T>(None).names;
     (0..names.len()).map(|k| (names[k], probe::<T>(Some(k)).variant_fields)).collect()
@@ -159,7 +161,7 @@ mod tests {
         SphereFile, SphereListFile, TerrainFile, TransformFile,
     };
     use super::super::spans::{Located, SpanIndex};
-    use super::super::{fast, parse, read_ron, to_ron, validate};
+    use super::super::{parse, read_ron, to_ron, validate};
     use super::*;
 
     #[test]
@@ -292,9 +294,9 @@ mod tests {
         }
     }
 
-    /// [`every_field`] as `to_ron` writes it, then with the other sky and without
-    /// terrains (what the fast reader reads), and with each list but the spheres left
-    /// empty, and the spheres too.
+    /// [`every_field`] as `to_ron` writes it, then with the other sky and without the
+    /// lists that read files, and with each list but the spheres left empty, and the
+    /// spheres too.
     fn variations(folder: &Path) -> Vec<Scene> {
         let full = every_field(folder);
         let constant_sky = Scene {
@@ -367,24 +369,6 @@ mod tests {
             variants::<LightFile>(),
         ];
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
-    }
-
-    /// The fast reader reads every name `to_ron` writes, but for terrains, meshes and
-    /// sphere files (which it leaves to ron), into what ron reads.
-    #[test]
-    fn the_fast_reader_reads_every_name_of_the_schema() {
-        let dir = folder_with_image();
-        for scene in variations(dir.path()) {
-            let text = to_ron(&scene);
-            let ron = format!("{:?}", read_ron(&text, "").ok());
-            match fast::parse(&text) {
-                Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
-                None => assert!(
-                    !scene.terrains.is_empty() || !scene.meshes.is_empty() || !scene.sphere_files.is_empty(),
-                    "the fast reader fell back on\n{text}"
-                ),
-            }
-        }
     }
 
     /// A scene whose every checked value is wrong: NaN for every number, zero sizes,

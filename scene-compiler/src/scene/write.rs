@@ -37,9 +37,8 @@ pub fn to_ron(scene: &Scene) -> String {
 }
 
 /// A `name: [...]` list, `item` writing each item. Every empty list is left out: it
-/// adds nothing to render, a kind of shape added to the format then changes no file
-/// that does not use it, and the fast reader (which leaves rare lists such as
-/// `terrains` to ron) is not sent to ron by an empty one.
+/// adds nothing to render, and a kind of shape added to the format then changes no
+/// file that does not use it.
 fn list<T>(out: &mut String, name: &str, items: &[T], mut item: impl FnMut(&mut String, &T)) {
     if items.is_empty() {
         return;

@@ -13,7 +13,6 @@ mod cli;
 mod meshes;
 mod scale;
 mod scene_errors;
-mod scene_fast;
 mod scene_roundtrip;
 mod sphere_files;
 mod terrain;

@@ -1,6 +1,6 @@
-//! The large-scene forms side by side (docs/architecture.md, "Big scenes: RON or a
-//! sphere file"): reading a scene whose spheres are written in RON, through the fast
-//! reader and through ron alone, and one whose spheres are in a PLY sphere file; then
+//! The large-scene forms side by side (docs/architecture.md, "Big scenes: sphere
+//! files, not RON"): reading a scene whose spheres are written in RON and one whose
+//! spheres are in a PLY sphere file; then
 //! the whole compile of each, and a save that changes only the camera (the parse and a
 //! compile that reuses the previous BVH, as `renderer watch` does). The forms alternate within every round, so a machine
 //! whose speed drifts slows them alike; it prints each stage's best and median.
@@ -32,11 +32,8 @@ fn main() {
     };
     let rounds: usize = rest.first().map_or(7, |r| r.parse().expect("rounds is a number"));
     let (ron, ply) = (Path::new(ron), Path::new(ply));
-    let forms: [(&str, &Path, fn(&str, &str) -> Result<Scene, scene::LoadError>); 3] = [
-        ("RON, fast reader", ron, scene::parse),
-        ("RON, ron crate", ron, scene::parse_full),
-        ("PLY sphere file", ply, scene::parse),
-    ];
+    let forms: [(&str, &Path, fn(&str, &str) -> Result<Scene, scene::LoadError>); 2] =
+        [("spheres in RON", ron, scene::parse), ("PLY sphere file", ply, scene::parse)];
     let mut times = vec![(Vec::new(), Vec::new(), Vec::new()); forms.len()];
     let mut blobs = Vec::new();
     for round in 0..rounds {
