@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use rayon::prelude::*;
+use smol_str::SmolStr;
 
 use crate::limits;
 
@@ -504,18 +505,7 @@ impl Checker {
         for (i, list) in lists.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform = self.transform(&field("transform"), &list.transform);
-            let mut resolved = Vec::with_capacity(list.materials.len());
-            for (k, name) in list.materials.iter().enumerate() {
-                let at = || path.index(i).field("materials").index(k);
-                match materials.get(name.as_str()) {
-                    Some(&m) => resolved.push(m),
-                    None => {
-                        let message = format!("unknown material `{name}` in a sphere file's `materials`");
-                        let hint = unknown_material_hint(name, materials);
-                        self.report(&at, message, "no material with this name").set_hint(hint);
-                    }
-                }
-            }
+            let resolved = self.sphere_list_materials(&field("materials"), &list.materials, materials);
             let data = match sphere_file::read(&folder.join(&list.file)) {
                 Ok(data) => {
                     self.sphere_materials(path, i, &list.file, &data, list.materials.len()).then_some(data)
@@ -555,6 +545,27 @@ impl Checker {
             );
             self.report(&|| path.clone(), message, "too many spheres");
         }
+    }
+
+    /// A sphere file entry's `materials`, resolved; reports every unknown name.
+    fn sphere_list_materials(
+        &mut self,
+        at: At,
+        names: &[SmolStr],
+        materials: &HashMap<&str, u32>,
+    ) -> Vec<u32> {
+        let mut resolved = Vec::with_capacity(names.len());
+        for (k, name) in names.iter().enumerate() {
+            match materials.get(name.as_str()) {
+                Some(&m) => resolved.push(m),
+                None => {
+                    let message = format!("unknown material `{name}` in a sphere file's `materials`");
+                    let hint = unknown_material_hint(name, materials);
+                    self.report(&|| at().index(k), message, "no material with this name").set_hint(hint);
+                }
+            }
+        }
+        resolved
     }
 
     /// Whether a sphere file's `material` indices all name one of the `count` entries of
