@@ -95,7 +95,9 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
-    use scene_compiler::scene::{self, Cuboid, Heightmap, Sphere, Terrain, TerrainSurface};
+    use scene_compiler::scene::{
+        self, Cuboid, Heightmap, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
+    };
     use scene_compiler::{CompileOptions, compile_scene};
 
     use super::*;
@@ -182,5 +184,27 @@ mod tests {
             assert_eq!(pick_point(Vec3::new(x, 0.5, 0.0)), Some(Selected::Terrain(0)), "column at x {x}");
         }
         assert_eq!(pick_point(Vec3::new(4.5, 0.5, 0.0)), Some(Selected::Terrain(1)));
+    }
+
+    #[test]
+    fn a_sphere_files_spheres_render_but_are_not_picked() {
+        let mut scene = three_spheres();
+        let (own, from_file) = (scene.spheres[0], scene.spheres[1]);
+        scene.spheres = vec![own, from_file];
+        let camera = CameraFrame::new(&scene.camera, 400, 300);
+        let (s, t, _) = project(&camera, from_file.center, 0.0).expect("in front of the camera");
+        assert_eq!(picker(&scene).pick(&camera, s, t), Some(Selected::Sphere(1)), "as the scene's own");
+        scene.spheres = vec![own];
+        scene.sphere_files = vec![SphereList {
+            file: "s.ply".into(),
+            materials: vec![from_file.material],
+            transform: Default::default(),
+            data: Arc::new(SphereListData {
+                path: PathBuf::from("s.ply"),
+                spheres: vec![Sphere { material: 0, ..from_file }],
+                has_material: false,
+            }),
+        }];
+        assert_eq!(picker(&scene).pick(&camera, s, t), None, "from a sphere file");
     }
 }
