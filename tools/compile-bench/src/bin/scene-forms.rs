@@ -14,13 +14,13 @@ use std::time::{Duration, Instant};
 use scene_compiler::scene::{self, Scene};
 use scene_compiler::{CompileOptions, Previous, compile_scene, compile_scene_reusing};
 
-/// Reads a scene file to text and parses it with `parse` (timed together: the file
-/// read is part of what each form costs).
-fn read(path: &Path, parse: fn(&str, &str) -> Result<Scene, scene::LoadError>) -> (Scene, Duration) {
+/// Reads a scene file to text and parses it (timed together: the file read is part of
+/// what each form costs).
+fn read(path: &Path) -> (Scene, Duration) {
     let start = Instant::now();
     let bytes = scene_compiler::files::read(path).expect("read the scene");
     let text = scene_compiler::files::text(&bytes).expect("UTF-8");
-    let scene = parse(text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let scene = scene::parse(text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
     (scene, start.elapsed())
 }
 
@@ -32,20 +32,19 @@ fn main() {
     };
     let rounds: usize = rest.first().map_or(7, |r| r.parse().expect("rounds is a number"));
     let (ron, ply) = (Path::new(ron), Path::new(ply));
-    let forms: [(&str, &Path, fn(&str, &str) -> Result<Scene, scene::LoadError>); 2] =
-        [("spheres in RON", ron, scene::parse), ("PLY sphere file", ply, scene::parse)];
+    let forms = [("spheres in RON", ron), ("PLY sphere file", ply)];
     let mut times = vec![(Vec::new(), Vec::new(), Vec::new()); forms.len()];
     let mut blobs = Vec::new();
     for round in 0..rounds {
-        for (k, &(_, path, parse)) in forms.iter().enumerate() {
+        for (k, &(_, path)) in forms.iter().enumerate() {
             let start = Instant::now();
-            let (scene, parsed) = read(path, parse);
+            let (scene, parsed) = read(path);
             let options = CompileOptions::default();
             let compiled = compile_scene(&scene, &options);
             let total = start.elapsed();
             // The camera save: the file read and parsed again, the tree reused.
             let start = Instant::now();
-            let (mut saved, _) = read(path, parse);
+            let (mut saved, _) = read(path);
             saved.camera.vfov_deg += 1.0;
             let previous = Previous {
                 scene: &scene,
@@ -71,7 +70,7 @@ fn main() {
         "{:<18} {:>22} {:>26} {:>22}",
         "form", "read+parse best/median", "read+parse+compile best/median", "camera save best/median"
     );
-    for ((name, _, _), (parse, total, save)) in forms.iter().zip(&mut times) {
+    for ((name, _), (parse, total, save)) in forms.iter().zip(&mut times) {
         let stat = |v: &mut Vec<Duration>| {
             v.sort();
             format!("{:.3} / {:.3} s", v[0].as_secs_f64(), v[v.len() / 2].as_secs_f64())
