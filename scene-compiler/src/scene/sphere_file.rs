@@ -66,7 +66,8 @@ fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
             Some(Scalar(Float | Double)) => {}
             Some(other) => {
                 return Err(format!(
-                    "property `{name}` is {other:?}: `x y z radius` must be float or double"
+                    "property `{name}` is {}: `x y z radius` must be float or double",
+                    type_name(other)
                 ));
             }
         }
@@ -74,7 +75,18 @@ fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
     match vertex.properties.get("material").map(|p| &p.data_type) {
         None => Ok(false),
         Some(Scalar(Char | UChar | Short | UShort | Int | UInt)) => Ok(true),
-        Some(other) => Err(format!("property `material` is {other:?}: it must be an integer type")),
+        Some(other) => {
+            Err(format!("property `material` is {}: it must be an integer type", type_name(other)))
+        }
+    }
+}
+
+/// A property type as a PLY header spells it (`int`, `list of float`).
+fn type_name(t: &ply::PropertyType) -> String {
+    let scalar = |s: &ply::ScalarType| format!("{s:?}").to_ascii_lowercase();
+    match t {
+        ply::PropertyType::Scalar(s) => scalar(s),
+        ply::PropertyType::List(_, s) => format!("a list of {}", scalar(s)),
     }
 }
 
@@ -159,7 +171,7 @@ impl ply::PropertyAccess for PlyPoint {
 /// smallest unsigned type that holds every sphere's `material`) when `material` is true.
 pub fn write(spheres: &[Sphere], encoding: PlyEncoding, material: bool) -> Vec<u8> {
     let most = spheres.iter().map(|s| s.material).max().unwrap_or(0);
-    let (type_name, width) = match most {
+    let (material_type, width) = match most {
         0..=0xff => ("uchar", 1),
         0x100..=0xffff => ("ushort", 2),
         _ => ("uint", 4),
@@ -176,7 +188,7 @@ pub fn write(spheres: &[Sphere], encoding: PlyEncoding, material: bool) -> Vec<u
         spheres.len()
     );
     if material {
-        let _ = writeln!(header, "property {type_name} material");
+        let _ = writeln!(header, "property {material_type} material");
     }
     header.push_str("end_header\n");
     let mut out = header.into_bytes();
