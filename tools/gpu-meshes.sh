@@ -4,7 +4,7 @@
 # 50 of
 #   - mesh-1m: a 32 x 32 grid of icospheres (scene-gen mesh --subdivisions 3, 1280
 #     triangles each: 1.31M triangles) on a floor, under a sky;
-#   - grid-1m: scene-gen grid --count 1000000 --seed 1 (spheres), for comparison.
+#   - grid-1m: scene-gen grid --count 1000000 --seed 1 --ply (spheres), for comparison.
 # JSON reports go to $OUT/bench-<name>.json. Run from the repo root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,7 @@ work=$(mktemp -d)
     done
     echo '],)'
 } > "$work/mesh-1m.ron"
-"$BUNDLE/bin/scene-gen" grid --count 1000000 --seed 1 -o "$work/grid-1m.ron" > /dev/null
+"$BUNDLE/bin/scene-gen" grid --count 1000000 --seed 1 --ply -o "$work/grid-1m.ron" > /dev/null
 for name in mesh-1m grid-1m; do
     "$BUNDLE/bin/renderer" bench "$work/$name.ron" --backend cuda --width 1280 --height 720 --spp 30 \
         --max-depth 50 --json > "$OUT/bench-$name.json"

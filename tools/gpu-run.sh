@@ -16,7 +16,7 @@
 #      at 1280x720 and 1920x1080 (tools/gpu-sweep.sh compares more variants)
 #      -> $OUT/bench-*.json; the voxel city (assets/scenes/city.ron) at 1280x720
 #   5. the CPU backend on the machine's cores, 1280x720 (5 frames)
-#   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid
+#   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid (a PLY sphere file)
 #   7. compute-sanitizer memcheck on a 160x90, 4 spp render, and on the lit scenes
 #      (cornell, point_light, sun), the box scenes (boxes, box_lamp, city), the
 #      meshes and the textures at 160x120
@@ -98,9 +98,10 @@ if [ -f "$scene" ]; then
         --frames 5 --warmup 1 --json
     step watch-gpu-1280x720 120 bash tools/gpu-watch.sh "$scene" 1280 720 cuda
     if [ -x "$BUNDLE/bin/scene-gen" ]; then
-        "$BUNDLE/bin/scene-gen" grid --count 1000000 --seed 1 -o "$OUT/grid-1m.ron" > /dev/null
+        # The form the docs recommend for big scenes: a small scene and a PLY sphere file.
+        "$BUNDLE/bin/scene-gen" grid --count 1000000 --seed 1 --ply -o "$OUT/grid-1m.ron" > /dev/null
         step watch-gpu-1m-1280x720 300 env SAVE_INTERVAL=8 bash tools/gpu-watch.sh "$OUT/grid-1m.ron" 1280 720 cuda
-        rm -f "$OUT/grid-1m.ron"
+        rm -f "$OUT/grid-1m.ron" "$OUT/grid-1m.ply"
     fi
     step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
         "$BUNDLE/bin/renderer" render "$scene" --backend cuda --width 160 --height 90 --spp 4 \

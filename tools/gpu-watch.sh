@@ -2,8 +2,10 @@
 # Scripted hot-reload run for the GPU machine (called by tools/gpu-run.sh, or alone
 # from the repo root): `renderer watch` on a copy of a scene while this script saves
 # it editor-style (write a temp file, rename it over the scene) a few times, saves a
-# broken version once, then fixes it, and last resizes the first sphere (the BVH is
-# refitted, not rebuilt). `watch` prints one timing line per reload.
+# broken version once, then fixes it, and last resizes the first sphere, or scales
+# the first sphere file's spheres when the scene writes none (either way the BVH is
+# refitted, not rebuilt). The sphere and model files a scene names are copied too.
+# `watch` prints one timing line per reload.
 #
 #   bash tools/gpu-watch.sh <scene.ron> <width> <height> [backend]
 #
@@ -17,6 +19,9 @@ interval=${SAVE_INTERVAL:-0.7}
 
 work=$(mktemp -d)
 cp "$scene" "$work/scene.ron"
+grep -o 'file: "[^"]*"' "$scene" | cut -d'"' -f2 | while read -r f; do # sphere and model files
+    mkdir -p "$(dirname "$work/$f")" && cp "$(dirname "$scene")/$f" "$work/$f"
+done
 save() { # save <sed expression>: an editor-style rename-over save of an edited copy
     sed "$1" "$work/scene.ron" > "$work/.scene.ron.tmp" && mv "$work/.scene.ron.tmp" "$work/scene.ron"
 }
@@ -35,7 +40,11 @@ save "s/vfov_deg: [0-9.-]*/vfov_deg: 20.0/" # the fix
 sleep "$interval"
 save "s/vfov_deg: [0-9.-]*/vfov_deg: 25.0/"
 sleep "$interval"
-save '0,/radius: \([0-9]*\)\.[0-9]/s//radius: \1.9/' # a resize: the BVH refitted
+if grep -q 'radius: ' "$work/scene.ron"; then
+    save '0,/radius: \([0-9]*\)\.[0-9]/s//radius: \1.9/' # a resize: the BVH refitted
+else
+    save '0,/materials: \[\([^]]*\)\])/s//materials: [\1], transform: (scale: 1.01))/' # the same
+fi
 wait "$watch_pid"
 rc=$?
 rm -rf "$work"

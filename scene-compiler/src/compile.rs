@@ -9,7 +9,7 @@ use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
 use crate::scene::{Material, Scene, Sky};
 use crate::shapes;
-use crate::{meshes, terrain};
+use crate::{meshes, sphere_files, terrain};
 
 /// How to compile; the defaults match `scene-compiler build` without flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,8 @@ pub struct Compiled {
     /// or refitted): what a refit's cost is held against.
     pub built_sah_cost: f32,
     pub bvh_stats: BvhStats,
-    /// Turning terrains into boxes and meshes into triangles (zero without either).
+    /// Turning terrains into boxes, meshes into triangles and sphere files into spheres
+    /// (zero without any).
     pub terrain_time: Duration,
     /// Building the BVH (or checking that the previous one still fits).
     pub bvh_time: Duration,
@@ -90,12 +91,16 @@ pub fn compile_scene_reusing(
 ) -> Compiled {
     let start = Instant::now();
     let with_columns = terrain::with_columns(scene);
-    let expanded = match meshes::with_triangles(&with_columns) {
+    let with_triangles = match meshes::with_triangles(&with_columns) {
         Cow::Borrowed(_) => with_columns,
         Cow::Owned(scene) => Cow::Owned(scene),
     };
-    let terrain_time =
-        if scene.terrains.is_empty() && scene.meshes.is_empty() { Duration::ZERO } else { start.elapsed() };
+    let expanded = match sphere_files::with_spheres(&with_triangles) {
+        Cow::Borrowed(_) => with_triangles,
+        Cow::Owned(scene) => Cow::Owned(scene),
+    };
+    let lowered = !(scene.terrains.is_empty() && scene.meshes.is_empty() && scene.sphere_files.is_empty());
+    let terrain_time = if lowered { start.elapsed() } else { Duration::ZERO };
     let start = Instant::now();
     let reusable = previous.filter(|p| same_primitives(p.scene, scene));
     let refittable = previous.filter(|p| same_primitive_counts(p.scene, scene));
@@ -164,7 +169,10 @@ pub fn compile_scene_reusing(
 /// Whether two scenes have the same primitives, in the same order, with the same
 /// material indices: all a BVH depends on.
 fn same_primitives(a: &Scene, b: &Scene) -> bool {
-    shapes::same_prims(a, b) && a.terrains == b.terrains && a.meshes == b.meshes
+    shapes::same_prims(a, b)
+        && a.terrains == b.terrains
+        && a.meshes == b.meshes
+        && a.sphere_files == b.sphere_files
 }
 
 /// Whether two scenes with the same primitives have the same light table and texture
@@ -190,7 +198,14 @@ fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
 /// (terrains, which make a number of boxes, unchanged), so every leaf's primitive
 /// indices still name a primitive of its kind.
 fn same_primitive_counts(a: &Scene, b: &Scene) -> bool {
-    shapes::same_counts(a, b) && a.terrains == b.terrains && same_mesh_files(a, b)
+    shapes::same_counts(a, b) && a.terrains == b.terrains && same_mesh_files(a, b) && same_sphere_counts(a, b)
+}
+
+/// As many sphere files, each with as many spheres (transforms, materials and the
+/// spheres themselves may differ): the spheres keep their numbering.
+fn same_sphere_counts(a: &Scene, b: &Scene) -> bool {
+    let counts = |s: &Scene| s.sphere_files.iter().map(|l| l.data.spheres.len()).collect::<Vec<_>>();
+    counts(a) == counts(b)
 }
 
 /// As many meshes, each with the same file data (transforms may differ): their

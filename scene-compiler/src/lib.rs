@@ -27,6 +27,7 @@ pub mod procedural;
 pub mod procedural_sky;
 pub mod scene;
 pub mod shapes;
+pub mod sphere_files;
 pub mod terrain;
 pub mod testing;
 

@@ -5,7 +5,9 @@
 //!
 //! The blob's boxes are the scene's own followed by every terrain's columns, terrain
 //! after terrain (`scene_compiler::terrain::with_columns`): a box past the scene's own
-//! selects the terrain whose columns it falls among.
+//! selects the terrain whose columns it falls among. The blob's spheres are the
+//! scene's own followed by its sphere files' (`scene_compiler::sphere_files`): those
+//! render but are not selectable, like mesh triangles.
 
 use glam::{Vec3, Vec3A};
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
@@ -23,6 +25,8 @@ pub struct Picker {
     scene: CpuScene,
     /// Per terrain, the index of its first column among the blob's boxes.
     terrain_starts: Vec<usize>,
+    /// The scene's own spheres: those past them come from sphere files.
+    own_spheres: usize,
 }
 
 impl Picker {
@@ -38,7 +42,7 @@ impl Picker {
                 terrain_starts.push(next);
             }
         }
-        Picker { scene: CpuScene::from_blob(view), terrain_starts }
+        Picker { scene: CpuScene::from_blob(view), terrain_starts, own_spheres: scene.spheres.len() }
     }
 
     /// What is nearest under `(s, t)` of `camera`'s image (`s` left to right, `t` top
@@ -57,7 +61,7 @@ impl Picker {
         let slot = self.scene.kind_first[kind as usize] + index;
         let source = self.scene.prim_sources[slot as usize] as usize;
         match PrimKind::from_u32(kind)? {
-            PrimKind::Sphere => Some(Selected::Sphere(source)),
+            PrimKind::Sphere => (source < self.own_spheres).then_some(Selected::Sphere(source)),
             PrimKind::Box => Some(match self.terrain_starts.partition_point(|&start| start <= source) {
                 0 => Selected::Box(source),
                 after => Selected::Terrain(after - 1),
@@ -91,7 +95,9 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
-    use scene_compiler::scene::{self, Cuboid, Heightmap, Sphere, Terrain, TerrainSurface};
+    use scene_compiler::scene::{
+        self, Cuboid, Heightmap, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
+    };
     use scene_compiler::{CompileOptions, compile_scene};
 
     use super::*;
@@ -178,5 +184,27 @@ mod tests {
             assert_eq!(pick_point(Vec3::new(x, 0.5, 0.0)), Some(Selected::Terrain(0)), "column at x {x}");
         }
         assert_eq!(pick_point(Vec3::new(4.5, 0.5, 0.0)), Some(Selected::Terrain(1)));
+    }
+
+    #[test]
+    fn a_sphere_files_spheres_render_but_are_not_picked() {
+        let mut scene = three_spheres();
+        let (own, from_file) = (scene.spheres[0], scene.spheres[1]);
+        scene.spheres = vec![own, from_file];
+        let camera = CameraFrame::new(&scene.camera, 400, 300);
+        let (s, t, _) = project(&camera, from_file.center, 0.0).expect("in front of the camera");
+        assert_eq!(picker(&scene).pick(&camera, s, t), Some(Selected::Sphere(1)), "as the scene's own");
+        scene.spheres = vec![own];
+        scene.sphere_files = vec![SphereList {
+            file: "s.ply".into(),
+            materials: vec![from_file.material],
+            transform: Default::default(),
+            data: Arc::new(SphereListData {
+                path: PathBuf::from("s.ply"),
+                spheres: vec![Sphere { material: 0, ..from_file }],
+                has_material: false,
+            }),
+        }];
+        assert_eq!(picker(&scene).pick(&camera, s, t), None, "from a sphere file");
     }
 }

@@ -530,6 +530,78 @@ fn saving_a_texture_image_reloads_the_scene_by_rename_or_in_place() {
     assert_eq!(texture_width(&session), Some(5), "the last good scene stays");
 }
 
+/// A scene whose spheres come from `points/s.ply` (a folder of its own): `n` spheres in
+/// a row, binary little endian. Its `sphere_files` entry is on line 5.
+fn sphere_file_scene_dir(n: usize) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("points")).expect("points folder");
+    let points = dir.path().join("points/s.ply");
+    std::fs::write(&points, sphere_ply(n)).expect("write sphere file");
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, sphere_file_scene_text(40.0)).expect("write scene");
+    (dir, path, points)
+}
+
+fn sphere_file_scene_text(vfov_deg: f32) -> String {
+    format!(
+        "Scene(
+    camera: (look_from: (0.0, 1.0, 9.0), look_at: (0.0, 0.0, 0.0), vfov_deg: {vfov_deg:?}),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: {{ \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) }},
+    sphere_files: [(file: \"points/s.ply\", materials: [\"grey\"])],
+)
+"
+    )
+}
+
+/// `n` spheres in a row as a sphere file's bytes.
+fn sphere_ply(n: usize) -> Vec<u8> {
+    use scene_compiler::scene::{PlyEncoding, Sphere, write_sphere_file};
+    let spheres: Vec<Sphere> = (0..n)
+        .map(|i| Sphere { center: glam::Vec3::new(i as f32, 0.0, 0.0), radius: 0.4, material: 0 })
+        .collect();
+    write_sphere_file(&spheres, PlyEncoding::BinaryLittleEndian, false)
+}
+
+/// How many spheres the current scene's sphere file holds.
+fn file_spheres(session: &Session) -> Option<usize> {
+    session.current().map(|c| c.scene.sphere_files[0].data.spheres.len())
+}
+
+#[test]
+fn saving_a_sphere_file_reloads_the_scene_by_rename_or_in_place() {
+    let (_dir, path, points) = sphere_file_scene_dir(3);
+    let mut session = open(&path);
+    assert_eq!(file_spheres(&session), Some(3));
+    assert!(session.current().is_some_and(|c| c.scene.spheres.is_empty()));
+
+    save_by_rename(&points, sphere_ply(5));
+    wait_for(&mut session, "the renamed-over sphere file", |s, _| file_spheres(s) == Some(5));
+
+    std::fs::write(&points, sphere_ply(7)).expect("write in place");
+    wait_for(&mut session, "the sphere file written in place", |s, _| file_spheres(s) == Some(7));
+
+    // A camera save reuses the tree built over the file's spheres.
+    save_by_rename(&path, sphere_file_scene_text(30.0));
+    wait_for(&mut session, "the camera edit", |s, _| {
+        s.current().is_some_and(|c| c.scene.camera.vfov_deg == 30.0)
+    });
+    assert!(session.current().is_some_and(|c| c.times.bvh_reused), "a camera edit reuses the BVH");
+
+    // A broken sphere file: its error at the entry's line, the last good scene kept.
+    save_by_rename(&points, b"ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nend_header\n0\n");
+    wait_for(&mut session, "the broken sphere file's error", |s, _| s.last_error().is_some());
+    let error = session.last_error().expect("an error");
+    assert_eq!(error.line, Some(5), "{error}");
+    assert!(error.message.contains("points/s.ply") && error.message.contains("`y`"), "{error}");
+    assert_eq!(file_spheres(&session), Some(7), "the last good scene stays");
+
+    save_by_rename(&points, sphere_ply(2));
+    wait_for(&mut session, "the fixed sphere file", |s, _| {
+        file_spheres(s) == Some(2) && s.last_error().is_none()
+    });
+}
+
 #[test]
 fn a_camera_edit_reuses_the_bvh_and_a_resized_sphere_refits_it() {
     let (_dir, path) = scene_dir(0.5);

@@ -3,20 +3,17 @@
 //! [`parse`] runs in two phases. ron reads the text into the serde types of
 //! `schema` (syntax and type errors: the first one stops it, and `syntax`
 //! explains it); then `validate` checks every value and resolves material names
-//! (all problems at once), and `spans` locates the values it complains about.
-//! Ahead of ron, `fast` reads text in the usual formatting into the same `schema`
-//! value several times faster (a large scene's spheres on every core); on anything
-//! else it gives up and ron reads the text, so every syntax error is still ron's.
-//! Either way a failure is one [`LoadError`] whose diagnostics carry
-//! `file:line:col`. [`to_ron`] writes the format back.
+//! (all problems at once), reading the files the scene names (terrain images,
+//! models, sphere files), and `spans` locates the values it complains about.
+//! A failure is one [`LoadError`] whose diagnostics carry `file:line:col`.
+//! [`to_ron`] writes the format back. Large scenes keep their spheres in PLY
+//! sphere files (`sphere_file`), not in the text: docs/architecture.md says why.
 //! The format itself is documented in docs/scene-format.md.
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
-mod decimal;
 mod diagnostic;
 mod environment;
-mod fast;
 mod heightmap;
 pub mod image_file;
 mod lex;
@@ -26,6 +23,7 @@ mod model_materials;
 mod reflect;
 mod schema;
 mod spans;
+mod sphere_file;
 mod suggest;
 mod syntax;
 mod texture_file;
@@ -39,6 +37,7 @@ use ron::{Options, extensions::Extensions};
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
 pub use model::*;
+pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
 
 use schema::SceneFile;
@@ -46,28 +45,9 @@ use spans::{Located, SpanIndex};
 use validate::Issue;
 
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
-/// messages, and terrain images are read relative to its folder.
+/// messages, and terrain images, models and sphere files are read relative to its folder.
 pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
-    let file = match fast::parse(source) {
-        Some(file) => file,
-        None => read_ron(source, origin)?,
-    };
-    check_file(source, origin, &file)
-}
-
-/// [`parse`] without the fast reader: ron reads every text. The same results as
-/// [`parse`], slower; for tests that hold the two readers against each other.
-#[doc(hidden)]
-pub fn parse_full(source: &str, origin: &str) -> Result<Scene, LoadError> {
     check_file(source, origin, &read_ron(source, origin)?)
-}
-
-/// What each reader makes of `source`, for tests: the `Debug` text of the file value
-/// read by the fast reader (`None` where it falls back) and by ron (`None` on an error).
-#[doc(hidden)]
-pub fn read_both(source: &str) -> (Option<String>, Option<String>) {
-    let debug = |file: SceneFile| format!("{file:?}");
-    (fast::parse(source).map(debug), read_ron(source, "").ok().map(debug))
 }
 
 /// ron's reading of the text, with its first syntax or type error diagnosed.

@@ -21,7 +21,11 @@ pub struct Scene {
     pub settings: RenderSettings,
     pub sky: Sky,
     pub materials: Vec<Material>,
+    /// The spheres the user wrote; sphere files add theirs when compiled.
     pub spheres: Vec<Sphere>,
+    /// Spheres read from PLY point lists; compiling places them after `spheres`. A
+    /// scene file names the files, so `to_ron` writes the names, never these spheres.
+    pub sphere_files: Vec<SphereList>,
     /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
     pub boxes: Vec<Cuboid>,
     pub terrains: Vec<Terrain>,
@@ -204,6 +208,31 @@ pub struct Sphere {
     pub material: u32,
 }
 
+/// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SphereList {
+    /// The file as the scene names it (relative to the scene file's folder).
+    pub file: String,
+    /// Indices into [`Scene::materials`]; a sphere's `material` in the file picks one.
+    pub materials: Vec<u32>,
+    /// Scale (which multiplies every radius), rotation, translation, as a mesh's.
+    pub transform: Transform,
+    /// The file's spheres, read when the scene was loaded.
+    pub data: Arc<SphereListData>,
+}
+
+/// A sphere file's spheres as read (`scene/sphere_file.rs`), in the file's order and
+/// space; each `material` indexes its [`SphereList::materials`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SphereListData {
+    /// The file as opened (the scene's folder joined with the name): what a live
+    /// session watches.
+    pub path: PathBuf,
+    pub spheres: Vec<Sphere>,
+    /// Whether the file has a `material` property (without one, every `material` is 0).
+    pub has_material: bool,
+}
+
 /// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
 /// on every axis. Not `Box`, which Rust already means.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -271,9 +300,9 @@ impl Heightmap {
 }
 
 impl Scene {
-    /// Every file the scene read besides itself (terrain images, model files, texture
-    /// images, those a model's materials name included, the environment image): what a
-    /// live session watches.
+    /// Every file the scene read besides itself (terrain images, model files, sphere
+    /// files, texture images, those a model's materials name included, the environment
+    /// image): what a live session watches.
     pub fn input_files(&self) -> Vec<&std::path::Path> {
         fn image(t: &Texture) -> Option<&std::path::Path> {
             match t {
@@ -284,6 +313,7 @@ impl Scene {
         let mut files: Vec<&std::path::Path> =
             self.terrains.iter().map(|t| t.heights.path.as_path()).collect();
         files.extend(self.meshes.iter().map(|m| m.data.path.as_path()));
+        files.extend(self.sphere_files.iter().map(|l| l.data.path.as_path()));
         let model_textures =
             self.meshes.iter().flat_map(|m| &m.data.materials).filter_map(|m| m.texture.as_ref());
         files.extend(

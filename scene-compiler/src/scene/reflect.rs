@@ -1,7 +1,7 @@
 //! The names of the schema types (`schema.rs`) as serde's derive declares them.
 //!
 //! The schema is declared once, by its serde types; everything else that needs its
-//! names (the fast reader's field lists, hints about misplaced fields, the tests that
+//! names (hints about misplaced fields, the tests that
 //! hold the writer and validation against the schema) asks here instead of keeping a
 //! list of its own. serde's derive hands a struct's field names to `deserialize_struct`,
 //! an enum's variants to `deserialize_enum` and a struct variant's fields to
@@ -23,7 +23,9 @@ pub(crate) fn record<T: DeserializeOwned>() -> (&'static str, Names) {
 }
 
 /// An enum's variants in declaration order, each with its fields: `None` for a variant
-/// that is not a struct variant (`Constant((r, g, b))`).
+/// that is not a struct variant (`Constant((r, g, b))`). The tests hold the writer and
+/// validation against these.
+#[cfg(test)]
 pub(crate) fn variants<T: DeserializeOwned>() -> Vec<(&'static str, Option<Names>)> {
     let names = probe::<T>(None).names;
     (0..names.len()).map(|k| (names[k], probe::<T>(Some(k)).variant_fields)).collect()
@@ -152,15 +154,15 @@ mod tests {
 
     use super::super::model::{
         Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        MeshData, RenderSettings, Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, TextureImage,
-        Transform, Wrap,
+        MeshData, RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
+        Texture, TextureImage, Transform, Wrap,
     };
     use super::super::schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, TerrainFile, TextureFile, TransformFile, WrapFile,
+        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
-    use super::super::{fast, parse, read_ron, to_ron, validate};
+    use super::super::{parse, read_ron, to_ron, validate};
     use super::*;
 
     #[test]
@@ -188,6 +190,7 @@ mod tests {
             record::<BandFile>(),
             record::<MeshFile>(),
             record::<TransformFile>(),
+            record::<SphereListFile>(),
         ];
         for kinds in [
             variants::<SkyFile>(),
@@ -269,6 +272,23 @@ mod tests {
                 }
             })),
         };
+        let sphere_list = SphereList {
+            file: "s.ply".into(),
+            materials: vec![1, 3],
+            transform: Transform {
+                translate: Vec3::new(-1.0, 0.5, 2.0),
+                rotate_deg: Vec3::new(0.0, 45.0, 0.0),
+                scale: 2.0,
+            },
+            data: Arc::new(SphereListData {
+                path: folder.join("s.ply"),
+                spheres: vec![
+                    Sphere { center: Vec3::new(0.0, 1.0, 2.0), radius: 0.5, material: 1 },
+                    Sphere { center: Vec3::new(-3.0, 0.25, 1.0), radius: 0.125, material: 0 },
+                ],
+                has_material: true,
+            }),
+        };
         Scene {
             camera: Camera {
                 look_from: Vec3::new(13.0, 2.0, 3.0),
@@ -282,6 +302,7 @@ mod tests {
             sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
             materials,
             spheres: vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }],
+            sphere_files: vec![sphere_list],
             boxes: vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }],
             terrains: vec![
                 terrain(Vec3::new(1.0, 2.0, 3.0), TerrainSurface::Material(1)),
@@ -305,9 +326,9 @@ mod tests {
         }
     }
 
-    /// [`every_field`] as `to_ron` writes it, then with the other sky and without
-    /// terrains, meshes and textures (what the fast reader reads), and with each list but the spheres left
-    /// empty, and the spheres too.
+    /// [`every_field`] as `to_ron` writes it, then with the other sky and without the
+    /// lists that read files, and with each list but the spheres left empty, and the
+    /// spheres too.
     fn variations(folder: &Path) -> Vec<Scene> {
         let full = every_field(folder);
         let untextured = full.materials.iter().map(|m| Material { texture: None, ..m.clone() }).collect();
@@ -328,6 +349,7 @@ mod tests {
             }),
             terrains: Vec::new(),
             meshes: Vec::new(),
+            sphere_files: Vec::new(),
             ..full.clone()
         };
         let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
@@ -352,6 +374,9 @@ mod tests {
             .save(dir.path().join("sky.png"))
             .expect("write PNG");
         std::fs::write(dir.path().join("m.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").expect("write OBJ");
+        let spheres = every_field(dir.path()).sphere_files[0].data.spheres.clone();
+        let ply = crate::scene::write_sphere_file(&spheres, crate::scene::PlyEncoding::Ascii, true);
+        std::fs::write(dir.path().join("s.ply"), ply).expect("write PLY");
         dir
     }
 
@@ -397,26 +422,6 @@ mod tests {
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
     }
 
-    /// The fast reader reads every name `to_ron` writes, but for terrains, meshes and
-    /// textures (which it leaves to ron), into what ron reads.
-    #[test]
-    fn the_fast_reader_reads_every_name_of_the_schema() {
-        let dir = folder_with_image();
-        for scene in variations(dir.path()) {
-            let text = to_ron(&scene);
-            let ron = format!("{:?}", read_ron(&text, "").ok());
-            match fast::parse(&text) {
-                Some(file) => assert_eq!(format!("{:?}", Some(file)), ron),
-                None => assert!(
-                    !scene.terrains.is_empty()
-                        || !scene.meshes.is_empty()
-                        || scene.materials.iter().any(|m| m.texture.is_some()),
-                    "the fast reader fell back on\n{text}"
-                ),
-            }
-        }
-    }
-
     /// A scene whose every checked value is wrong: NaN for every number, zero sizes,
     /// unknown or duplicate materials, a missing terrain image.
     fn every_value_wrong(sky: Sky) -> Scene {
@@ -460,6 +465,10 @@ mod tests {
         for m in &mut scene.meshes {
             m.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
             m.material = Some(9);
+        }
+        for l in &mut scene.sphere_files {
+            l.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
+            l.materials = vec![9, 10];
         }
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },

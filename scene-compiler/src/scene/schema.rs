@@ -34,6 +34,8 @@ pub(crate) struct SceneFile {
     #[serde(default)]
     pub spheres: Vec<SphereFile>,
     #[serde(default)]
+    pub sphere_files: Vec<SphereListFile>,
+    #[serde(default)]
     pub boxes: Vec<BoxFile>,
     #[serde(default)]
     pub terrains: Vec<TerrainFile>,
@@ -197,6 +199,18 @@ pub(crate) struct SphereFile {
     pub center: V3,
     pub radius: f32,
     pub material: SmolStr,
+}
+
+/// `(file: "grid.ply", materials: ["ground", "glass"], transform: (...))`: the spheres of
+/// a PLY point list (`scene/sphere_file.rs`).
+#[derive(Debug, Deserialize)]
+#[serde(rename = "SphereFile", deny_unknown_fields)]
+pub(crate) struct SphereListFile {
+    pub file: String,
+    /// What the file's `material` indices name; exactly one when it has none.
+    pub materials: Vec<SmolStr>,
+    #[serde(default)]
+    pub transform: TransformFile,
 }
 
 /// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.

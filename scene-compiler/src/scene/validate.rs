@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use rayon::prelude::*;
+use smol_str::SmolStr;
 
 use crate::limits;
 
@@ -19,13 +20,15 @@ use super::{
     environment, heightmap, mesh_file,
     model::{
         Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        RenderSettings, Scene, Sky, Sphere, Terrain, TerrainSurface, Texture, Transform, Wrap,
+        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
+        Transform, Wrap,
     },
     schema::{
         BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
+        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
     },
     spans::ValuePath,
+    sphere_file,
     suggest::{did_you_mean, one_of},
     texture_file,
 };
@@ -66,9 +69,15 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
     let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
     let meshes = c.meshes(&root.field("meshes"), &file.meshes, &materials, folder);
-    // A terrain or mesh that failed has its own message: no "the scene is empty" on top.
-    if terrains.len() == file.terrains.len() && meshes.len() == file.meshes.len() {
-        c.primitive_count(&root, file.spheres.len(), file.boxes.len(), &terrains, &meshes);
+    let sphere_files = c.sphere_files(&root.field("sphere_files"), file, &materials, folder);
+    // A terrain, mesh or sphere file that failed has its own message: no "the scene is
+    // empty" on top.
+    if terrains.len() == file.terrains.len()
+        && meshes.len() == file.meshes.len()
+        && sphere_files.len() == file.sphere_files.len()
+    {
+        let spheres = file.spheres.len() + file_spheres(&sphere_files);
+        c.primitive_count(&root, spheres, file.boxes.len(), &terrains, &meshes);
     }
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
@@ -86,6 +95,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .map(|((name, kind), texture)| lower_material(name, kind, texture))
             .collect(),
         spheres,
+        sphere_files,
         boxes,
         terrains,
         meshes,
@@ -119,7 +129,9 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
     c.model_terrains(&root.field("terrains"), &scene.terrains, scene.materials.len());
     c.model_meshes(&root.field("meshes"), &scene.meshes, scene.materials.len());
-    c.primitive_count(&root, scene.spheres.len(), scene.boxes.len(), &scene.terrains, &scene.meshes);
+    c.model_sphere_files(&root.field("sphere_files"), scene);
+    let spheres = scene.spheres.len() + file_spheres(&scene.sphere_files);
+    c.primitive_count(&root, spheres, scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
     c.issues
@@ -592,6 +604,157 @@ impl Checker {
         }
     }
 
+    /// Checks every sphere file entry, resolves its materials and reads its file from
+    /// `folder`.
+    fn sphere_files(
+        &mut self,
+        path: &ValuePath,
+        file: &SceneFile,
+        materials: &HashMap<&str, u32>,
+        folder: &Path,
+    ) -> Vec<SphereList> {
+        let lists: &[SphereListFile] = &file.sphere_files;
+        let mut out = Vec::with_capacity(lists.len());
+        for (i, list) in lists.iter().enumerate() {
+            let field = |name: &'static str| move || path.index(i).field(name);
+            let transform = self.transform(&field("transform"), &list.transform);
+            let resolved = self.sphere_list_materials(&field("materials"), &list.materials, materials);
+            let data = match sphere_file::read(&folder.join(&list.file)) {
+                Ok(data) => {
+                    self.sphere_materials(path, i, &list.file, &data, list.materials.len()).then_some(data)
+                }
+                Err(error) => {
+                    let message = format!("cannot use sphere file `{}`: {error}", list.file);
+                    self.report(&field("file"), message, "this file").set_hint(
+                        "the path is relative to the scene file's folder; a sphere file is a PLY point list: a `vertex` element with `x y z radius` and an optional integer `material`",
+                    );
+                    None
+                }
+            };
+            let placed = match (transform, data) {
+                (Some(t), Some(data)) => self.sphere_placement(&field("transform"), &list.file, t, data),
+                _ => None,
+            };
+            if let (Some((transform, data)), true) = (placed, resolved.len() == list.materials.len()) {
+                out.push(SphereList {
+                    file: list.file.clone(),
+                    materials: resolved,
+                    transform,
+                    data: Arc::new(data),
+                });
+            }
+        }
+        self.sphere_total(path, file.spheres.len(), &out);
+        out
+    }
+
+    /// The scene's own spheres and its sphere files' together within the format's limit.
+    fn sphere_total(&mut self, path: &ValuePath, own: usize, lists: &[SphereList]) {
+        let total = own + file_spheres(lists);
+        if !lists.is_empty() && total > limits::MAX_SPHERES {
+            let message = format!(
+                "too many spheres: {total} in `spheres` and the sphere files, at most {} are supported",
+                limits::MAX_SPHERES
+            );
+            self.report(&|| path.clone(), message, "too many spheres");
+        }
+    }
+
+    /// A sphere file entry's `materials`, resolved; reports every unknown name.
+    fn sphere_list_materials(
+        &mut self,
+        at: At,
+        names: &[SmolStr],
+        materials: &HashMap<&str, u32>,
+    ) -> Vec<u32> {
+        let mut resolved = Vec::with_capacity(names.len());
+        for (k, name) in names.iter().enumerate() {
+            match materials.get(name.as_str()) {
+                Some(&m) => resolved.push(m),
+                None => {
+                    let message = format!("unknown material `{name}` in a sphere file's `materials`");
+                    let hint = unknown_material_hint(name, materials);
+                    self.report(&|| at().index(k), message, "no material with this name").set_hint(hint);
+                }
+            }
+        }
+        resolved
+    }
+
+    /// Whether a sphere file's `material` indices all name one of the `count` entries of
+    /// its `materials` (a file without them needs exactly one).
+    fn sphere_materials(
+        &mut self,
+        path: &ValuePath,
+        i: usize,
+        file: &str,
+        data: &SphereListData,
+        count: usize,
+    ) -> bool {
+        let field = |name: &'static str| move || path.index(i).field(name);
+        if !data.has_material && count != 1 {
+            let message = format!(
+                "sphere file `{file}` has no `material` property, so `materials` must name exactly one material, not {count}"
+            );
+            self.report(&field("materials"), message, "one material")
+                .set_hint("name one material, or give the file's vertices an integer `material` property");
+            return false;
+        }
+        if count == 0 {
+            self.report(&field("materials"), "a sphere file's `materials` is empty", "no materials")
+                .set_hint("name the materials the file's `material` indices pick, in order");
+            return false;
+        }
+        if let Some(v) = data.spheres.iter().position(|s| s.material as usize >= count) {
+            let material = data.spheres[v].material;
+            let message = format!(
+                "cannot use sphere file `{file}`: vertex {v} has material {material}, but `materials` names {count} (indices count from 0)"
+            );
+            self.report(&field("file"), message, "this file").set_hint(
+                "add the missing materials to `materials`, in the order the file's indices count them",
+            );
+            return false;
+        }
+        true
+    }
+
+    /// A sphere file's spheres stay finite where `transform` places them.
+    fn sphere_placement(
+        &mut self,
+        at: At,
+        file: &str,
+        transform: Transform,
+        data: SphereListData,
+    ) -> Option<(Transform, SphereListData)> {
+        if transform == Transform::default() {
+            return Some((transform, data)); // The file's own values, already checked.
+        }
+        let finite = |s: &Sphere| s.center.is_finite() && s.radius.is_finite();
+        let bad =
+            data.spheres.par_iter().position_first(|s| !finite(&crate::sphere_files::place(&transform, s)));
+        if let Some(v) = bad {
+            let message = format!(
+                "the `transform` places vertex {v} of sphere file `{file}` out of 32-bit float range"
+            );
+            self.report(at, message, "out of range").set_hint("use a smaller `scale` or `translate`");
+            return None;
+        }
+        Some((transform, data))
+    }
+
+    /// [`Checker::sphere_files`] for lists whose materials are already indices.
+    fn model_sphere_files(&mut self, path: &ValuePath, scene: &Scene) {
+        let (lists, material_count) = (&scene.sphere_files, scene.materials.len());
+        self.sphere_total(path, scene.spheres.len(), lists);
+        for (i, list) in lists.iter().enumerate() {
+            self.transform(&|| path.index(i).field("transform"), &transform_file(&list.transform));
+            for (k, &m) in list.materials.iter().enumerate() {
+                self.material_index(&|| path.index(i).field("materials").index(k), m, material_count);
+            }
+            self.sphere_materials(path, i, &list.file, &list.data, list.materials.len());
+        }
+    }
+
     /// Checks every terrain, resolves its materials and reads its image from `folder`.
     fn terrains(
         &mut self,
@@ -852,6 +1015,11 @@ fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
         }
         None => format!("the materials are {}", one_of(names.iter().copied(), MAX_LISTED)),
     }
+}
+
+/// How many spheres the sphere files hold in all.
+fn file_spheres(lists: &[SphereList]) -> usize {
+    lists.iter().map(|l| l.data.spheres.len()).sum()
 }
 
 pub(super) fn settings_file(s: RenderSettings) -> SettingsFile {

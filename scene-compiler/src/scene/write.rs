@@ -13,8 +13,8 @@ use std::fmt::Write;
 use glam::Vec3;
 
 use super::model::{
-    Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, Terrain,
-    TerrainSurface, Texture, Transform, Wrap,
+    Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, SphereList,
+    Terrain, TerrainSurface, Texture, Transform, Wrap,
 };
 
 /// The RON text of `scene`.
@@ -27,6 +27,7 @@ pub fn to_ron(scene: &Scene) -> String {
     materials(&mut out, &scene.materials);
     let materials = &scene.materials;
     list(&mut out, "spheres", &scene.spheres, |out, s| sphere(out, s, materials));
+    list(&mut out, "sphere_files", &scene.sphere_files, |out, l| sphere_list(out, l, materials));
     list(&mut out, "boxes", &scene.boxes, |out, b| cuboid(out, b, materials));
     list(&mut out, "terrains", &scene.terrains, |out, t| terrain(out, t, materials));
     list(&mut out, "meshes", &scene.meshes, |out, m| mesh(out, m, materials));
@@ -36,9 +37,8 @@ pub fn to_ron(scene: &Scene) -> String {
 }
 
 /// A `name: [...]` list, `item` writing each item. Every empty list is left out: it
-/// adds nothing to render, a kind of shape added to the format then changes no file
-/// that does not use it, and the fast reader (which leaves rare lists such as
-/// `terrains` to ron) is not sent to ron by an empty one.
+/// adds nothing to render, and a kind of shape added to the format then changes no
+/// file that does not use it.
 fn list<T>(out: &mut String, name: &str, items: &[T], mut item: impl FnMut(&mut String, &T)) {
     if items.is_empty() {
         return;
@@ -146,6 +146,24 @@ fn material_name(material: u32, materials: &[Material]) -> String {
 fn sphere(out: &mut String, s: &Sphere, materials: &[Material]) {
     let name = material_name(s.material, materials);
     let _ = writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
+}
+
+/// One sphere file per line: its name and materials, never its spheres; the transform
+/// only when it is not the identity.
+fn sphere_list(out: &mut String, l: &SphereList, materials: &[Material]) {
+    let names: Vec<String> = l.materials.iter().map(|&m| material_name(m, materials)).collect();
+    let _ = write!(out, "        (file: {}, materials: [{}]", string(&l.file), names.join(", "));
+    let t = l.transform;
+    if t != Transform::default() {
+        let _ = write!(
+            out,
+            ", transform: (translate: {}, rotate_deg: {}, scale: {:?})",
+            v3(t.translate),
+            v3(t.rotate_deg),
+            t.scale
+        );
+    }
+    out.push_str("),\n");
 }
 
 fn cuboid(out: &mut String, b: &Cuboid, materials: &[Material]) {

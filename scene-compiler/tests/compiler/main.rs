@@ -16,6 +16,6 @@ mod meshes;
 mod model_materials;
 mod scale;
 mod scene_errors;
-mod scene_fast;
 mod scene_roundtrip;
+mod sphere_files;
 mod terrain;

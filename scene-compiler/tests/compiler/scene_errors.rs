@@ -529,3 +529,25 @@ fn load_file_reads_files_and_names_unreadable_ones() {
     let err = scene::load_file(&missing).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(err.starts_with(&format!("error: cannot read `{}`", missing.display())), "{err}");
 }
+
+#[test]
+fn errors_in_a_long_list_are_all_reported_where_they_are() {
+    // Long enough for validation in chunks on several threads.
+    let text = scene::to_ron(&crate::common::test_scene(70_000));
+    let first = text.lines().position(|l| l.starts_with("        (center")).expect("a sphere");
+    let bad = [3, 16_383, 16_384, 40_000, 69_999];
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    for (k, &i) in bad.iter().enumerate() {
+        let line = &mut lines[first + i];
+        *line = if k % 2 == 0 {
+            line.replacen("radius: ", "radius: -", 1)
+        } else {
+            line.replacen("material: \"", "material: \"no ", 1)
+        };
+    }
+    let src = lines.join("\n");
+    let err = scene::parse(&src, "t.ron").expect_err("five bad spheres");
+    let found: Vec<usize> = err.diagnostics().iter().filter_map(|d| d.line()).collect();
+    let expected: Vec<usize> = bad.iter().map(|i| first + i + 1).collect();
+    assert_eq!(found, expected, "{err}");
+}

@@ -196,3 +196,59 @@ fn sky_writes_images_that_load_as_an_environment_and_the_committed_sky() {
     assert!(!run.status.success());
     assert!(String::from_utf8_lossy(&run.stderr).contains(".exr or .hdr"));
 }
+
+/// Runs `scene-gen grid` with `args`, writing the scene to `output`.
+fn grid(args: &[&str], output: &Path) {
+    let run = Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+        .arg("grid")
+        .args(args)
+        .arg("-o")
+        .arg(output)
+        .output()
+        .expect("scene-gen runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+}
+
+/// `grid --ply` writes the same spheres as a PLY point list beside a small scene that
+/// names it: the two forms compile to the same blob, byte for byte.
+#[test]
+fn grid_as_a_ply_point_list_compiles_to_the_blob_of_the_ron_form() {
+    use scene_compiler::{CompileOptions, compile_scene};
+    let dir = tempfile::tempdir().unwrap();
+    let (ron, ply_scene) = (dir.path().join("grid.ron"), dir.path().join("points.ron"));
+    grid(&["--count", "5000", "--seed", "3"], &ron);
+    grid(&["--count", "5000", "--seed", "3", "--ply"], &ply_scene);
+
+    let text = std::fs::read_to_string(&ply_scene).unwrap();
+    assert!(
+        text.contains(
+            r#"sphere_files: [
+        (file: "points.ply", materials: ["matte_red", "matte_white", "gold", "mirror", "glass"]),"#
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("center:"), "no sphere written in the RON:\n{text}");
+    let ply = std::fs::read(dir.path().join("points.ply")).unwrap();
+    assert!(ply.starts_with(b"ply\nformat binary_little_endian 1.0\n"));
+    assert!(ply.len() < 5000 * 18 + 512, "{} bytes", ply.len());
+
+    let (from_ron, from_ply) = (load(&ron), load(&ply_scene));
+    assert_eq!((from_ron.spheres.len(), from_ply.spheres.len()), (5000, 0));
+    assert_eq!(from_ply.sphere_files[0].data.spheres.len(), 5000);
+    let options = CompileOptions::default();
+    let (a, b) = (compile_scene(&from_ron, &options), compile_scene(&from_ply, &options));
+    assert!(a.blob[..] == b.blob[..], "the two forms compile to different blobs");
+}
+
+#[test]
+fn grid_ply_refuses_an_output_named_like_its_point_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_scene-gen"))
+        .args(["grid", "--count", "10", "--ply", "-o"])
+        .arg(dir.path().join("grid.ply"))
+        .output()
+        .expect("scene-gen runs");
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("grid.ply") && stderr.contains("next to it"), "{stderr}");
+}
