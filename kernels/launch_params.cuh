@@ -23,7 +23,7 @@ struct __align__(16) LaunchParams {
     const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light).
     const TriangleNormalsRecord* triangle_normals; // offset 200: Blob section: the triangles' vertex normals, or null when the blob has none.
     const TriangleUvsRecord* triangle_uvs; // offset 208: Blob section: the triangles' texture coordinates, or null when the blob has none.
-    const TextureRecord* textures; // offset 216: Blob section: the textures materials point at.
+    const TextureRecord* textures; // offset 216: Blob section: the textures materials point at, or null when the blob has none.
     const float4* texels; // offset 224: Blob section: the image textures' texels (linear rgb, w 0).
     const NoiseRecord* noise; // offset 232: Blob section: the Perlin table, or null when no texture is noise.
     float4* accum; // offset 240: The film: per-pixel sums of samples (rgb, w unused).

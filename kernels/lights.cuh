@@ -26,7 +26,7 @@ __device__ __forceinline__ const LightRecord* pick_light(float u) {
 // sample, times the BSDF and cosine, over its pdf. Directions, distances and pdfs are
 // taken at `p`; the shadow ray starts at `o`, `p` offset to `ng`'s side; a light below
 // the geometric surface is not seen. `rays` counts shadow rays.
-template <bool kMeshes>
+template <bool kMeshes, bool kAppearance>
 __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 ng, float3 albedo, float u_pick, float u1, float u2,
                                                unsigned int& rays) {
     const LightRecord* light = pick_light(u_pick);
@@ -55,6 +55,8 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         return f * xyz(radiance_pdf) * (c / radiance_pdf.w);
     }
     if (kind == BLOB_LIGHT_ENVIRONMENT) {
+        // A scene with an environment runs kernels with `kAppearance` (path.cuh).
+        if (!kAppearance) __builtin_unreachable();
         EnvSample es;
         if (!env_sample(u1, u2, es)) return zero;
         const float c = dot(n, es.wi);
@@ -76,7 +78,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;
     const float bsdf_pdf = c * PT_INV_PI;
     float3 radiance = xyz(radiance_pdf);
-    if (kMeshes) {
+    if (kAppearance && params.textures) {
         // A textured emitter's radiance at the point the shadow ray reaches.
         const MaterialRecord* m = prim_material(prim);
         const unsigned int texture = __ldg(&m->texture);

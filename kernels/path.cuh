@@ -50,20 +50,12 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     return p;
 }
 
-// One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
-// max_depth and increments it): traverse, shade, scatter, next-event estimation,
-// Russian roulette. False when the path ended here. `rays` counts closest-hit and
-// shadow queries.
-//
-// `kNee` compiles next-event estimation and MIS in (render_lit) or out (render): a
-// scene without lights runs a kernel with none of that code, whose registers and
-// local memory are those of the plain path tracer (compiled in and skipped at run time,
-// the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
 // A textured material's albedo and emission times its texture at the hit (untouched
-// without a texture). The texture code lives in the `_meshes` kernels only, which run
-// every scene with triangles or textures (shapes.cuh says why the others go without).
+// without a texture). A blob without textures has no textures section (a null
+// pointer), which skips even the material's texture load.
 __device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s,
                                          float4& albedo_roughness, float4& emission_ior) {
+    if (!params.textures) return;
     const unsigned int texture = __ldg(&m->texture);
     if (texture == BLOB_NO_TEXTURE) return;
     const float2 uv = surface_uv<true>(prim, s);
@@ -73,7 +65,20 @@ __device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int p
     emission_ior = make_float4(emission_ior.x * c.x, emission_ior.y * c.y, emission_ior.z * c.z, emission_ior.w);
 }
 
-template <bool kNee, bool kMeshes>
+// One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
+// max_depth and increments it): traverse, shade, scatter, next-event estimation,
+// Russian roulette. False when the path ended here. `rays` counts closest-hit and
+// shadow queries.
+//
+// `kNee` compiles next-event estimation and MIS in (render_lit) or out (render): a
+// scene without lights runs a kernel with none of that code, whose registers and
+// local memory are those of the plain path tracer (compiled in and skipped at run time,
+// the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
+// `kMeshes` does the same for triangles (shapes.cuh), `kAppearance` for textures and
+// the environment sky: the `_appearance` kernels (and `_full`, with the triangle code)
+// run every scene with either; carried in the `_meshes` kernels they cost a scene of
+// triangles alone 8 % (docs/performance.md, "Choices in the code").
+template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
     const Hit hit = traverse<kMeshes>(p.origin, p.dir);
@@ -81,11 +86,11 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         float weight = 1.0f;
         // MIS: next-event estimation could have drawn this direction (env_rotation_pdf.z,
         // the environment's pick probability, is 0 without one or with NEE off).
-        if (kNee && p.bsdf_pdf > 0.0f && params.env_rotation_pdf.z > 0.0f) {
+        if (kNee && kAppearance && p.bsdf_pdf > 0.0f && params.env_rotation_pdf.z > 0.0f) {
             const float light_pdf = params.env_rotation_pdf.z * env_pdf(p.dir);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
-        p.radiance += p.throughput * sky(p.dir) * weight;
+        p.radiance += p.throughput * sky<kAppearance>(p.dir) * weight;
         return false;
     }
     const Surface s = surface<kMeshes>(hit.prim, p.origin, p.dir, hit.t);
@@ -104,7 +109,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     }
     float4 emission_ior = __ldg(&m->emission_ior);
     float4 albedo_roughness = __ldg(&m->albedo_roughness);
-    if (kMeshes) textured(m, hit.prim, s, albedo_roughness, emission_ior);
+    if (kAppearance) textured(m, hit.prim, s, albedo_roughness, emission_ior);
     p.radiance += p.throughput * xyz(emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
     const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, ns, front_face, r);
@@ -119,7 +124,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
         p.radiance +=
-            p.throughput * direct_light<kMeshes>(s.point, next_origin, ns, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
+            p.throughput * direct_light<kMeshes, kAppearance>(s.point, next_origin, ns, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
         p.bsdf_pdf = fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI;
     }
     p.throughput *= bounce.attenuation;
@@ -144,11 +149,11 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
 }
 
 // One whole camera sample, as the CPU's trace_sample.
-template <bool kNee, bool kMeshes>
+template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int sample_index, unsigned int seed_hash,
                                                unsigned int& rays) {
     Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
-    while (p.depth < params.max_depth && extend_path<kNee, kMeshes>(p, rays)) ++p.depth;
+    while (p.depth < params.max_depth && extend_path<kNee, kMeshes, kAppearance>(p, rays)) ++p.depth;
     return sample_value(p);
 }

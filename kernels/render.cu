@@ -24,7 +24,7 @@
 // loop are one loop, and a lane whose path ended starts its next sample at once. A warp
 // then runs for the largest total number of segments among its lanes instead of the sum
 // over samples of the longest path of each.
-template <bool kNee, bool kMeshes>
+template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int& rays) {
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
@@ -33,7 +33,7 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
     unsigned int s = 0;
     Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
     for (;;) {
-        if (p.depth < params.max_depth && extend_path<kNee, kMeshes>(p, rays)) {
+        if (p.depth < params.max_depth && extend_path<kNee, kMeshes, kAppearance>(p, rays)) {
             ++p.depth;
             continue;
         }
@@ -45,13 +45,13 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
 }
 #else
 // One thread per pixel, its samples one after another: the simplest fast schedule.
-template <bool kNee, bool kMeshes>
+template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int& rays) {
     const unsigned int seed_hash = pcg_hash(params.seed);
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
     for (unsigned int s = 0; s < params.samples; ++s) {
-        sum += trace_sample<kNee, kMeshes>(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
+        sum += trace_sample<kNee, kMeshes, kAppearance>(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
     }
     return sum;
 }
@@ -59,7 +59,7 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
 
 // Adds params.samples samples to every pixel of the film: one thread per pixel, blocks
 // of PT_BLOCK_W x PT_BLOCK_H pixels (neighbouring rays take similar BVH paths).
-template <bool kNee, bool kMeshes>
+template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ void render_film() {
     const unsigned int x = blockIdx.x * PT_BLOCK_W + threadIdx.x;
     const unsigned int y = blockIdx.y * PT_BLOCK_H + threadIdx.y;
@@ -67,7 +67,7 @@ __device__ __forceinline__ void render_film() {
     // No early return: count_rays needs every lane of the warp.
     if (x < params.width && y < params.height) {
         const unsigned int pixel_index = y * params.width + x;
-        accumulate(pixel_index, render_pixel<kNee, kMeshes>(x, y, pixel_index, rays));
+        accumulate(pixel_index, render_pixel<kNee, kMeshes, kAppearance>(x, y, pixel_index, rays));
     }
     count_rays(rays);
 }
@@ -75,18 +75,32 @@ __device__ __forceinline__ void render_film() {
 // Without next-event estimation: scenes without lights, and --no-nee. `_meshes`: for
 // scenes with triangles (shapes.cuh says why the others run without their code).
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render() {
-    render_film<false, false>();
+    render_film<false, false, false>();
 }
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_meshes() {
-    render_film<false, true>();
+    render_film<false, true, false>();
 }
 
 // With next-event estimation over params.light_count > 0 lights.
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit() {
-    render_film<true, false>();
+    render_film<true, false, false>();
 }
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_meshes() {
-    render_film<true, true>();
+    render_film<true, true, false>();
+}
+// `_appearance`: for scenes with textures or an environment sky; `_full` for those with
+// triangles too.
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_appearance() {
+    render_film<false, false, true>();
+}
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_appearance() {
+    render_film<true, false, true>();
+}
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_full() {
+    render_film<false, true, true>();
+}
+extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_full() {
+    render_film<true, true, true>();
 }
 
 // The render kernel's nodes from the blob's two node sections: node i of `count`

@@ -99,7 +99,9 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
 
 // Radiance of a ray leaving the scene along unit `dir`: the environment's, or
 // lerp(bottom, top, 0.5 (dir.y + 1)).
+template <bool kAppearance>
 __device__ __forceinline__ float3 sky(float3 dir) {
-    if (params.env_size.x != 0u) return env_radiance(dir);
+    // The environment's code is in the `_appearance` and `_full` kernels only (path.cuh).
+    if (kAppearance && params.env_size.x != 0u) return env_radiance(dir);
     return lerp(xyz(params.sky_bottom), xyz(params.sky_top), 0.5f * (dir.y + 1.0f));
 }

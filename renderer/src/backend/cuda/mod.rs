@@ -314,11 +314,15 @@ impl CudaBackend {
         };
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
-        let kernel = match (params.light_count > 0, scene.has_meshes) {
-            (false, false) => &k.render,
-            (false, true) => &k.render_meshes,
-            (true, false) => &k.render_lit,
-            (true, true) => &k.render_lit_meshes,
+        let kernel = match (params.light_count > 0, scene.has_meshes, scene.has_appearance) {
+            (false, false, false) => &k.render,
+            (false, true, false) => &k.render_meshes,
+            (false, false, true) => &k.render_appearance,
+            (false, true, true) => &k.render_full,
+            (true, false, false) => &k.render_lit,
+            (true, true, false) => &k.render_lit_meshes,
+            (true, false, true) => &k.render_lit_appearance,
+            (true, true, true) => &k.render_lit_full,
         };
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
         // pointers are live allocations sized for this job (film) and the blob (scene).

@@ -25,6 +25,13 @@ pub struct KernelModule {
     /// `render` and `render_lit` for scenes with triangles (kernels/shapes.cuh says why).
     pub render_meshes: CudaFunction,
     pub render_lit_meshes: CudaFunction,
+    /// `render` and `render_lit` with the texture and environment code, for scenes with
+    /// textures or an environment sky (kernels/path.cuh, `kAppearance`); `_full` with
+    /// the triangles' too.
+    pub render_appearance: CudaFunction,
+    pub render_lit_appearance: CudaFunction,
+    pub render_full: CudaFunction,
+    pub render_lit_full: CudaFunction,
     pub tonemap: CudaFunction,
     pub rng_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
@@ -96,6 +103,10 @@ impl KernelModule {
             render_lit: function("render_lit")?,
             render_meshes: function("render_meshes")?,
             render_lit_meshes: function("render_lit_meshes")?,
+            render_appearance: function("render_appearance")?,
+            render_lit_appearance: function("render_lit_appearance")?,
+            render_full: function("render_full")?,
+            render_lit_full: function("render_lit_full")?,
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
@@ -136,6 +147,10 @@ impl KernelModule {
             query("render_lit", &self.render_lit, render_block_threads)?,
             query("render_meshes", &self.render_meshes, render_block_threads)?,
             query("render_lit_meshes", &self.render_lit_meshes, render_block_threads)?,
+            query("render_appearance", &self.render_appearance, render_block_threads)?,
+            query("render_lit_appearance", &self.render_lit_appearance, render_block_threads)?,
+            query("render_full", &self.render_full, render_block_threads)?,
+            query("render_lit_full", &self.render_lit_full, render_block_threads)?,
             query("tonemap", &self.tonemap, film_block_threads)?,
         ])
     }

@@ -60,7 +60,7 @@ blob_record! {
         pub triangle_normals: DevicePtr<TriangleNormalsRecord>,
         /// Blob section: the triangles' texture coordinates, or null when the blob has none.
         pub triangle_uvs: DevicePtr<TriangleUvsRecord>,
-        /// Blob section: the textures materials point at.
+        /// Blob section: the textures materials point at, or null when the blob has none.
         pub textures: DevicePtr<TextureRecord>,
         /// Blob section: the image textures' texels (linear rgb, w 0).
         pub texels: DevicePtr<[f32; 4]>,

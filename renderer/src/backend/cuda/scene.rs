@@ -35,9 +35,11 @@ pub struct DeviceScene {
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
-    /// Whether the scene has triangles or textures: it runs the kernels with their code
-    /// (the `_meshes` ones).
+    /// Whether the scene has triangles: it runs the kernels with their code (`_meshes`).
     pub has_meshes: bool,
+    /// Whether it has textures or an environment sky: it runs the kernels with that code
+    /// (`_appearance`, or `_full` with triangles).
+    pub has_appearance: bool,
 }
 
 impl DeviceScene {
@@ -72,7 +74,7 @@ impl DeviceScene {
                 at(SectionId::TriangleNormals)
             },
             triangle_uvs: if blob.triangle_uvs.is_empty() { 0 } else { at(SectionId::TriangleUvs) },
-            textures: at(SectionId::Textures),
+            textures: if blob.textures.is_empty() { 0 } else { at(SectionId::Textures) },
             texels: at(SectionId::Texels),
             noise: if blob.noise.is_empty() { 0 } else { at(SectionId::Noise) },
             env_texels: if blob.env_texels.is_empty() { 0 } else { at(SectionId::EnvTexels) },
@@ -96,7 +98,8 @@ impl DeviceScene {
             bvh_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
-            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0 || !blob.textures.is_empty(),
+            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
+            has_appearance: !blob.textures.is_empty() || blob.header.env_size[0] != 0,
         })
     }
 
