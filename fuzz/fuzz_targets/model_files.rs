@@ -5,8 +5,7 @@
 //! Checks that nothing panics or aborts (an allocation sized by a count in the file
 //! that the file does not back would abort under the fuzzer's memory limit), and that
 //! a refused model is an error at the mesh's line (line 5) that names the file.
-//! Textures and environment images are not read by scenes yet, so there is no target
-//! for them.
+//! Texture and environment images have their own target, `image_files`.
 
 #![no_main]
 

@@ -451,13 +451,17 @@ impl<'a> BlobView<'a> {
                 }
                 TEXTURE_CHECKER => {
                     let (size, colours) = (t.a[3], [&t.a[..3], &t.b[..3]].concat());
-                    if !(size > 0.0) || colours.iter().any(|&c| c < 0.0) || t.b[3] != 0.0 || t.image != [0; 4]
+                    if size.is_nan()
+                        || size <= 0.0
+                        || colours.iter().any(|&c| c < 0.0)
+                        || t.b[3] != 0.0
+                        || t.image != [0; 4]
                     {
                         return err(format!("checker of size {size} or colours {colours:?} out of range"));
                     }
                 }
                 TEXTURE_NOISE => {
-                    if !(t.a[0] > 0.0) || self.noise.is_empty() || t.image != [0; 4] {
+                    if t.a[0].is_nan() || t.a[0] <= 0.0 || self.noise.is_empty() || t.image != [0; 4] {
                         return err(format!("noise of scale {} without the noise table", t.a[0]));
                     }
                 }
@@ -474,8 +478,8 @@ impl<'a> BlobView<'a> {
             {
                 return Err(BlobError::record(S::Noise, i, "a gradient is not unit length"));
             }
-            for axis in 0..3 {
-                match seen[axis].get_mut(n.perm[axis] as usize) {
+            for (axis, seen) in seen.iter_mut().enumerate() {
+                match seen.get_mut(n.perm[axis] as usize) {
                     Some(slot @ false) => *slot = true,
                     _ => {
                         return Err(BlobError::record(

@@ -5,7 +5,7 @@
 //! Texels are stored as linear float4 lanes: one format for 8-bit and HDR images, the
 //! sRGB decode done once here rather than per lookup, and one aligned 16-byte load per
 //! texel on the GPU, at four times the memory of packed RGBA8. An image shared by
-//! several materials (the same `Arc`) is stored once.
+//! several materials is stored once.
 
 use std::sync::Arc;
 
@@ -36,7 +36,9 @@ pub(crate) fn material_textures(scene: &Scene) -> impl Iterator<Item = u32> + '_
 impl TextureTable {
     pub fn new(scene: &Scene) -> TextureTable {
         let mut table = TextureTable { records: Vec::new(), texels: Vec::new(), has_noise: false };
-        let mut stored: Vec<(*const TextureImage, u32)> = Vec::new();
+        // Images already in the texels, and where: the same image (one `Arc`, or the same
+        // file read again for another material) is stored once.
+        let mut stored: Vec<(&Arc<TextureImage>, u32)> = Vec::new();
         for m in &scene.materials {
             let Some(texture) = &m.texture else {
                 continue;
@@ -44,12 +46,15 @@ impl TextureTable {
             let zero = [0.0; 4];
             let record = match texture {
                 Texture::Image { image, wrap, .. } => {
-                    let first = match stored.iter().find(|(p, _)| *p == Arc::as_ptr(image)) {
+                    let same = |(other, _): &&(&Arc<TextureImage>, u32)| {
+                        Arc::ptr_eq(other, image) || *other == image
+                    };
+                    let first = match stored.iter().find(same) {
                         Some(&(_, first)) => first,
                         None => {
                             let first = table.texels.len() as u32;
                             table.texels.extend(image.texels.iter().map(|&[r, g, b]| [r, g, b, 0.0]));
-                            stored.push((Arc::as_ptr(image), first));
+                            stored.push((image, first));
                             first
                         }
                     };
@@ -81,7 +86,7 @@ fn record(kind: u32, a: [f32; 4], b: [f32; 4], image: [u32; 4]) -> TextureRecord
 /// permutations), drawn from a fixed seed: the same table in every blob, so a noise
 /// texture looks the same in every scene and on both backends.
 pub fn noise_table() -> Vec<NoiseRecord> {
-    let mut rng = SplitMix64(0x5eed_0f_9e41_1e5);
+    let mut rng = SplitMix64(0x0005_eed0_f9e4_11e5);
     let gradients: Vec<[f32; 4]> = (0..NOISE_POINTS)
         .map(|_| {
             loop {

@@ -336,23 +336,23 @@ impl Checker {
             }
             let what = |name_of_field: &str| format!("`{name_of_field}` of material `{name}`");
             let field = |name: &'static str| move || path.index(i).field(name);
-            match kind {
-                &MaterialFile::Lambert { albedo, .. } => {
+            match *kind {
+                MaterialFile::Lambert { albedo, .. } => {
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"))
                 }
-                &MaterialFile::Metal { albedo, fuzz, .. } => {
+                MaterialFile::Metal { albedo, fuzz, .. } => {
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"));
                     let unit = |f| (0.0..=1.0).contains(&f);
                     self.check(fuzz, &what("fuzz"), &field("fuzz"), unit, "between 0 and 1");
                 }
-                &MaterialFile::Dielectric { ior } => {
+                MaterialFile::Dielectric { ior } => {
                     if let Some(issue) =
                         self.check(ior, &what("ior"), &field("ior"), |v| v >= 1.0, "at least 1")
                     {
                         issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
                     }
                 }
-                &MaterialFile::Emissive { color, strength, albedo, .. } => {
+                MaterialFile::Emissive { color, strength, albedo, .. } => {
                     self.non_negative3(color, &what("color"), &field("color"));
                     self.non_negative(strength, &what("strength"), &field("strength"));
                     self.non_negative3(albedo, &what("albedo"), &field("albedo"));

@@ -19,3 +19,4 @@ mod scene_errors;
 mod scene_roundtrip;
 mod sphere_files;
 mod terrain;
+mod textures;
