@@ -153,16 +153,7 @@ fn sphere(out: &mut String, s: &Sphere, materials: &[Material]) {
 fn sphere_list(out: &mut String, l: &SphereList, materials: &[Material]) {
     let names: Vec<String> = l.materials.iter().map(|&m| material_name(m, materials)).collect();
     let _ = write!(out, "        (file: {}, materials: [{}]", string(&l.file), names.join(", "));
-    let t = l.transform;
-    if t != Transform::default() {
-        let _ = write!(
-            out,
-            ", transform: (translate: {}, rotate_deg: {}, scale: {:?})",
-            v3(t.translate),
-            v3(t.rotate_deg),
-            t.scale
-        );
-    }
+    transform(out, l.transform);
     out.push_str("),\n");
 }
 
@@ -202,7 +193,12 @@ fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
     if let Some(material) = m.material {
         let _ = write!(out, ", material: {}", material_name(material, materials));
     }
-    let t = m.transform;
+    transform(out, m.transform);
+    out.push_str("),\n");
+}
+
+/// `, transform: (...)` of a mesh or sphere file, unless it is the identity.
+fn transform(out: &mut String, t: Transform) {
     if t != Transform::default() {
         let _ = write!(
             out,
@@ -212,7 +208,6 @@ fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
             t.scale
         );
     }
-    out.push_str("),\n");
 }
 
 fn light(out: &mut String, light: &Light) {
