@@ -13,6 +13,7 @@ use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
 use crate::backend::constants::RR_START_DEPTH;
 use crate::camera::CameraFrame;
+use scene_compiler::blob::layout::NO_TEXTURE;
 
 /// The camera frame in SIMD lanes.
 #[derive(Clone, Copy, Debug)]
@@ -112,8 +113,17 @@ pub fn trace_sample(
         let n = if front_face { surface.normal } else { -surface.normal };
         // Scattering and NEE shade with this; `n` decides sides and offsets.
         let ns = if front_face { surface.shading } else { -surface.shading };
-        let m = &shapes::material(scene, hit.prim)
-            .textured(&scene.textures, || (surface.point, shapes::uv(scene, hit.prim, &surface)));
+        let untextured = shapes::material(scene, hit.prim);
+        // A copy only for a textured material: untextured hits (every hit of most scenes)
+        // keep the reference (docs/performance.md, "Choices in the code").
+        let textured;
+        let m = if untextured.texture == NO_TEXTURE {
+            untextured
+        } else {
+            textured = untextured
+                .textured(&scene.textures, || (surface.point, shapes::uv(scene, hit.prim, &surface)));
+            &textured
+        };
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
             let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
