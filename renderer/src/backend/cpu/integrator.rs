@@ -120,8 +120,8 @@ pub fn trace_sample(
         let m = if untextured.texture == NO_TEXTURE {
             untextured
         } else {
-            textured = untextured
-                .textured(&scene.textures, || (surface.point, shapes::uv(scene, hit.prim, &surface)));
+            textured =
+                untextured.textured(&scene.textures, surface.point, shapes::uv(scene, hit.prim, &surface));
             &textured
         };
         let mut weight = 1.0;

@@ -142,7 +142,7 @@ pub fn direct_light(
                 light.radiance
             } else {
                 let at = shapes::surface(scene, prim, o, sample.wi, sample.t_max);
-                m.textured(&scene.textures, || (at.point, shapes::uv(scene, prim, &at))).emission
+                m.textured(&scene.textures, at.point, shapes::uv(scene, prim, &at)).emission
             };
             f * c * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }

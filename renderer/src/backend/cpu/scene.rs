@@ -12,7 +12,7 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
     GlobalsRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL, MaterialRecord,
-    NO_TEXTURE, NodeBoxesRecord, PrimKind,
+    NodeBoxesRecord, PrimKind,
 };
 
 use super::environment::EnvMap;
@@ -56,20 +56,17 @@ pub struct Material {
     pub albedo: Vec3A,
     pub lobe: Lobe,
     pub emission: Vec3A,
-    /// Index into [`CpuScene::textures`], or `NO_TEXTURE`.
+    /// Index into [`CpuScene::textures`], or `NO_TEXTURE` (`blob::layout`).
     pub texture: u32,
 }
 
 impl Material {
-    /// The material at a surface point: its albedo and emission times its texture there
-    /// (itself when it has none). `at` gives the hit's point and texture coordinates,
-    /// computed only for a textured material.
+    /// A textured material (`texture` is not `NO_TEXTURE`: callers test that first, so
+    /// an untextured hit neither copies the material nor computes texture coordinates)
+    /// at surface point `p` with texture coordinates `uv`: its albedo and emission times
+    /// its texture there.
     #[inline(always)]
-    pub fn textured(&self, textures: &Textures, at: impl FnOnce() -> (Vec3A, glam::Vec2)) -> Material {
-        if self.texture == NO_TEXTURE {
-            return *self;
-        }
-        let (p, uv) = at();
+    pub fn textured(&self, textures: &Textures, p: Vec3A, uv: glam::Vec2) -> Material {
         let colour = textures.eval(self.texture, p, uv);
         Material { albedo: self.albedo * colour, emission: self.emission * colour, ..*self }
     }
