@@ -25,3 +25,11 @@ static_assert(sizeof(NodeBoxesRecord) == 3 * sizeof(float4), "NodeBoxesRecord is
 
 // The record size for the host, which allocates the node array (read once per module).
 __constant__ unsigned int device_node_bytes = sizeof(DeviceNode);
+
+// Whether the kernels walk compressed 8-wide nodes (traverse.cuh, PT_WIDE_BVH): the host
+// then builds them (scene-compiler/src/bvh/wide.rs) and uploads them instead of
+// repacking the binary ones.
+#ifndef PT_WIDE_BVH
+#define PT_WIDE_BVH 0
+#endif
+__constant__ unsigned int device_wide_bvh = PT_WIDE_BVH;

@@ -13,6 +13,12 @@ struct Hit {
     unsigned int prim;
 };
 
+// PT_WIDE_BVH=1 (device_nodes.cuh) walks compressed 8-wide nodes instead of the
+// binary ones.
+#if PT_WIDE_BVH
+#include "traverse_wide.cuh"
+#endif
+
 // The ray's distances to the planes x = px, y = py, z = pz: `origin * inv_dir` is
 // folded into one FMA per plane.
 __device__ __forceinline__ float3 planes(float px, float py, float pz, float3 inv_dir, float3 neg_origin_inv_dir) {
@@ -83,7 +89,7 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
 // min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
 template <bool kMeshes>
-__device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
+__device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
     float t_closest = PT_INFINITY;
@@ -130,7 +136,7 @@ __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
 // query, which stops at the first blocker (one "ray"). Same walk as traverse, without
 // the entry distances: any blocker will do, so there is no closer hit to prune by.
 template <bool kMeshes>
-__device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
+__device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
     unsigned int stack[BLOB_MAX_BVH_DEPTH];
@@ -152,4 +158,22 @@ __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max,
         if (stack_len == 0) return false;
         node = stack[--stack_len];
     }
+}
+
+template <bool kMeshes>
+__device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
+#if PT_WIDE_BVH
+    return traverse_wide<kMeshes>(origin, dir);
+#else
+    return traverse_binary<kMeshes>(origin, dir);
+#endif
+}
+
+template <bool kMeshes>
+__device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
+#if PT_WIDE_BVH
+    return occluded_wide<kMeshes>(origin, dir, t_max, skip);
+#else
+    return occluded_binary<kMeshes>(origin, dir, t_max, skip);
+#endif
 }

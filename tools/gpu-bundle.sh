@@ -8,7 +8,8 @@
 #
 # The bundle:
 #   bin/renderer          the release CLI (bench, render, watch)
-#   bin/scene-gen         the scene generator (the 1M-sphere hot-reload run)
+#   bin/scene-gen         the scene generator (the 1M-sphere hot-reload run, the grids)
+#   bin/scene-compiler    the compiler (tools/gpu-scale.sh compiles each grid once)
 #   tests/gpu             the renderer's GPU test binary (renderer/tests/gpu), release
 #   assets/ kernels/      copies, so the tests and bench find scenes and kernel sources
 #                         (the tests look under $RENDERER_REPO_ROOT, set by gpu-run.sh)
@@ -25,7 +26,8 @@ rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/bin" "$BUNDLE/tests"
 
 cargo build --release --locked -p renderer --bin renderer -p tools --bin scene-gen --bin rmse
-cp target/release/renderer target/release/scene-gen target/release/rmse "$BUNDLE/bin/"
+cargo build --release --locked -p scene-compiler --features cli --bin scene-compiler
+cp target/release/renderer target/release/scene-gen target/release/rmse target/release/scene-compiler "$BUNDLE/bin/"
 
 # Cargo prints one JSON object per artifact; pick the renderer's GPU test executable.
 cargo test --release --locked -p renderer --no-run --message-format=json |

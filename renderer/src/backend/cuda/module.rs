@@ -13,6 +13,7 @@ use super::cache::{self, CacheKey};
 use super::nvrtc::Nvrtc;
 use super::options::KernelOptions;
 use super::sources::KernelSources;
+use super::wavefront::WavefrontKernels;
 use crate::backend::{KernelCompile, KernelResources};
 
 /// The loaded module and the kernels the backend launches.
@@ -37,6 +38,10 @@ pub struct KernelModule {
     pub repack_nodes: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
     pub node_bytes: usize,
+    /// The wavefront kernels, when the module was built with them (`PT_WAVEFRONT=1`).
+    pub wavefront: Option<WavefrontKernels>,
+    /// Whether the kernels walk wide nodes (`device_wide_bvh`, kernels/device_nodes.cuh).
+    pub wide_bvh: bool,
     pub compile: KernelCompile,
     /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
     pub log: String,
@@ -84,17 +89,24 @@ impl KernelModule {
         log: String,
     ) -> anyhow::Result<KernelModule> {
         let stream = ctx.default_stream();
-        let symbol = module
-            .get_global("device_node_bytes", &stream)
-            .context("finding `device_node_bytes` in the kernels")?;
-        let bytes = stream.clone_dtoh(&symbol).context("reading `device_node_bytes`")?;
-        let node_bytes = <[u8; 4]>::try_from(bytes.as_slice())
-            .map(u32::from_le_bytes)
-            .ok()
-            .filter(|&n| n > 0)
-            .with_context(|| {
-                format!("`device_node_bytes` must be a 4-byte unsigned int > 0, found {bytes:?}")
-            })? as usize;
+        let constant = |name: &str| -> anyhow::Result<u32> {
+            let symbol = module
+                .get_global(name, &stream)
+                .with_context(|| format!("finding `{name}` in the kernels"))?;
+            let bytes = stream.clone_dtoh(&symbol).with_context(|| format!("reading `{name}`"))?;
+            <[u8; 4]>::try_from(bytes.as_slice())
+                .map(u32::from_le_bytes)
+                .ok()
+                .with_context(|| format!("`{name}` must be a 4-byte unsigned int, found {bytes:?}"))
+        };
+        let node_bytes = constant("device_node_bytes")?;
+        anyhow::ensure!(node_bytes > 0, "`device_node_bytes` must be > 0");
+        let wide_bvh = constant("device_wide_bvh")? != 0;
+        let wavefront = if constant("device_wavefront")? != 0 {
+            Some(WavefrontKernels::load(&module, constant("device_wf_slots")?.max(1))?)
+        } else {
+            None
+        };
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
@@ -110,7 +122,9 @@ impl KernelModule {
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
-            node_bytes,
+            node_bytes: node_bytes as usize,
+            wide_bvh,
+            wavefront,
             module,
             compile,
             log,

@@ -1,14 +1,17 @@
 //! The scene on the device: the blob's payload (everything after the header) in one
 //! allocation, filled by one host-to-device copy, the section addresses into it, and
-//! the inner nodes repacked by `repack_nodes` into the kernel's one-cache-line
-//! `DeviceNode`s (kernels/device_nodes.cuh says why).
+//! the inner nodes in the form the kernels walk: repacked by `repack_nodes` into
+//! one-cache-line `DeviceNode`s (kernels/device_nodes.cuh says why), or, for kernels
+//! built with `PT_WIDE_BVH`, collapsed on the host into compressed 8-wide nodes
+//! (`scene_compiler::bvh::wide`).
 
 use std::sync::Arc;
 
 use anyhow::Context;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PushKernelArg};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{HEADER_LEN, PrimKind, SectionId};
+use scene_compiler::blob::layout::{HEADER_LEN, NodeBoxesRecord, NodeLinksRecord, PrimKind, SectionId};
+use scene_compiler::bvh::wide;
 
 use super::module::KernelModule;
 use super::params::SectionPointers;
@@ -17,8 +20,10 @@ use super::params::SectionPointers;
 pub struct DeviceScene {
     /// Owns the device memory the section pointers point into.
     payload: CudaSlice<u8>,
-    /// The repacked inner nodes, `KernelModule::node_bytes` each.
+    /// The inner nodes as the kernels walk them: repacked binary nodes,
+    /// `KernelModule::node_bytes` each, or wide nodes (`wide` true).
     nodes: CudaSlice<u8>,
+    wide: bool,
     node_count: u32,
     /// Device addresses of the blob's node_boxes and node_links sections.
     node_sections: (u64, u64),
@@ -29,8 +34,11 @@ pub struct DeviceScene {
     pub env_rotation_pdf: [f32; 4],
     /// The environment image's size, `BlobHeader::env_size`.
     pub env_size: [u32; 4],
-    /// The BVH's root link (`BlobView::root`).
+    /// The root link the kernels start from: the blob's (`BlobView::root`), or the wide
+    /// tree's.
     pub bvh_root: u32,
+    /// The blob's root link, to build the other node form from after a kernel reload.
+    binary_root: u32,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
@@ -58,7 +66,11 @@ impl DeviceScene {
         let at = |id: SectionId| base + (blob.header.sections[id as usize].offset - HEADER_LEN as u64);
         let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
         let node_count = blob.header.node_count;
-        let nodes = repack_nodes(stream, kernels, node_sections, node_count)?;
+        let (nodes, bvh_root) = if kernels.wide_bvh {
+            upload_wide(stream, blob.node_boxes, blob.node_links, blob.root())?
+        } else {
+            (repack_nodes(stream, kernels, node_sections, node_count)?, blob.root())
+        };
         let sections = SectionPointers {
             prims: std::array::from_fn(|slot| {
                 PrimKind::from_u32(slot as u32).map_or(0, |kind| at(kind.section()))
@@ -85,6 +97,7 @@ impl DeviceScene {
         Ok(DeviceScene {
             payload,
             nodes,
+            wide: kernels.wide_bvh,
             node_count,
             node_sections,
             sections,
@@ -95,7 +108,8 @@ impl DeviceScene {
                 [cos, sin, blob.env_light_pdf(), 0.0]
             },
             env_size: blob.header.env_size,
-            bvh_root: blob.root(),
+            bvh_root,
+            binary_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
@@ -108,16 +122,32 @@ impl DeviceScene {
         (self.payload.len() + self.nodes.len()) as u64
     }
 
-    /// The scene with its nodes rebuilt by `kernels`' repack_nodes, for after a kernel
-    /// reload, whose DeviceNode may differ. On error the scene is gone: its old nodes
-    /// were freed first, because both may not fit at once.
+    /// The scene with its nodes rebuilt for `kernels`, for after a kernel reload, whose
+    /// DeviceNode or node form may differ (wide nodes come from Rust's one layout and
+    /// are kept as they are). On error the scene is gone: its old nodes were freed
+    /// first, because both may not fit at once.
     pub fn with_kernels(
         mut self,
         stream: &Arc<CudaStream>,
         kernels: &KernelModule,
     ) -> anyhow::Result<DeviceScene> {
+        if self.wide && kernels.wide_bvh {
+            return Ok(self);
+        }
         drop(self.nodes);
-        self.nodes = repack_nodes(stream, kernels, self.node_sections, self.node_count)?;
+        if kernels.wide_bvh {
+            // The blob is not kept on the host: its binary nodes come back from the device.
+            let count = self.node_count as usize;
+            let boxes: Vec<NodeBoxesRecord> =
+                read_records(stream, &self.payload, self.node_sections.0, count)?;
+            let links: Vec<NodeLinksRecord> =
+                read_records(stream, &self.payload, self.node_sections.1, count)?;
+            (self.nodes, self.bvh_root) = upload_wide(stream, &boxes, &links, self.binary_root)?;
+        } else {
+            self.nodes = repack_nodes(stream, kernels, self.node_sections, self.node_count)?;
+            self.bvh_root = self.binary_root;
+        }
+        self.wide = kernels.wide_bvh;
         self.sections.nodes = device_address(stream, &self.nodes);
         Ok(self)
     }
@@ -145,6 +175,40 @@ fn repack_nodes(
         unsafe { launch.launch(super::film_launch(count)) }.context("launching repack_nodes")?;
     }
     Ok(nodes)
+}
+
+/// The blob's binary tree collapsed into wide nodes and copied to the device, with the
+/// root link the kernels start from. One unused record when the root is a leaf, so the
+/// allocation is never empty.
+fn upload_wide(
+    stream: &Arc<CudaStream>,
+    boxes: &[NodeBoxesRecord],
+    links: &[NodeLinksRecord],
+    root: u32,
+) -> anyhow::Result<(CudaSlice<u8>, u32)> {
+    let mut tree = wide::collapse(boxes, links, root);
+    if tree.nodes.is_empty() {
+        tree.nodes.push(wide::WideNodeRecord::default());
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(&tree.nodes);
+    let nodes = stream
+        .clone_htod(bytes)
+        .with_context(|| format!("copying {} bytes of wide BVH nodes to the GPU", bytes.len()))?;
+    Ok((nodes, tree.root))
+}
+
+/// `count` records of `T` at device address `at` inside `payload`, copied back.
+fn read_records<T: bytemuck::Pod>(
+    stream: &Arc<CudaStream>,
+    payload: &CudaSlice<u8>,
+    at: u64,
+    count: usize,
+) -> anyhow::Result<Vec<T>> {
+    let start = (at - device_address(stream, payload)) as usize;
+    let bytes = stream
+        .clone_dtoh(&payload.slice(start..start + count * size_of::<T>()))
+        .context("reading the BVH nodes back from the GPU")?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
 }
 
 /// The device address of `slice`.
