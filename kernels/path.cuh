@@ -79,18 +79,9 @@ __device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int p
 // run every scene with either; carried in the `_meshes` kernels they cost a scene of
 // triangles alone 8 % (docs/performance.md, "Choices in the code").
 template <bool kNee, bool kMeshes, bool kAppearance>
-__device__ __forceinline__ bool shade_path(Path& p, const Hit& hit, unsigned int& rays);
-
-template <bool kNee, bool kMeshes, bool kAppearance>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
-    return shade_path<kNee, kMeshes, kAppearance>(p, traverse<kMeshes>(p.origin, p.dir), rays);
-}
-
-// Everything in extend_path after the closest-hit query `hit` of the path's ray: the
-// wavefront kernels (wavefront.cuh) run the query and this in separate launches.
-template <bool kNee, bool kMeshes, bool kAppearance>
-__device__ __forceinline__ bool shade_path(Path& p, const Hit& hit, unsigned int& rays) {
+    const Hit hit = traverse<kMeshes>(p.origin, p.dir);
     if (hit.prim == NO_HIT) {
         float weight = 1.0f;
         // MIS: next-event estimation could have drawn this direction (env_rotation_pdf.z,

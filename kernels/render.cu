@@ -7,8 +7,6 @@
 //   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
-//   PT_WAVEFRONT=1           add the wavefront kernels (wavefront.cuh), which the host
-//                            then runs instead of the render kernels
 
 #include "arch.cuh"
 #include "film.cuh"
@@ -105,52 +103,6 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_full() {
     render_film<true, true, true>();
 }
-
-// The wavefront schedule (wavefront.cuh), compiled in with PT_WAVEFRONT=1; the host
-// reads `device_wavefront` and then launches these instead of the render kernels.
-#ifndef PT_WAVEFRONT
-#define PT_WAVEFRONT 0
-#endif
-__constant__ unsigned int device_wavefront = PT_WAVEFRONT;
-// Path slots of the wavefront schedule: 2^18 slots hold 22 MiB of state, which stays in
-// an H100's 50 MB L2.
-#ifndef PT_WF_SLOTS
-#define PT_WF_SLOTS 262144
-#endif
-__constant__ unsigned int device_wf_slots = PT_WF_SLOTS;
-#if PT_WAVEFRONT
-#include "wavefront.cuh"
-#ifndef PT_WF_MIN_BLOCKS_PER_SM
-#define PT_WF_MIN_BLOCKS_PER_SM (PT_THREADS_PER_SM / 2 / PT_FILM_THREADS)
-#endif
-#define PT_WF_BOUNDS __launch_bounds__(PT_FILM_THREADS, PT_WF_MIN_BLOCKS_PER_SM)
-extern "C" __global__ void PT_WF_BOUNDS wf_start(float4* state, unsigned int* queues, unsigned int* counters,
-                                                 unsigned int slots, unsigned int items) {
-    wavefront_start(state, queues, counters, slots, items);
-}
-extern "C" __global__ void PT_WF_BOUNDS wf_trace(float4* state, const unsigned int* queues, unsigned int* counters,
-                                                 unsigned int slots, unsigned int parity) {
-    wavefront_trace<false>(state, queues, counters, slots, parity);
-}
-extern "C" __global__ void PT_WF_BOUNDS wf_trace_meshes(float4* state, const unsigned int* queues,
-                                                        unsigned int* counters, unsigned int slots,
-                                                        unsigned int parity) {
-    wavefront_trace<true>(state, queues, counters, slots, parity);
-}
-#define PT_WF_SHADE(name, nee, meshes, appearance)                                                              \
-    extern "C" __global__ void PT_WF_BOUNDS name(float4* state, unsigned int* queues, unsigned int* counters,  \
-                                                 unsigned int slots, unsigned int parity, unsigned int items) { \
-        wavefront_shade<nee, meshes, appearance>(state, queues, counters, slots, parity, items);              \
-    }
-PT_WF_SHADE(wf_shade, false, false, false)
-PT_WF_SHADE(wf_shade_meshes, false, true, false)
-PT_WF_SHADE(wf_shade_appearance, false, false, true)
-PT_WF_SHADE(wf_shade_full, false, true, true)
-PT_WF_SHADE(wf_shade_lit, true, false, false)
-PT_WF_SHADE(wf_shade_lit_meshes, true, true, false)
-PT_WF_SHADE(wf_shade_lit_appearance, true, false, true)
-PT_WF_SHADE(wf_shade_lit_full, true, true, true)
-#endif
 
 // The render kernel's nodes from the blob's two node sections: node i of `count`
 // gets boxes[i]'s rows, each followed by its mirror, and links[i] (device_nodes.cuh

@@ -26,7 +26,6 @@ mod options;
 mod params;
 mod scene;
 mod sources;
-mod wavefront;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,8 +64,6 @@ pub struct CudaBackend {
     arch: String,
     scene: Option<DeviceScene>,
     film: Option<DeviceFilm>,
-    /// The wavefront schedule's slots, made on its first frame.
-    wavefront: Option<wavefront::WavefrontBuffers>,
     ray_count: CudaSlice<u64>,
     start: CudaEvent,
     end: CudaEvent,
@@ -145,7 +142,6 @@ impl CudaBackend {
             arch,
             scene: None,
             film: None,
-            wavefront: None,
             faults,
             counts: [0; 3],
         })
@@ -277,7 +273,6 @@ impl CudaBackend {
         self.inject(Stage::Launch)?;
         let scene = self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?;
         let film = self.film.as_mut().context("no film on the GPU")?;
-        let (has_meshes, has_appearance) = (scene.has_meshes, scene.has_appearance);
 
         let mut params = LaunchParams {
             sky_bottom: scene.sky_bottom,
@@ -311,49 +306,6 @@ impl CudaBackend {
             .context("writing launch parameters")?;
         self.stream.memset_zeros(&mut self.ray_count).context("clearing the ray counter")?;
 
-        if let Some(kernels) = &self.kernels.wavefront
-            && job.max_depth > 0
-        {
-            // Slots add their samples with atomics, so the film starts from zeros.
-            if job.first_sample == 0 {
-                self.stream.memset_zeros(&mut film.accum).context("clearing the film")?;
-            }
-            let items = u32::try_from(u64::from(job.width) * u64::from(job.height) * u64::from(job.samples))
-                .context(
-                    "the wavefront schedule takes at most 2^32 - 1 samples per call; split the samples",
-                )?;
-            if self.wavefront.is_none() {
-                self.wavefront = Some(wavefront::WavefrontBuffers::new(&self.stream, kernels.slots)?);
-            }
-            let buffers = self.wavefront.as_mut().context("no wavefront buffers")?;
-            let variant = wavefront::Variant {
-                nee: params.light_count > 0,
-                meshes: has_meshes,
-                appearance: has_appearance,
-            };
-            self.start.record(&self.stream).context("recording the start event")?;
-            wavefront::run(&self.stream, kernels, buffers, variant, items)?;
-        } else {
-            self.launch_render(&params, job, has_meshes, has_appearance)?;
-        }
-        self.end.record(&self.stream).context("recording the end event")?;
-        let rays =
-            self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];
-        let render_ms = self.start.elapsed_ms(&self.end).context("timing render")?;
-        let film = self.film.as_mut().context("no film on the GPU")?;
-        film.shape = update.after;
-        let samples = u64::from(film.shape.pixels()) * u64::from(job.samples);
-        Ok(FrameStats { render_ms: f64::from(render_ms), samples, rays })
-    }
-
-    /// The megakernel: one thread per pixel, all of the job's samples in one launch.
-    fn launch_render(
-        &self,
-        params: &LaunchParams,
-        job: &RenderJob,
-        has_meshes: bool,
-        has_appearance: bool,
-    ) -> anyhow::Result<()> {
         let (bw, bh) = self.options.block;
         let cfg = LaunchConfig {
             grid_dim: (job.width.div_ceil(bw), job.height.div_ceil(bh), 1),
@@ -362,7 +314,7 @@ impl CudaBackend {
         };
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
-        let kernel = match (params.light_count > 0, has_meshes, has_appearance) {
+        let kernel = match (params.light_count > 0, scene.has_meshes, scene.has_appearance) {
             (false, false, false) => &k.render,
             (false, true, false) => &k.render_meshes,
             (false, false, true) => &k.render_appearance,
@@ -375,7 +327,13 @@ impl CudaBackend {
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
         // pointers are live allocations sized for this job (film) and the blob (scene).
         unsafe { self.stream.launch_builder(kernel).launch(cfg) }.context("launching render")?;
-        Ok(())
+        self.end.record(&self.stream).context("recording the end event")?;
+        let rays =
+            self.stream.clone_dtoh(&self.ray_count).context("running render (reading the ray count)")?[0];
+        let render_ms = self.start.elapsed_ms(&self.end).context("timing render")?;
+        film.shape = update.after;
+        let samples = u64::from(film.shape.pixels()) * u64::from(job.samples);
+        Ok(FrameStats { render_ms: f64::from(render_ms), samples, rays })
     }
 
     fn film(&self) -> anyhow::Result<&DeviceFilm> {

@@ -13,7 +13,6 @@ use super::cache::{self, CacheKey};
 use super::nvrtc::Nvrtc;
 use super::options::KernelOptions;
 use super::sources::KernelSources;
-use super::wavefront::WavefrontKernels;
 use crate::backend::{KernelCompile, KernelResources};
 
 /// The loaded module and the kernels the backend launches.
@@ -38,8 +37,6 @@ pub struct KernelModule {
     pub repack_nodes: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
     pub node_bytes: usize,
-    /// The wavefront kernels, when the module was built with them (`PT_WAVEFRONT=1`).
-    pub wavefront: Option<WavefrontKernels>,
     /// Whether the kernels walk wide nodes (`device_wide_bvh`, kernels/device_nodes.cuh).
     pub wide_bvh: bool,
     pub compile: KernelCompile,
@@ -102,11 +99,6 @@ impl KernelModule {
         let node_bytes = constant("device_node_bytes")?;
         anyhow::ensure!(node_bytes > 0, "`device_node_bytes` must be > 0");
         let wide_bvh = constant("device_wide_bvh")? != 0;
-        let wavefront = if constant("device_wavefront")? != 0 {
-            Some(WavefrontKernels::load(&module, constant("device_wf_slots")?.max(1))?)
-        } else {
-            None
-        };
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
@@ -124,7 +116,6 @@ impl KernelModule {
             repack_nodes: function("repack_nodes")?,
             node_bytes: node_bytes as usize,
             wide_bvh,
-            wavefront,
             module,
             compile,
             log,
