@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use super::material::MaterialKind;
+
 /// A scene after parsing and validation.
 ///
 /// `Scene::default()` is the start of a scene built in code, so that it names only the
@@ -177,27 +179,6 @@ pub struct TextureImage {
     pub width: u32,
     pub height: u32,
     pub texels: Vec<[f32; 3]>,
-}
-
-/// The four material kinds a user can write.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum MaterialKind {
-    Lambert {
-        albedo: Vec3,
-    },
-    Metal {
-        albedo: Vec3,
-        fuzz: f32,
-    },
-    Dielectric {
-        ior: f32,
-    },
-    /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert surface).
-    Emissive {
-        color: Vec3,
-        strength: f32,
-        albedo: Vec3,
-    },
 }
 
 /// A sphere; `material` indexes [`Scene::materials`].

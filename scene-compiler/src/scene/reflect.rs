@@ -152,14 +152,15 @@ mod tests {
 
     use glam::Vec3;
 
+    use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
     use super::super::model::{
-        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        MeshData, RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
-        Texture, TextureImage, Transform, Wrap,
+        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, Mesh, MeshData,
+        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
+        TextureImage, Transform, Wrap,
     };
     use super::super::schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, WrapFile,
+        BandFile, BoxFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereFile,
+        SphereListFile, TerrainFile, TextureFile, TransformFile, WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{parse, read_ron, to_ron, validate};
@@ -208,41 +209,26 @@ mod tests {
     /// A scene with every field of the schema away from its default and every kind of
     /// material, terrain surface and light; its terrains read `h.png` from `folder`.
     fn every_field(folder: &Path) -> Scene {
-        let lambert = |albedo| MaterialKind::Lambert { albedo };
-        let materials = vec![
-            Material {
-                name: "matte".into(),
-                kind: lambert(Vec3::new(0.5, 0.25, 0.125)),
-                texture: Some(Texture::Checker {
-                    size: 0.5,
-                    even: Vec3::splat(0.25),
-                    odd: Vec3::new(1.0, 0.5, 0.0),
-                }),
-            },
-            Material {
-                name: "steel".into(),
-                kind: MaterialKind::Metal { albedo: Vec3::splat(0.75), fuzz: 0.25 },
-                texture: Some(Texture::Noise { scale: 4.0 }),
-            },
-            Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 }, texture: None },
-            Material {
-                name: "lamp".into(),
-                kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::splat(0.5) },
-                texture: Some(Texture::Image {
-                    file: "h.png".into(),
-                    // As read from h.png (the folder of `every_value_wrong` has none).
-                    image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(
-                        |_| TextureImage {
-                            path: folder.join("h.png"),
-                            width: 1,
-                            height: 1,
-                            texels: vec![[0.0; 3]],
-                        },
-                    )),
-                    wrap: Wrap::Clamp,
-                }),
-            },
-        ];
+        // The kinds that take a texture take these in turn.
+        let image = Texture::Image {
+            file: "h.png".into(),
+            // As read from h.png (the folder of `every_value_wrong` has none).
+            image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(|_| {
+                TextureImage { path: folder.join("h.png"), width: 1, height: 1, texels: vec![[0.0; 3]] }
+            })),
+            wrap: Wrap::Clamp,
+        };
+        let checker = Texture::Checker { size: 0.5, even: Vec3::splat(0.25), odd: Vec3::new(1.0, 0.5, 0.0) };
+        let mut textures = [checker, Texture::Noise { scale: 4.0 }, image].into_iter().cycle();
+        let materials = every_kind()
+            .into_iter()
+            .enumerate()
+            .map(|(i, kind)| Material {
+                name: format!("material{i}"),
+                kind,
+                texture: if kind.takes_texture() { textures.next() } else { None },
+            })
+            .collect();
         let heights =
             Arc::new(Heightmap { path: folder.join("h.png"), width: 2, depth: 2, values: vec![0, 1, 2, 3] });
         let terrain = |origin, surface| Terrain {
@@ -437,20 +423,12 @@ mod tests {
         };
         scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
         scene.sky = sky;
-        scene.materials = vec![
-            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan }, texture: None },
-            Material {
-                name: "a".into(),
-                kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN },
-                texture: None,
-            },
-            Material { name: "b".into(), kind: MaterialKind::Dielectric { ior: f32::NAN }, texture: None },
-            Material {
-                name: "c".into(),
-                kind: MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
-                texture: None,
-            },
-        ];
+        // The first two share a name.
+        scene.materials = every_kind_wrong()
+            .into_iter()
+            .enumerate()
+            .map(|(i, kind)| Material::new(format!("m{}", i.max(1)), kind))
+            .collect();
         scene.spheres = vec![Sphere { center: nan, radius: f32::NAN, material: 9 }];
         scene.boxes = vec![Cuboid { min: nan, max: nan, material: 9 }];
         for t in &mut scene.terrains {

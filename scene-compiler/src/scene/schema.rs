@@ -15,6 +15,7 @@ use serde::{
 };
 use smol_str::SmolStr;
 
+use super::material::MaterialFile;
 use super::model::{RenderSettings, Sky};
 use super::validate::{settings_file, sky_file};
 
@@ -101,36 +102,6 @@ impl Default for SkyFile {
     fn default() -> SkyFile {
         sky_file(&Sky::default())
     }
-}
-
-/// One material kind with its parameters, e.g. `Metal(albedo: (0.7, 0.6, 0.5), fuzz: 0.1)`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Material", deny_unknown_fields)]
-pub(crate) enum MaterialFile {
-    Lambert {
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Metal {
-        albedo: V3,
-        #[serde(default)]
-        fuzz: f32,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Dielectric {
-        ior: f32,
-    },
-    Emissive {
-        color: V3,
-        #[serde(default = "one")]
-        strength: f32,
-        #[serde(default)]
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
 }
 
 /// A material's `texture`: `Image(file: "wood.png")`, `Checker(size: 1, even: ..., odd:

@@ -17,15 +17,16 @@ use smol_str::SmolStr;
 use crate::limits;
 
 use super::{
-    environment, heightmap, mesh_file,
+    environment, heightmap,
+    material::MaterialFile,
+    mesh_file,
     model::{
-        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
-        Transform, Wrap,
+        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, Mesh, RenderSettings, Scene,
+        Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, Wrap,
     },
     schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
+        BandFile, BoxFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereFile,
+        SphereListFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
     },
     spans::ValuePath,
     sphere_file,
@@ -92,7 +93,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .0
             .iter()
             .zip(textures)
-            .map(|((name, kind), texture)| lower_material(name, kind, texture))
+            .map(|((name, kind), texture)| Material { name: name.clone(), kind: kind.lower(), texture })
             .collect(),
         spheres,
         sphere_files,
@@ -122,8 +123,13 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.camera(&root.field("camera"), &camera);
     c.settings(&root.field("settings"), &settings_file(scene.settings));
     c.sky(&root.field("sky"), &sky_file(&scene.sky));
-    let materials: Vec<(String, MaterialFile)> =
-        scene.materials.iter().map(|m| (m.name.clone(), material_file(m))).collect();
+    // An image texture keeps only its file name: an in-memory scene's images were read
+    // already, and checked by `texture_file`.
+    let materials: Vec<(String, MaterialFile)> = scene
+        .materials
+        .iter()
+        .map(|m| (m.name.clone(), MaterialFile::of(m.kind, m.texture.as_ref().map(texture_file_of))))
+        .collect();
     c.materials(&root.field("materials"), &materials);
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
@@ -139,7 +145,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
 
 impl Issue {
     /// Adds what the user can do about it.
-    fn set_hint(&mut self, hint: impl Into<String>) {
+    pub(super) fn set_hint(&mut self, hint: impl Into<String>) {
         self.hint = Some(hint.into());
     }
 }
@@ -149,7 +155,7 @@ impl Issue {
 type At<'a> = &'a dyn Fn() -> ValuePath;
 
 /// Collects issues while walking the file.
-struct Checker {
+pub(super) struct Checker {
     issues: Vec<Issue>,
 }
 
@@ -183,7 +189,7 @@ impl Checker {
 
     /// A finite number that `ok` accepts, described by `expect` ("between 0 and 1");
     /// returns the issue when it is out of range, so the caller can add a hint.
-    fn check(
+    pub(super) fn check(
         &mut self,
         v: f32,
         what: &str,
@@ -197,12 +203,12 @@ impl Checker {
         None
     }
 
-    fn non_negative(&mut self, v: f32, what: &str, at: At) {
+    pub(super) fn non_negative(&mut self, v: f32, what: &str, at: At) {
         self.check(v, what, at, |x| x >= 0.0, "non-negative");
     }
 
     /// A colour or other per-channel quantity: each channel finite and not negative.
-    fn non_negative3(&mut self, v: V3, what: &str, at: At) {
+    pub(super) fn non_negative3(&mut self, v: V3, what: &str, at: At) {
         for (k, &x) in v.iter().enumerate() {
             self.non_negative(x, what, &|| at().index(k));
         }
@@ -335,29 +341,7 @@ impl Checker {
                 index.insert(name, i as u32);
             }
             let what = |name_of_field: &str| format!("`{name_of_field}` of material `{name}`");
-            let field = |name: &'static str| move || path.index(i).field(name);
-            match *kind {
-                MaterialFile::Lambert { albedo, .. } => {
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"))
-                }
-                MaterialFile::Metal { albedo, fuzz, .. } => {
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
-                    let unit = |f| (0.0..=1.0).contains(&f);
-                    self.check(fuzz, &what("fuzz"), &field("fuzz"), unit, "between 0 and 1");
-                }
-                MaterialFile::Dielectric { ior } => {
-                    if let Some(issue) =
-                        self.check(ior, &what("ior"), &field("ior"), |v| v >= 1.0, "at least 1")
-                    {
-                        issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
-                    }
-                }
-                MaterialFile::Emissive { color, strength, albedo, .. } => {
-                    self.non_negative3(color, &what("color"), &field("color"));
-                    self.non_negative(strength, &what("strength"), &field("strength"));
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
-                }
-            }
+            kind.check(self, &what, &|field| path.index(i).field(field));
         }
         index
     }
@@ -374,12 +358,7 @@ impl Checker {
             .iter()
             .enumerate()
             .map(|(i, (name, kind))| {
-                let texture = match kind {
-                    MaterialFile::Lambert { texture, .. }
-                    | MaterialFile::Metal { texture, .. }
-                    | MaterialFile::Emissive { texture, .. } => texture.as_ref()?,
-                    MaterialFile::Dielectric { .. } => return None,
-                };
+                let texture = kind.texture()?;
                 self.texture(&|| path.index(i).field("texture"), name, texture, folder)
             })
             .collect()
@@ -1038,22 +1017,6 @@ pub(super) fn sky_file(sky: &Sky) -> SkyFile {
     }
 }
 
-/// A material as a file would write it; an image texture keeps only its file name (an
-/// in-memory scene's images were read already, and are checked by `texture_file`).
-fn material_file(m: &Material) -> MaterialFile {
-    let texture = m.texture.as_ref().map(texture_file_of);
-    match m.kind {
-        MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array(), texture },
-        MaterialKind::Metal { albedo, fuzz } => {
-            MaterialFile::Metal { albedo: albedo.to_array(), fuzz, texture }
-        }
-        MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
-        MaterialKind::Emissive { color, strength, albedo } => {
-            MaterialFile::Emissive { color: color.to_array(), strength, albedo: albedo.to_array(), texture }
-        }
-    }
-}
-
 fn texture_file_of(t: &Texture) -> TextureFile {
     match t {
         Texture::Image { file, wrap, .. } => TextureFile::Image {
@@ -1115,22 +1078,6 @@ fn lower_sky(sky: &SkyFile, env_image: Option<Arc<EnvImage>>) -> Sky {
             rotation_deg: *rotation_deg,
         }),
     }
-}
-
-fn lower_material(name: &str, kind: &MaterialFile, texture: Option<Texture>) -> Material {
-    let kind = match *kind {
-        MaterialFile::Lambert { albedo, .. } => MaterialKind::Lambert { albedo: Vec3::from_array(albedo) },
-        MaterialFile::Metal { albedo, fuzz, .. } => {
-            MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
-        }
-        MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
-        MaterialFile::Emissive { color, strength, albedo, .. } => MaterialKind::Emissive {
-            color: Vec3::from_array(color),
-            strength,
-            albedo: Vec3::from_array(albedo),
-        },
-    };
-    Material { name: name.to_owned(), kind, texture }
 }
 
 fn lower_light(light: &LightFile) -> Light {

@@ -13,8 +13,8 @@ use std::fmt::Write;
 use glam::Vec3;
 
 use super::model::{
-    Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, SphereList,
-    Terrain, TerrainSurface, Texture, Transform, Wrap,
+    Camera, Cuboid, Light, Material, Mesh, RenderSettings, Scene, Sky, Sphere, SphereList, Terrain,
+    TerrainSurface, Texture, Transform, Wrap,
 };
 
 /// The RON text of `scene`.
@@ -100,17 +100,7 @@ fn materials(out: &mut String, materials: &[Material]) {
     }
     out.push_str("    materials: {\n");
     for m in materials {
-        let mut kind = match m.kind {
-            MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {}", v3(albedo)),
-            MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?}", v3(albedo)),
-            MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?}"),
-            MaterialKind::Emissive { color, strength, albedo } if albedo == Vec3::ZERO => {
-                format!("Emissive(color: {}, strength: {strength:?}", v3(color))
-            }
-            MaterialKind::Emissive { color, strength, albedo } => {
-                format!("Emissive(color: {}, strength: {strength:?}, albedo: {}", v3(color), v3(albedo))
-            }
-        };
+        let mut kind = m.kind.ron();
         if let Some(texture) = &m.texture {
             kind.push_str(", texture: ");
             kind.push_str(&texture_ron(texture));
@@ -229,7 +219,7 @@ fn light(out: &mut String, light: &Light) {
 }
 
 /// `(x, y, z)` with each component in shortest round-trip form (`1.0`, `0.1`, `1e-7`).
-fn v3(v: Vec3) -> String {
+pub(super) fn v3(v: Vec3) -> String {
     format!("({:?}, {:?}, {:?})", v.x, v.y, v.z)
 }
 
