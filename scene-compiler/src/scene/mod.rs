@@ -17,6 +17,7 @@ mod environment;
 mod heightmap;
 pub mod image_file;
 mod lex;
+pub(crate) mod list;
 mod material;
 mod mesh_file;
 mod model;
