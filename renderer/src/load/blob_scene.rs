@@ -8,8 +8,7 @@
 use glam::Vec3;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
-    LIGHT_DIRECTIONAL, LIGHT_POINT, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL,
-    MaterialRecord, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TextureRecord, WRAP_CLAMP,
+    LIGHT_DIRECTIONAL, LIGHT_POINT, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TextureRecord, WRAP_CLAMP,
 };
 use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
 use scene_compiler::shapes::Shape;
@@ -25,7 +24,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .enumerate()
         .map(|(i, m)| Material {
             name: format!("material{i}"),
-            kind: material_kind(m),
+            kind: MaterialKind::from_record(m).expect("BlobView::parse checks every material record"),
             texture: view.textures.get(m.texture as usize).map(|t| texture(view, t)),
         })
         .collect();
@@ -103,19 +102,5 @@ fn texture(view: &BlobView<'_>, t: &TextureRecord) -> Texture {
         }
         TEXTURE_CHECKER => Texture::Checker { size: t.a[3], even: xyz(t.a), odd: xyz(t.b) },
         _ => Texture::Noise { scale: t.a[0] },
-    }
-}
-
-/// The scene material a record holds (the loader checked its kind and lanes).
-fn material_kind(m: &MaterialRecord) -> MaterialKind {
-    let [r, g, b, roughness] = m.albedo_roughness;
-    let [er, eg, eb, ior] = m.emission_ior;
-    let albedo = Vec3::new(r, g, b);
-    match m.kind {
-        MATERIAL_LAMBERT => MaterialKind::Lambert { albedo },
-        MATERIAL_METAL => MaterialKind::Metal { albedo, fuzz: roughness },
-        MATERIAL_DIELECTRIC => MaterialKind::Dielectric { ior },
-        MATERIAL_EMISSIVE => MaterialKind::Emissive { color: Vec3::new(er, eg, eb), strength: 1.0, albedo },
-        kind => unreachable!("BlobView::parse refuses material kind {kind}"),
     }
 }

@@ -56,10 +56,9 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_AREA {LIGHT_AREA}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_ENVIRONMENT {LIGHT_ENVIRONMENT}u");
-    let _ = writeln!(out, "#define BLOB_MATERIAL_LAMBERT {MATERIAL_LAMBERT}u");
-    let _ = writeln!(out, "#define BLOB_MATERIAL_METAL {MATERIAL_METAL}u");
-    let _ = writeln!(out, "#define BLOB_MATERIAL_DIELECTRIC {MATERIAL_DIELECTRIC}u");
-    let _ = writeln!(out, "#define BLOB_MATERIAL_EMISSIVE {MATERIAL_EMISSIVE}u");
+    for (name, kind) in MATERIAL_KINDS {
+        let _ = writeln!(out, "#define BLOB_MATERIAL_{name} {kind}u");
+    }
     let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u");
     let _ = writeln!(out, "#define BLOB_TEXTURE_IMAGE {TEXTURE_IMAGE}u");
     let _ = writeln!(out, "#define BLOB_TEXTURE_CHECKER {TEXTURE_CHECKER}u");

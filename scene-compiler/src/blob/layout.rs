@@ -114,6 +114,14 @@ pub const MATERIAL_METAL: u32 = 1;
 pub const MATERIAL_DIELECTRIC: u32 = 2;
 /// Emits; with a non-zero albedo also reflects as Lambert does, else absorbs.
 pub const MATERIAL_EMISSIVE: u32 = 3;
+/// Every material kind by the name the CUDA header gives it (`BLOB_MATERIAL_<name>`):
+/// the header's one list of them.
+pub const MATERIAL_KINDS: [(&str, u32); 4] = [
+    ("LAMBERT", MATERIAL_LAMBERT),
+    ("METAL", MATERIAL_METAL),
+    ("DIELECTRIC", MATERIAL_DIELECTRIC),
+    ("EMISSIVE", MATERIAL_EMISSIVE),
+];
 /// [`MaterialRecord::texture`] of a material without a texture.
 pub const NO_TEXTURE: u32 = u32::MAX;
 /// Texture kinds, [`TextureRecord::kind`].

@@ -9,7 +9,7 @@ use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::limits;
-use crate::scene::{Camera, EnvImage, Environment, RenderSettings, Sky};
+use crate::scene::{Camera, EnvImage, Environment, MaterialKind, RenderSettings, Sky};
 use crate::shapes::Shape;
 use crate::with_shape;
 
@@ -804,39 +804,15 @@ fn cast<T: Pod>(bytes: &[u8]) -> &[T] {
     bytemuck::cast_slice(bytes)
 }
 
-/// Why a material record cannot be rendered, if it cannot: a known kind, finite lanes,
-/// the kind's parameters in range and neutral values in the lanes it does not use
-/// (one encoding per material, so blobs compare byte for byte).
+/// Why a material record cannot be rendered, if it cannot: its kind and lanes
+/// ([`MaterialKind::from_record`]), then a texture only where the kind takes one and
+/// zeros in the reserved lanes.
 fn check_material(m: &MaterialRecord, texture_count: usize) -> Result<(), String> {
-    let [r, g, b, roughness] = m.albedo_roughness;
-    let [er, eg, eb, ior] = m.emission_ior;
-    if ![m.albedo_roughness, m.emission_ior].iter().flatten().all(|x| x.is_finite()) {
-        return Err("non-finite parameter".into());
-    }
-    if r < 0.0 || g < 0.0 || b < 0.0 || er < 0.0 || eg < 0.0 || eb < 0.0 {
-        return Err("negative albedo or emission".into());
-    }
+    let kind = MaterialKind::from_record(m)?;
     let texture_ok =
-        m.texture == NO_TEXTURE || ((m.texture as usize) < texture_count && m.kind != MATERIAL_DIELECTRIC);
+        m.texture == NO_TEXTURE || ((m.texture as usize) < texture_count && kind.takes_texture());
     if !texture_ok || m.reserved != [0; 2] {
         return Err(format!("texture {:#x} ({texture_count} textures) or reserved lanes set", m.texture));
-    }
-    let emits = er > 0.0 || eg > 0.0 || eb > 0.0;
-    let (uses_roughness, uses_emission, uses_ior, albedo_one) = match m.kind {
-        MATERIAL_LAMBERT => (false, false, false, false),
-        MATERIAL_METAL => (true, false, false, false),
-        MATERIAL_DIELECTRIC => (false, false, true, true),
-        MATERIAL_EMISSIVE => (false, true, false, false),
-        kind => return Err(format!("unknown material kind {kind}")),
-    };
-    if !(0.0..=1.0).contains(&roughness) || (!uses_roughness && roughness != 0.0) {
-        return Err(format!("roughness {roughness} out of range for material kind {}", m.kind));
-    }
-    if (!uses_emission && emits) || (!uses_ior && ior != 1.0) || (uses_ior && ior < 1.0) {
-        return Err(format!("emission or ior {ior} out of range for material kind {}", m.kind));
-    }
-    if albedo_one && [r, g, b] != [1.0; 3] {
-        return Err("a dielectric's albedo lanes are not 1".into());
     }
     Ok(())
 }

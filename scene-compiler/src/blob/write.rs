@@ -164,7 +164,7 @@ pub fn rewrite_globals_and_materials(previous: &AlignedBytes, scene: &Scene) -> 
 fn write_materials(section: &mut [u8], scene: &Scene) {
     let records = records_mut::<MaterialRecord>(section).iter_mut();
     for ((record, m), texture) in records.zip(&scene.materials).zip(material_textures(scene)) {
-        *record = MaterialRecord { texture, ..material_record(m.kind) };
+        *record = MaterialRecord { texture, ..m.kind.record() };
     }
 }
 
@@ -423,25 +423,5 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
 /// What a material emits, as its record holds it (the w lane is its ior): what the
 /// light table depends on.
 pub(crate) fn material_emission(kind: MaterialKind) -> [f32; 4] {
-    material_record(kind).emission_ior
-}
-
-/// The kind and its parameters; lanes the kind does not use hold neutral values
-/// (albedo 1, roughness 0, emission 0, ior 1), so the blob has one encoding per material.
-pub(crate) fn material_record(kind: MaterialKind) -> MaterialRecord {
-    let (id, albedo, roughness, emission, ior) = match kind {
-        MaterialKind::Lambert { albedo } => (MATERIAL_LAMBERT, albedo, 0.0, Vec3::ZERO, 1.0),
-        MaterialKind::Metal { albedo, fuzz } => (MATERIAL_METAL, albedo, fuzz, Vec3::ZERO, 1.0),
-        MaterialKind::Dielectric { ior } => (MATERIAL_DIELECTRIC, Vec3::ONE, 0.0, Vec3::ZERO, ior),
-        MaterialKind::Emissive { color, strength, albedo } => {
-            (MATERIAL_EMISSIVE, albedo, 0.0, color * strength, 1.0)
-        }
-    };
-    MaterialRecord {
-        albedo_roughness: lane(albedo, roughness),
-        emission_ior: lane(emission, ior),
-        kind: id,
-        texture: NO_TEXTURE,
-        reserved: [0; 2],
-    }
+    kind.record().emission_ior
 }

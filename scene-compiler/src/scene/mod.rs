@@ -17,6 +17,8 @@ mod environment;
 mod heightmap;
 pub mod image_file;
 mod lex;
+pub(crate) mod list;
+mod material;
 mod mesh_file;
 mod model;
 mod model_materials;
@@ -36,6 +38,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
+pub use material::MaterialKind;
 pub use model::*;
 pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;

@@ -9,34 +9,40 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-/// A scene after parsing and validation.
-///
-/// `Scene::default()` is the start of a scene built in code, so that it names only the
-/// lists it fills (`Scene { spheres, ..Scene::default() }`) and a list added to the
-/// format touches none of them: the default camera, settings and sky, no materials and
-/// every list empty. It is not a valid scene until it has a primitive.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Scene {
-    pub camera: Camera,
-    pub settings: RenderSettings,
-    pub sky: Sky,
-    pub materials: Vec<Material>,
-    /// The spheres the user wrote; sphere files add theirs when compiled.
-    pub spheres: Vec<Sphere>,
-    /// Spheres read from PLY point lists; compiling places them after `spheres`. A
-    /// scene file names the files, so `to_ron` writes the names, never these spheres.
-    pub sphere_files: Vec<SphereList>,
-    /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
-    pub boxes: Vec<Cuboid>,
-    pub terrains: Vec<Terrain>,
-    /// Triangle meshes read from model files; compiling turns them into triangles.
-    pub meshes: Vec<Mesh>,
-    /// Triangles in world space: what compiling makes of the meshes, and what a scene
-    /// read back from a blob holds instead of its meshes. A scene file cannot write
-    /// them (it names model files), so `to_ron` leaves them out.
-    pub triangles: Vec<Triangle>,
-    pub lights: Vec<Light>,
+use super::material::MaterialKind;
+// The shapes' own types live with the rest of each shape, in `shapes/`.
+pub use crate::shapes::{Cuboid, Sphere, Triangle};
+
+/// Declares [`Scene`] with the lists that [`scene_lists!`](crate::scene_lists) names.
+macro_rules! declare_scene {
+    (
+        written { $($(#[$written_doc:meta])* $written:ident: $W:ty,)* }
+        compiled { $($(#[$compiled_doc:meta])* $compiled:ident: $C:ty,)* }
+    ) => {
+        /// A scene after parsing and validation.
+        ///
+        /// `Scene::default()` is the start of a scene built in code, so that it names
+        /// only the lists it fills (`Scene { spheres, ..Scene::default() }`) and a list
+        /// added to the format touches none of them: the default camera, settings and
+        /// sky, no materials and every list empty. It is not a valid scene until it has
+        /// a primitive.
+        ///
+        /// Its lists of shapes and of their sources, between `materials` and `lights`,
+        /// are those `scene_lists!` (`shapes/mod.rs`) names, documented there.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Scene {
+            pub camera: Camera,
+            pub settings: RenderSettings,
+            pub sky: Sky,
+            pub materials: Vec<Material>,
+            $($(#[$written_doc])* pub $written: Vec<$W>,)*
+            $($(#[$compiled_doc])* pub $compiled: Vec<$C>,)*
+            pub lights: Vec<Light>,
+        }
+    };
 }
+
+crate::scene_lists!(declare_scene);
 
 /// A thin-lens camera; `aperture == 0` is a pinhole.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -179,35 +185,6 @@ pub struct TextureImage {
     pub texels: Vec<[f32; 3]>,
 }
 
-/// The four material kinds a user can write.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum MaterialKind {
-    Lambert {
-        albedo: Vec3,
-    },
-    Metal {
-        albedo: Vec3,
-        fuzz: f32,
-    },
-    Dielectric {
-        ior: f32,
-    },
-    /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert surface).
-    Emissive {
-        color: Vec3,
-        strength: f32,
-        albedo: Vec3,
-    },
-}
-
-/// A sphere; `material` indexes [`Scene::materials`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sphere {
-    pub center: Vec3,
-    pub radius: f32,
-    pub material: u32,
-}
-
 /// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SphereList {
@@ -231,15 +208,6 @@ pub struct SphereListData {
     pub spheres: Vec<Sphere>,
     /// Whether the file has a `material` property (without one, every `material` is 0).
     pub has_material: bool,
-}
-
-/// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
-/// on every axis. Not `Box`, which Rust already means.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cuboid {
-    pub min: Vec3,
-    pub max: Vec3,
-    pub material: u32,
 }
 
 /// A heightmap terrain: pixel `(x, z)` of the image with value `v > 0` is a column of
@@ -402,18 +370,6 @@ pub struct ModelMaterial {
     pub kind: MaterialKind,
     /// Its base colour texture (glTF `baseColorTexture`, MTL `map_Kd`).
     pub texture: Option<Texture>,
-}
-
-/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
-/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
-/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
-/// `uvs`, its vertices' texture coordinates when its mesh has them.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Triangle {
-    pub v: [Vec3; 3],
-    pub material: u32,
-    pub normals: Option<[Vec3; 3]>,
-    pub uvs: Option<[glam::Vec2; 3]>,
 }
 
 /// A light the renderer samples directly (next-event estimation).

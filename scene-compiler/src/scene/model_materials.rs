@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::model::{MaterialKind, ModelMaterial, Texture, Wrap};
+use super::material::MaterialKind;
+use super::model::{ModelMaterial, Texture, Wrap};
 use super::texture_file;
 
 /// The properties a mapping dropped, each once, in a stable order.
@@ -114,7 +115,7 @@ pub(crate) fn gltf(
         }
     };
     let texture = match pbr.base_color_texture() {
-        Some(info) if !matches!(kind, MaterialKind::Dielectric { .. }) => {
+        Some(info) if kind.takes_texture() => {
             if info.tex_coord() != 0 {
                 drop("baseColorTexture on a second set of texture coordinates (TEXCOORD_1)");
             }
@@ -233,7 +234,7 @@ pub(crate) fn mtl(
         MaterialKind::Lambert { albedo: clamp01(kd) }
     };
     let texture = match &material.diffuse_texture {
-        Some(map) if !matches!(kind, MaterialKind::Dielectric { .. }) => {
+        Some(map) if kind.takes_texture() => {
             // Options (`-s 2 2 2 wood.png`) are not read: the last word is the file.
             let file = map.split_whitespace().last().unwrap_or(map);
             let image = texture_file::read(&folder.join(file))

@@ -19,7 +19,14 @@ pub(crate) type Names = &'static [&'static str];
 /// A struct's serde name (the optional struct name a file may write) and its fields.
 pub(crate) fn record<T: DeserializeOwned>() -> (&'static str, Names) {
     let seen = probe::<T>(None);
+    debug_assert!(!seen.is_enum, "`{}` is an enum: ask for its variants", seen.name);
     (seen.name, seen.names)
+}
+
+/// Whether `T` is an enum (else a struct).
+#[cfg(test)]
+pub(crate) fn is_enum<T: DeserializeOwned>() -> bool {
+    probe::<T>(None).is_enum
 }
 
 /// An enum's variants in declaration order, each with its fields: `None` for a variant
@@ -33,7 +40,7 @@ pub(crate) fn variants<T: DeserializeOwned>() -> Vec<(&'static str, Option<Names
 
 /// Runs `T`'s `Deserialize` against a [`Probe`]; `pick` answers an enum with that variant.
 fn probe<T: DeserializeOwned>(pick: Option<usize>) -> Seen {
-    let mut seen = Seen { name: "", names: &[], variant_fields: None };
+    let mut seen = Seen { name: "", names: &[], is_enum: false, variant_fields: None };
     // The probe always ends the walk with an error, once it has what it came for.
     let _ = T::deserialize(Probe { seen: &mut seen, pick });
     seen
@@ -44,6 +51,8 @@ struct Seen {
     name: &'static str,
     /// A struct's fields, or an enum's variants.
     names: Names,
+    /// Whether the type asked for an enum (then `names` are its variants).
+    is_enum: bool,
     /// Of the picked variant, when it is a struct variant.
     variant_fields: Option<Names>,
 }
@@ -95,7 +104,7 @@ impl<'de> de::Deserializer<'de> for Probe<'_> {
         variants: Names,
         visitor: V,
     ) -> Result<V::Value, Stop> {
-        (self.seen.name, self.seen.names) = (name, variants);
+        (self.seen.name, self.seen.names, self.seen.is_enum) = (name, variants, true);
         match self.pick.and_then(|k| variants.get(k)) {
             Some(&variant) => visitor.visit_enum(Variant { name: variant, seen: self.seen }),
             None => Err(Stop),
@@ -152,14 +161,15 @@ mod tests {
 
     use glam::Vec3;
 
+    use super::super::list::ListItem;
+    use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
     use super::super::model::{
-        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        MeshData, RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
-        Texture, TextureImage, Transform, Wrap,
+        Camera, EnvImage, Environment, Light, Material, RenderSettings, Scene, Sky, Texture, TextureImage,
+        Wrap,
     };
     use super::super::schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, WrapFile,
+        BandFile, CameraFile, LightFile, SceneFile, SettingsFile, SkyFile, TextureFile, TransformFile,
+        WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{parse, read_ron, to_ron, validate};
@@ -178,117 +188,113 @@ mod tests {
         );
     }
 
+    /// Declares the tests' steps that go through every list
+    /// [`scene_lists!`](crate::scene_lists) names as written: each list's
+    /// [`ListItem::examples`] and [`ListItem::wrong`], and its item's schema.
+    macro_rules! test_lists {
+        (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+            /// A scene with every list holding its examples (and nothing else).
+            fn list_examples(folder: &Path) -> Scene {
+                Scene { $($written: <$W>::examples(folder),)* ..Scene::default() }
+            }
+
+            /// Makes every checked value of every item wrong.
+            fn make_lists_wrong(scene: &mut Scene) {
+                $(
+                    let items = std::mem::take(&mut scene.$written);
+                    scene.$written = items.into_iter().map(<$W>::wrong).collect();
+                )*
+            }
+
+            /// `scene` with each list left out in turn, and with each list alone.
+            fn each_list_left_out_and_alone(scene: &Scene) -> Vec<Scene> {
+                let alone = |list: Scene| Scene { materials: scene.materials.clone(), ..list };
+                vec![$(
+                    Scene { $written: Vec::new(), ..scene.clone() },
+                    alone(Scene { $written: scene.$written.clone(), ..Scene::default() }),
+                )*]
+            }
+
+            /// Each list's item type as the schema declares it.
+            fn list_item_schemas() -> Vec<ItemSchema> {
+                vec![$(item_schema::<<$W as ListItem>::File>(),)*]
+            }
+        };
+    }
+
+    crate::scene_lists!(test_lists);
+
+    /// A struct's name and fields, or an enum's variants with theirs.
+    enum ItemSchema {
+        Struct((&'static str, Names)),
+        Enum(Vec<(&'static str, Option<Names>)>),
+    }
+
+    fn item_schema<T: DeserializeOwned>() -> ItemSchema {
+        if is_enum::<T>() { ItemSchema::Enum(variants::<T>()) } else { ItemSchema::Struct(record::<T>()) }
+    }
+
+    /// The enums of the schema, each as its variants with their fields.
+    fn enums() -> Vec<Vec<(&'static str, Option<Names>)>> {
+        let mut all = vec![
+            variants::<SkyFile>(),
+            variants::<MaterialFile>(),
+            variants::<TextureFile>(),
+            variants::<WrapFile>(),
+            variants::<LightFile>(),
+        ];
+        all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
+            ItemSchema::Enum(variants) => Some(variants),
+            ItemSchema::Struct(_) => None,
+        }));
+        all
+    }
+
     /// Every struct and enum variant of the schema, by its serde name, with its fields.
-    /// A type added to the schema is reached from a field of one of these: add it here.
+    /// A type added to the schema is reached from a field of one of these (or is a
+    /// list's item): add it here.
     fn schema() -> Vec<(&'static str, Names)> {
         let mut all = vec![
             record::<SceneFile>(),
             record::<CameraFile>(),
             record::<SettingsFile>(),
-            record::<SphereFile>(),
-            record::<BoxFile>(),
             record::<BandFile>(),
-            record::<MeshFile>(),
             record::<TransformFile>(),
-            record::<SphereListFile>(),
         ];
-        for kinds in [
-            variants::<SkyFile>(),
-            variants::<MaterialFile>(),
-            variants::<TextureFile>(),
-            variants::<WrapFile>(),
-            variants::<TerrainFile>(),
-            variants::<LightFile>(),
-        ] {
+        all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
+            ItemSchema::Struct(fields) => Some(fields),
+            ItemSchema::Enum(_) => None,
+        }));
+        for kinds in enums() {
             all.extend(kinds.into_iter().map(|(name, fields)| (name, fields.unwrap_or_default())));
         }
         all
     }
 
     /// A scene with every field of the schema away from its default and every kind of
-    /// material, terrain surface and light; its terrains read `h.png` from `folder`.
+    /// material and light, and every list's examples; its lists read their files (and a
+    /// texture `h.png`) from `folder`.
     fn every_field(folder: &Path) -> Scene {
-        let lambert = |albedo| MaterialKind::Lambert { albedo };
-        let materials = vec![
-            Material {
-                name: "matte".into(),
-                kind: lambert(Vec3::new(0.5, 0.25, 0.125)),
-                texture: Some(Texture::Checker {
-                    size: 0.5,
-                    even: Vec3::splat(0.25),
-                    odd: Vec3::new(1.0, 0.5, 0.0),
-                }),
-            },
-            Material {
-                name: "steel".into(),
-                kind: MaterialKind::Metal { albedo: Vec3::splat(0.75), fuzz: 0.25 },
-                texture: Some(Texture::Noise { scale: 4.0 }),
-            },
-            Material { name: "glass".into(), kind: MaterialKind::Dielectric { ior: 1.5 }, texture: None },
-            Material {
-                name: "lamp".into(),
-                kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::splat(0.5) },
-                texture: Some(Texture::Image {
-                    file: "h.png".into(),
-                    // As read from h.png (the folder of `every_value_wrong` has none).
-                    image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(
-                        |_| TextureImage {
-                            path: folder.join("h.png"),
-                            width: 1,
-                            height: 1,
-                            texels: vec![[0.0; 3]],
-                        },
-                    )),
-                    wrap: Wrap::Clamp,
-                }),
-            },
-        ];
-        let heights =
-            Arc::new(Heightmap { path: folder.join("h.png"), width: 2, depth: 2, values: vec![0, 1, 2, 3] });
-        let terrain = |origin, surface| Terrain {
-            image: "h.png".into(),
-            heights: heights.clone(),
-            origin,
-            cell: 0.5,
-            height_scale: 2.0,
-            surface,
-        };
-        let bands = vec![Band { from: 0.0, material: 0 }, Band { from: 2.5, material: 1 }];
-        let mesh = Mesh {
-            file: "m.obj".into(),
-            material: Some(2),
-            transform: Transform {
-                translate: Vec3::new(1.0, 2.0, 3.0),
-                rotate_deg: Vec3::new(10.0, 20.0, 30.0),
-                scale: 0.5,
-            },
-            // As read from m.obj (the folder of `every_value_wrong` has none).
-            data: Arc::new(super::super::mesh_file::read(&folder.join("m.obj")).unwrap_or_else(|_| {
-                MeshData {
-                    path: folder.join("m.obj"),
-                    positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-                    triangles: vec![[0, 1, 2]],
-                    ..MeshData::default()
-                }
+        // The kinds that take a texture take these in turn.
+        let image = Texture::Image {
+            file: "h.png".into(),
+            // As read from h.png (the folder of `every_value_wrong` has none).
+            image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(|_| {
+                TextureImage { path: folder.join("h.png"), width: 1, height: 1, texels: vec![[0.0; 3]] }
             })),
+            wrap: Wrap::Clamp,
         };
-        let sphere_list = SphereList {
-            file: "s.ply".into(),
-            materials: vec![1, 3],
-            transform: Transform {
-                translate: Vec3::new(-1.0, 0.5, 2.0),
-                rotate_deg: Vec3::new(0.0, 45.0, 0.0),
-                scale: 2.0,
-            },
-            data: Arc::new(SphereListData {
-                path: folder.join("s.ply"),
-                spheres: vec![
-                    Sphere { center: Vec3::new(0.0, 1.0, 2.0), radius: 0.5, material: 1 },
-                    Sphere { center: Vec3::new(-3.0, 0.25, 1.0), radius: 0.125, material: 0 },
-                ],
-                has_material: true,
-            }),
-        };
+        let checker = Texture::Checker { size: 0.5, even: Vec3::splat(0.25), odd: Vec3::new(1.0, 0.5, 0.0) };
+        let mut textures = [checker, Texture::Noise { scale: 4.0 }, image].into_iter().cycle();
+        let materials = every_kind()
+            .into_iter()
+            .enumerate()
+            .map(|(i, kind)| Material {
+                name: format!("material{i}"),
+                kind,
+                texture: if kind.takes_texture() { textures.next() } else { None },
+            })
+            .collect();
         Scene {
             camera: Camera {
                 look_from: Vec3::new(13.0, 2.0, 3.0),
@@ -301,15 +307,6 @@ mod tests {
             settings: RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7 },
             sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
             materials,
-            spheres: vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }],
-            sphere_files: vec![sphere_list],
-            boxes: vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }],
-            terrains: vec![
-                terrain(Vec3::new(1.0, 2.0, 3.0), TerrainSurface::Material(1)),
-                terrain(Vec3::new(-4.0, 0.0, 0.0), TerrainSurface::Palette(bands)),
-            ],
-            meshes: vec![mesh],
-            triangles: Vec::new(),
             lights: vec![
                 Light::Point {
                     position: Vec3::new(0.0, 10.0, 0.0),
@@ -323,12 +320,12 @@ mod tests {
                     angular_radius_deg: 0.5,
                 },
             ],
+            ..list_examples(folder)
         }
     }
 
-    /// [`every_field`] as `to_ron` writes it, then with the other sky and without the
-    /// lists that read files, and with each list but the spheres left empty, and the
-    /// spheres too.
+    /// [`every_field`] as `to_ron` writes it, then with the other skies and without the
+    /// lists that read files, without lights, and with each list left out and alone.
     fn variations(folder: &Path) -> Vec<Scene> {
         let full = every_field(folder);
         let untextured = full.materials.iter().map(|m| Material { texture: None, ..m.clone() }).collect();
@@ -352,14 +349,10 @@ mod tests {
             sphere_files: Vec::new(),
             ..full.clone()
         };
-        let no_boxes = Scene { boxes: Vec::new(), ..full.clone() };
-        let no_terrains = Scene { terrains: Vec::new(), ..full.clone() };
         let no_lights = Scene { lights: Vec::new(), ..full.clone() };
-        let spheres_only =
-            Scene { spheres: full.spheres.clone(), materials: full.materials.clone(), ..Scene::default() };
-        let boxes_only =
-            Scene { boxes: full.boxes.clone(), materials: full.materials.clone(), ..Scene::default() };
-        vec![full, constant_sky, environment_sky, no_boxes, no_terrains, no_lights, spheres_only, boxes_only]
+        let mut all = vec![full.clone(), constant_sky, environment_sky, no_lights];
+        all.extend(each_list_left_out_and_alone(&full));
+        all
     }
 
     /// Writes the heightmap [`every_field`] reads into a new folder.
@@ -412,14 +405,9 @@ mod tests {
     }
 
     fn variants_of_schema() -> Vec<&'static str> {
-        let kinds = [
-            variants::<SkyFile>(),
-            variants::<MaterialFile>(),
-            variants::<TextureFile>(),
-            variants::<TerrainFile>(),
-            variants::<LightFile>(),
-        ];
-        kinds.into_iter().flatten().map(|(name, _)| name).collect()
+        // Wrap's variants are written as a field's value (`wrap: Clamp`), not `Clamp(`.
+        let wrap = variants::<WrapFile>();
+        enums().into_iter().filter(|kinds| *kinds != wrap).flatten().map(|(name, _)| name).collect()
     }
 
     /// A scene whose every checked value is wrong: NaN for every number, zero sizes,
@@ -437,39 +425,13 @@ mod tests {
         };
         scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
         scene.sky = sky;
-        scene.materials = vec![
-            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan }, texture: None },
-            Material {
-                name: "a".into(),
-                kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN },
-                texture: None,
-            },
-            Material { name: "b".into(), kind: MaterialKind::Dielectric { ior: f32::NAN }, texture: None },
-            Material {
-                name: "c".into(),
-                kind: MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
-                texture: None,
-            },
-        ];
-        scene.spheres = vec![Sphere { center: nan, radius: f32::NAN, material: 9 }];
-        scene.boxes = vec![Cuboid { min: nan, max: nan, material: 9 }];
-        for t in &mut scene.terrains {
-            (t.origin, t.cell, t.height_scale) = (nan, f32::NAN, f32::NAN);
-            t.surface = match &t.surface {
-                TerrainSurface::Material(_) => TerrainSurface::Material(9),
-                TerrainSurface::Palette(_) => {
-                    TerrainSurface::Palette(vec![Band { from: f32::NAN, material: 9 }])
-                }
-            };
-        }
-        for m in &mut scene.meshes {
-            m.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
-            m.material = Some(9);
-        }
-        for l in &mut scene.sphere_files {
-            l.transform = Transform { translate: nan, rotate_deg: nan, scale: f32::NAN };
-            l.materials = vec![9, 10];
-        }
+        // The first two share a name.
+        scene.materials = every_kind_wrong()
+            .into_iter()
+            .enumerate()
+            .map(|(i, kind)| Material::new(format!("m{}", i.max(1)), kind))
+            .collect();
+        make_lists_wrong(&mut scene);
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },
             Light::Directional {

@@ -15,35 +15,39 @@ use serde::{
 };
 use smol_str::SmolStr;
 
+use super::list::ListItem;
+use super::material::MaterialFile;
 use super::model::{RenderSettings, Sky};
 use super::validate::{settings_file, sky_file};
 
 /// A vector written `(x, y, z)`.
 pub(crate) type V3 = [f32; 3];
 
-/// The whole file: `Scene(camera: ..., materials: ..., spheres: ...)`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Scene", deny_unknown_fields)]
-pub(crate) struct SceneFile {
-    pub camera: CameraFile,
-    #[serde(default)]
-    pub settings: SettingsFile,
-    #[serde(default)]
-    pub sky: SkyFile,
-    pub materials: MaterialEntries,
-    #[serde(default)]
-    pub spheres: Vec<SphereFile>,
-    #[serde(default)]
-    pub sphere_files: Vec<SphereListFile>,
-    #[serde(default)]
-    pub boxes: Vec<BoxFile>,
-    #[serde(default)]
-    pub terrains: Vec<TerrainFile>,
-    #[serde(default)]
-    pub meshes: Vec<MeshFile>,
-    #[serde(default)]
-    pub lights: Vec<LightFile>,
+/// Declares [`SceneFile`] with the lists that [`scene_lists!`](crate::scene_lists)
+/// names as written, in that order (ron's "expected one of" lists them so).
+macro_rules! declare_scene_file {
+    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+        /// The whole file: `Scene(camera: ..., materials: ..., spheres: ...)`.
+        #[derive(Debug, Deserialize)]
+        #[serde(rename = "Scene", deny_unknown_fields)]
+        pub(crate) struct SceneFile {
+            pub camera: CameraFile,
+            #[serde(default)]
+            pub settings: SettingsFile,
+            #[serde(default)]
+            pub sky: SkyFile,
+            pub materials: MaterialEntries,
+            $(
+                #[serde(default)]
+                pub $written: Vec<<$W as ListItem>::File>,
+            )*
+            #[serde(default)]
+            pub lights: Vec<LightFile>,
+        }
+    };
 }
+
+crate::scene_lists!(declare_scene_file);
 
 /// `camera: (look_from: ..., look_at: ..., vfov_deg: ...)`.
 #[derive(Debug, Deserialize)]
@@ -101,36 +105,6 @@ impl Default for SkyFile {
     fn default() -> SkyFile {
         sky_file(&Sky::default())
     }
-}
-
-/// One material kind with its parameters, e.g. `Metal(albedo: (0.7, 0.6, 0.5), fuzz: 0.1)`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Material", deny_unknown_fields)]
-pub(crate) enum MaterialFile {
-    Lambert {
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Metal {
-        albedo: V3,
-        #[serde(default)]
-        fuzz: f32,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Dielectric {
-        ior: f32,
-    },
-    Emissive {
-        color: V3,
-        #[serde(default = "one")]
-        strength: f32,
-        #[serde(default)]
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
 }
 
 /// A material's `texture`: `Image(file: "wood.png")`, `Checker(size: 1, even: ..., odd:
@@ -192,15 +166,6 @@ impl<'de> Visitor<'de> for EntriesVisitor {
     }
 }
 
-/// `(center: (x, y, z), radius: r, material: "name")`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Sphere", deny_unknown_fields)]
-pub(crate) struct SphereFile {
-    pub center: V3,
-    pub radius: f32,
-    pub material: SmolStr,
-}
-
 /// `(file: "grid.ply", materials: ["ground", "glass"], transform: (...))`: the spheres of
 /// a PLY point list (`scene/sphere_file.rs`).
 #[derive(Debug, Deserialize)]
@@ -211,15 +176,6 @@ pub(crate) struct SphereListFile {
     pub materials: Vec<SmolStr>,
     #[serde(default)]
     pub transform: TransformFile,
-}
-
-/// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Box", deny_unknown_fields)]
-pub(crate) struct BoxFile {
-    pub min: V3,
-    pub max: V3,
-    pub material: SmolStr,
 }
 
 /// `(file: "models/bunny.ply", material: "clay", transform: (...))`: a model file's triangles.

@@ -17,15 +17,17 @@ use smol_str::SmolStr;
 use crate::limits;
 
 use super::{
-    environment, heightmap, mesh_file,
+    environment, heightmap,
+    list::{ListItem, Lowering},
+    material::MaterialFile,
+    mesh_file,
     model::{
-        Band, Camera, Cuboid, EnvImage, Environment, Heightmap, Light, Material, MaterialKind, Mesh,
-        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
-        Transform, Wrap,
+        Band, Camera, EnvImage, Environment, Heightmap, Light, Material, Mesh, RenderSettings, Scene, Sky,
+        Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, Wrap,
     },
     schema::{
-        BandFile, BoxFile, CameraFile, LightFile, MaterialFile, MeshFile, SceneFile, SettingsFile, SkyFile,
-        SphereFile, SphereListFile, TerrainFile, TextureFile, TransformFile, V3, WrapFile,
+        BandFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereListFile,
+        TerrainFile, TextureFile, TransformFile, V3, WrapFile,
     },
     spans::ValuePath,
     sphere_file,
@@ -65,19 +67,12 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     let env_image = c.environment_image(&root.field("sky"), &file.sky, folder);
     let materials = c.materials(&root.field("materials"), &file.materials.0);
     let textures = c.textures(&root.field("materials"), &file.materials.0, folder);
-    let spheres = c.spheres(&root.field("spheres"), &file.spheres, &materials);
-    let boxes = c.boxes(&root.field("boxes"), &file.boxes, &materials);
-    let terrains = c.terrains(&root.field("terrains"), &file.terrains, &materials, folder);
-    let meshes = c.meshes(&root.field("meshes"), &file.meshes, &materials, folder);
-    let sphere_files = c.sphere_files(&root.field("sphere_files"), file, &materials, folder);
-    // A terrain, mesh or sphere file that failed has its own message: no "the scene is
+    let mut scene = Scene::default();
+    let lowering = Lowering { file, materials: &materials, folder };
+    // `None`: an item that reads a file failed, with its own message; no "the scene is
     // empty" on top.
-    if terrains.len() == file.terrains.len()
-        && meshes.len() == file.meshes.len()
-        && sphere_files.len() == file.sphere_files.len()
-    {
-        let spheres = file.spheres.len() + file_spheres(&sphere_files);
-        c.primitive_count(&root, spheres, file.boxes.len(), &terrains, &meshes);
+    if let Some(primitives) = lower_lists(&mut c, &root, &lowering, &mut scene) {
+        c.primitive_count(&root, primitives, file.boxes.len(), &scene.terrains, &scene.meshes);
     }
     c.lights(&root.field("lights"), &file.lights);
     if !c.issues.is_empty() {
@@ -92,15 +87,10 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .0
             .iter()
             .zip(textures)
-            .map(|((name, kind), texture)| lower_material(name, kind, texture))
+            .map(|((name, kind), texture)| Material { name: name.clone(), kind: kind.lower(), texture })
             .collect(),
-        spheres,
-        sphere_files,
-        boxes,
-        terrains,
-        meshes,
-        triangles: Vec::new(),
         lights: file.lights.iter().map(lower_light).collect(),
+        ..scene
     })
 }
 
@@ -122,24 +112,56 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.camera(&root.field("camera"), &camera);
     c.settings(&root.field("settings"), &settings_file(scene.settings));
     c.sky(&root.field("sky"), &sky_file(&scene.sky));
-    let materials: Vec<(String, MaterialFile)> =
-        scene.materials.iter().map(|m| (m.name.clone(), material_file(m))).collect();
+    // An image texture keeps only its file name: an in-memory scene's images were read
+    // already, and checked by `texture_file`.
+    let materials: Vec<(String, MaterialFile)> = scene
+        .materials
+        .iter()
+        .map(|m| (m.name.clone(), MaterialFile::of(m.kind, m.texture.as_ref().map(texture_file_of))))
+        .collect();
     c.materials(&root.field("materials"), &materials);
-    c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
-    c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
-    c.model_terrains(&root.field("terrains"), &scene.terrains, scene.materials.len());
-    c.model_meshes(&root.field("meshes"), &scene.meshes, scene.materials.len());
-    c.model_sphere_files(&root.field("sphere_files"), scene);
-    let spheres = scene.spheres.len() + file_spheres(&scene.sphere_files);
-    c.primitive_count(&root, spheres, scene.boxes.len(), &scene.terrains, &scene.meshes);
+    let primitives = check_model_lists(&mut c, &root, scene);
+    c.primitive_count(&root, primitives, scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
     c.issues
 }
 
+/// Declares the steps of [`validate`] and [`check_model`] that go through every list
+/// [`scene_lists!`](crate::scene_lists) names as written, in its order.
+macro_rules! check_lists {
+    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+        /// Checks every list of `lowering.file` and lowers it into `scene`; returns how
+        /// many primitives they make, `None` when some list could not tell.
+        fn lower_lists(
+            c: &mut Checker,
+            root: &ValuePath,
+            lowering: &Lowering,
+            scene: &mut Scene,
+        ) -> Option<usize> {
+            let mut primitives = Some(0);
+            $(
+                let written = &lowering.file.$written;
+                scene.$written = <$W>::lower(c, &root.field(stringify!($written)), written, lowering);
+                let made = <$W>::primitives_written(written, &scene.$written);
+                primitives = primitives.zip(made).map(|(sum, n)| sum + n);
+            )*
+            primitives
+        }
+
+        /// Checks every list of an in-memory `scene`; returns how many primitives they make.
+        fn check_model_lists(c: &mut Checker, root: &ValuePath, scene: &Scene) -> usize {
+            $(<$W>::check_model(c, &root.field(stringify!($written)), &scene.$written, scene);)*
+            0 $(+ <$W>::primitives(&scene.$written))*
+        }
+    };
+}
+
+crate::scene_lists!(check_lists);
+
 impl Issue {
     /// Adds what the user can do about it.
-    fn set_hint(&mut self, hint: impl Into<String>) {
+    pub(crate) fn set_hint(&mut self, hint: impl Into<String>) {
         self.hint = Some(hint.into());
     }
 }
@@ -149,12 +171,12 @@ impl Issue {
 type At<'a> = &'a dyn Fn() -> ValuePath;
 
 /// Collects issues while walking the file.
-struct Checker {
+pub(crate) struct Checker {
     issues: Vec<Issue>,
 }
 
 impl Checker {
-    fn report(&mut self, at: At, message: impl Into<String>, label: &str) -> &mut Issue {
+    pub(crate) fn report(&mut self, at: At, message: impl Into<String>, label: &str) -> &mut Issue {
         let message = message.into();
         let issue = Issue { path: at(), message, label: label.to_owned(), hint: None, also: None };
         self.issues.push(issue);
@@ -172,7 +194,7 @@ impl Checker {
     }
 
     /// Checks each component of a vector; true when all are finite.
-    fn finite3(&mut self, v: V3, what: &str, at: At) -> bool {
+    pub(crate) fn finite3(&mut self, v: V3, what: &str, at: At) -> bool {
         // Not `all`: every bad component gets its own message.
         let mut ok = true;
         for (k, &x) in v.iter().enumerate() {
@@ -183,7 +205,7 @@ impl Checker {
 
     /// A finite number that `ok` accepts, described by `expect` ("between 0 and 1");
     /// returns the issue when it is out of range, so the caller can add a hint.
-    fn check(
+    pub(crate) fn check(
         &mut self,
         v: f32,
         what: &str,
@@ -197,18 +219,18 @@ impl Checker {
         None
     }
 
-    fn non_negative(&mut self, v: f32, what: &str, at: At) {
+    pub(super) fn non_negative(&mut self, v: f32, what: &str, at: At) {
         self.check(v, what, at, |x| x >= 0.0, "non-negative");
     }
 
     /// A colour or other per-channel quantity: each channel finite and not negative.
-    fn non_negative3(&mut self, v: V3, what: &str, at: At) {
+    pub(super) fn non_negative3(&mut self, v: V3, what: &str, at: At) {
         for (k, &x) in v.iter().enumerate() {
             self.non_negative(x, what, &|| at().index(k));
         }
     }
 
-    fn count(&mut self, at: &ValuePath, what: &str, n: usize, max: usize) {
+    pub(crate) fn count(&mut self, at: &ValuePath, what: &str, n: usize, max: usize) {
         if n > max {
             self.report(
                 &|| at.clone(),
@@ -335,29 +357,7 @@ impl Checker {
                 index.insert(name, i as u32);
             }
             let what = |name_of_field: &str| format!("`{name_of_field}` of material `{name}`");
-            let field = |name: &'static str| move || path.index(i).field(name);
-            match *kind {
-                MaterialFile::Lambert { albedo, .. } => {
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"))
-                }
-                MaterialFile::Metal { albedo, fuzz, .. } => {
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
-                    let unit = |f| (0.0..=1.0).contains(&f);
-                    self.check(fuzz, &what("fuzz"), &field("fuzz"), unit, "between 0 and 1");
-                }
-                MaterialFile::Dielectric { ior } => {
-                    if let Some(issue) =
-                        self.check(ior, &what("ior"), &field("ior"), |v| v >= 1.0, "at least 1")
-                    {
-                        issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
-                    }
-                }
-                MaterialFile::Emissive { color, strength, albedo, .. } => {
-                    self.non_negative3(color, &what("color"), &field("color"));
-                    self.non_negative(strength, &what("strength"), &field("strength"));
-                    self.non_negative3(albedo, &what("albedo"), &field("albedo"));
-                }
-            }
+            kind.check(self, &what, &|field| path.index(i).field(field));
         }
         index
     }
@@ -374,12 +374,7 @@ impl Checker {
             .iter()
             .enumerate()
             .map(|(i, (name, kind))| {
-                let texture = match kind {
-                    MaterialFile::Lambert { texture, .. }
-                    | MaterialFile::Metal { texture, .. }
-                    | MaterialFile::Emissive { texture, .. } => texture.as_ref()?,
-                    MaterialFile::Dielectric { .. } => return None,
-                };
+                let texture = kind.texture()?;
                 self.texture(&|| path.index(i).field("texture"), name, texture, folder)
             })
             .collect()
@@ -430,23 +425,8 @@ impl Checker {
         }
     }
 
-    /// Checks every sphere and resolves its material name.
-    fn spheres(
-        &mut self,
-        path: &ValuePath,
-        spheres: &[SphereFile],
-        materials: &HashMap<&str, u32>,
-    ) -> Vec<Sphere> {
-        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
-        self.each(spheres, |c, i, s| {
-            let center_ok = c.sphere_geometry(path, i, s.center, s.radius);
-            let material = c.material(&|| path.index(i).field("material"), &s.material, materials)?;
-            center_ok.then(|| Sphere { center: Vec3::from_array(s.center), radius: s.radius, material })
-        })
-    }
-
     /// A shape's material, by name; reports an unknown one.
-    fn material(&mut self, at: At, name: &str, materials: &HashMap<&str, u32>) -> Option<u32> {
+    pub(crate) fn material(&mut self, at: At, name: &str, materials: &HashMap<&str, u32>) -> Option<u32> {
         let found = materials.get(name).copied();
         if found.is_none() {
             let hint = unknown_material_hint(name, materials);
@@ -457,7 +437,7 @@ impl Checker {
     }
 
     /// A shape's material, by index (an in-memory scene); reports one out of range.
-    fn material_index(&mut self, at: At, material: u32, material_count: usize) {
+    pub(crate) fn material_index(&mut self, at: At, material: u32, material_count: usize) {
         if material as usize >= material_count {
             let message = format!("material index {material} out of range ({material_count} materials)");
             self.report(at, message, "no such material");
@@ -467,7 +447,7 @@ impl Checker {
     /// Checks a list of shapes with `check`, which reports into the checker it is given
     /// and returns the lowered shape, if any. A long list is checked in chunks on all
     /// threads; the issues still come out in list order, as one walk would report them.
-    fn each<T: Sync, U: Send>(
+    pub(crate) fn each<T: Sync, U: Send>(
         &mut self,
         items: &[T],
         check: impl Fn(&mut Checker, usize, &T) -> Option<U> + Sync,
@@ -494,19 +474,20 @@ impl Checker {
         out
     }
 
-    /// At least one primitive of some kind (reported at `spheres`, where one usually goes),
-    /// and room in the blob for the boxes and every terrain column (counted before
-    /// merging, so whether a terrain fits does not depend on its content's regularity).
+    /// At least one primitive of some kind (`primitives`, what every list makes; reported
+    /// at `spheres`, where one usually goes), and room in the blob for the boxes and every
+    /// terrain column (counted before merging, so whether a terrain fits does not depend
+    /// on its content's regularity) and for the meshes' triangles.
     fn primitive_count(
         &mut self,
         root: &ValuePath,
-        spheres: usize,
+        primitives: usize,
         boxes: usize,
         terrains: &[Terrain],
         meshes: &[Mesh],
     ) {
-        let columns: usize = terrains.iter().map(|t| t.heights.raised()).sum();
-        let triangles: usize = meshes.iter().map(|m| m.data.triangles.len()).sum();
+        let columns = Terrain::primitives(terrains);
+        let triangles = Mesh::primitives(meshes);
         if triangles > limits::MAX_TRIANGLES {
             let message = format!(
                 "too many triangles: {triangles} in all meshes, at most {} are supported",
@@ -514,7 +495,7 @@ impl Checker {
             );
             self.report(&|| root.field("meshes"), message, "too many triangles");
         }
-        if spheres + boxes + columns + triangles == 0 {
+        if primitives == 0 {
             self.report(
                 &|| root.field("spheres"),
                 "the scene has no spheres, boxes, terrain columns or meshes",
@@ -533,7 +514,7 @@ impl Checker {
     }
 
     /// Checks every mesh, resolves its material and reads its model from `folder`.
-    fn meshes(
+    pub(super) fn meshes(
         &mut self,
         path: &ValuePath,
         meshes: &[MeshFile],
@@ -588,7 +569,7 @@ impl Checker {
     }
 
     /// [`Checker::meshes`] for meshes whose materials are already indices.
-    fn model_meshes(&mut self, path: &ValuePath, meshes: &[Mesh], material_count: usize) {
+    pub(super) fn model_meshes(&mut self, path: &ValuePath, meshes: &[Mesh], material_count: usize) {
         for (i, m) in meshes.iter().enumerate() {
             self.transform(&|| path.index(i).field("transform"), &transform_file(&m.transform));
             match m.material {
@@ -606,14 +587,15 @@ impl Checker {
 
     /// Checks every sphere file entry, resolves its materials and reads its file from
     /// `folder`.
-    fn sphere_files(
+    /// `own`: how many spheres the scene file has in `spheres`.
+    pub(super) fn sphere_files(
         &mut self,
         path: &ValuePath,
-        file: &SceneFile,
+        lists: &[SphereListFile],
+        own: usize,
         materials: &HashMap<&str, u32>,
         folder: &Path,
     ) -> Vec<SphereList> {
-        let lists: &[SphereListFile] = &file.sphere_files;
         let mut out = Vec::with_capacity(lists.len());
         for (i, list) in lists.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
@@ -644,13 +626,13 @@ impl Checker {
                 });
             }
         }
-        self.sphere_total(path, file.spheres.len(), &out);
+        self.sphere_total(path, own, &out);
         out
     }
 
     /// The scene's own spheres and its sphere files' together within the format's limit.
     fn sphere_total(&mut self, path: &ValuePath, own: usize, lists: &[SphereList]) {
-        let total = own + file_spheres(lists);
+        let total = own + SphereList::primitives(lists);
         if !lists.is_empty() && total > limits::MAX_SPHERES {
             let message = format!(
                 "too many spheres: {total} in `spheres` and the sphere files, at most {} are supported",
@@ -743,8 +725,8 @@ impl Checker {
     }
 
     /// [`Checker::sphere_files`] for lists whose materials are already indices.
-    fn model_sphere_files(&mut self, path: &ValuePath, scene: &Scene) {
-        let (lists, material_count) = (&scene.sphere_files, scene.materials.len());
+    pub(super) fn model_sphere_files(&mut self, path: &ValuePath, lists: &[SphereList], scene: &Scene) {
+        let material_count = scene.materials.len();
         self.sphere_total(path, scene.spheres.len(), lists);
         for (i, list) in lists.iter().enumerate() {
             self.transform(&|| path.index(i).field("transform"), &transform_file(&list.transform));
@@ -756,7 +738,7 @@ impl Checker {
     }
 
     /// Checks every terrain, resolves its materials and reads its image from `folder`.
-    fn terrains(
+    pub(super) fn terrains(
         &mut self,
         path: &ValuePath,
         terrains: &[TerrainFile],
@@ -894,7 +876,7 @@ impl Checker {
     }
 
     /// [`Checker::terrains`] for terrains already loaded (an in-memory scene).
-    fn model_terrains(&mut self, path: &ValuePath, terrains: &[Terrain], material_count: usize) {
+    pub(super) fn model_terrains(&mut self, path: &ValuePath, terrains: &[Terrain], material_count: usize) {
         for (i, t) in terrains.iter().enumerate() {
             self.terrain_params(path, i, t.origin.to_array(), t.cell, t.height_scale);
             let field = |name: &'static str| move || path.index(i).field(name);
@@ -912,67 +894,6 @@ impl Checker {
                     }
                 }
             }
-        }
-    }
-
-    /// Checks every box and resolves its material name.
-    fn boxes(&mut self, path: &ValuePath, boxes: &[BoxFile], materials: &HashMap<&str, u32>) -> Vec<Cuboid> {
-        self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
-        self.each(boxes, |c, i, b| {
-            let geometry_ok = c.box_geometry(path, i, b.min, b.max);
-            let material = c.material(&|| path.index(i).field("material"), &b.material, materials)?;
-            geometry_ok.then(|| Cuboid {
-                min: Vec3::from_array(b.min),
-                max: Vec3::from_array(b.max),
-                material,
-            })
-        })
-    }
-
-    /// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no
-    /// inside, and the renderer's robust offsets assume one). True when usable.
-    fn box_geometry(&mut self, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
-        let field = |name: &'static str| move || path.index(i).field(name);
-        let finite =
-            self.finite3(min, "box `min`", &field("min")) & self.finite3(max, "box `max`", &field("max"));
-        if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
-            let axes: Vec<&str> = ["x", "y", "z"]
-                .into_iter()
-                .enumerate()
-                .filter(|&(a, _)| min[a] >= max[a])
-                .map(|(_, n)| n)
-                .collect();
-            let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
-            self.report(&field("max"), message, "not above `min`")
-                .set_hint("a box has a thickness on every axis: make `max` larger than `min`");
-            return false;
-        }
-        finite
-    }
-
-    /// [`Checker::boxes`] for boxes whose materials are already indices.
-    fn model_boxes(&mut self, path: &ValuePath, boxes: &[Cuboid], material_count: usize) {
-        self.count(path, "boxes", boxes.len(), limits::MAX_BOXES);
-        for (i, b) in boxes.iter().enumerate() {
-            self.box_geometry(path, i, b.min.to_array(), b.max.to_array());
-            self.material_index(&|| path.index(i).field("material"), b.material, material_count);
-        }
-    }
-
-    /// Sphere `i`'s center and radius; true when the center is usable.
-    fn sphere_geometry(&mut self, path: &ValuePath, i: usize, center: V3, radius: f32) -> bool {
-        let field = |name: &'static str| move || path.index(i).field(name);
-        let center_ok = self.finite3(center, "sphere `center`", &field("center"));
-        self.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
-        center_ok
-    }
-
-    /// [`Checker::spheres`] for spheres whose materials are already indices.
-    fn model_spheres(&mut self, path: &ValuePath, spheres: &[Sphere], material_count: usize) {
-        self.count(path, "spheres", spheres.len(), limits::MAX_SPHERES);
-        for (i, s) in spheres.iter().enumerate() {
-            self.sphere_geometry(path, i, s.center.to_array(), s.radius);
-            self.material_index(&|| path.index(i).field("material"), s.material, material_count);
         }
     }
 
@@ -1017,11 +938,6 @@ fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
     }
 }
 
-/// How many spheres the sphere files hold in all.
-fn file_spheres(lists: &[SphereList]) -> usize {
-    lists.iter().map(|l| l.data.spheres.len()).sum()
-}
-
 pub(super) fn settings_file(s: RenderSettings) -> SettingsFile {
     SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
 }
@@ -1035,22 +951,6 @@ pub(super) fn sky_file(sky: &Sky) -> SkyFile {
             strength: env.strength,
             rotation_deg: env.rotation_deg,
         },
-    }
-}
-
-/// A material as a file would write it; an image texture keeps only its file name (an
-/// in-memory scene's images were read already, and are checked by `texture_file`).
-fn material_file(m: &Material) -> MaterialFile {
-    let texture = m.texture.as_ref().map(texture_file_of);
-    match m.kind {
-        MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array(), texture },
-        MaterialKind::Metal { albedo, fuzz } => {
-            MaterialFile::Metal { albedo: albedo.to_array(), fuzz, texture }
-        }
-        MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
-        MaterialKind::Emissive { color, strength, albedo } => {
-            MaterialFile::Emissive { color: color.to_array(), strength, albedo: albedo.to_array(), texture }
-        }
     }
 }
 
@@ -1115,22 +1015,6 @@ fn lower_sky(sky: &SkyFile, env_image: Option<Arc<EnvImage>>) -> Sky {
             rotation_deg: *rotation_deg,
         }),
     }
-}
-
-fn lower_material(name: &str, kind: &MaterialFile, texture: Option<Texture>) -> Material {
-    let kind = match *kind {
-        MaterialFile::Lambert { albedo, .. } => MaterialKind::Lambert { albedo: Vec3::from_array(albedo) },
-        MaterialFile::Metal { albedo, fuzz, .. } => {
-            MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
-        }
-        MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
-        MaterialFile::Emissive { color, strength, albedo, .. } => MaterialKind::Emissive {
-            color: Vec3::from_array(color),
-            strength,
-            albedo: Vec3::from_array(albedo),
-        },
-    };
-    Material { name: name.to_owned(), kind, texture }
 }
 
 fn lower_light(light: &LightFile) -> Light {

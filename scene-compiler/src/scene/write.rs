@@ -12,9 +12,10 @@ use std::fmt::Write;
 
 use glam::Vec3;
 
+use super::list::ListItem;
 use super::model::{
-    Camera, Cuboid, Light, Material, MaterialKind, Mesh, RenderSettings, Scene, Sky, Sphere, SphereList,
-    Terrain, TerrainSurface, Texture, Transform, Wrap,
+    Camera, Light, Material, Mesh, RenderSettings, Scene, Sky, SphereList, Terrain, TerrainSurface, Texture,
+    Transform, Wrap,
 };
 
 /// The RON text of `scene`.
@@ -25,16 +26,25 @@ pub fn to_ron(scene: &Scene) -> String {
     settings(&mut out, &scene.settings);
     let _ = writeln!(out, "    sky: {},", sky(&scene.sky));
     materials(&mut out, &scene.materials);
-    let materials = &scene.materials;
-    list(&mut out, "spheres", &scene.spheres, |out, s| sphere(out, s, materials));
-    list(&mut out, "sphere_files", &scene.sphere_files, |out, l| sphere_list(out, l, materials));
-    list(&mut out, "boxes", &scene.boxes, |out, b| cuboid(out, b, materials));
-    list(&mut out, "terrains", &scene.terrains, |out, t| terrain(out, t, materials));
-    list(&mut out, "meshes", &scene.meshes, |out, m| mesh(out, m, materials));
+    write_lists(&mut out, scene);
     list(&mut out, "lights", &scene.lights, light);
     out.push_str(")\n");
     out
 }
+
+/// Declares the step of [`to_ron`] that writes every list
+/// [`scene_lists!`](crate::scene_lists) names as written, in its order.
+macro_rules! write_lists {
+    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+        fn write_lists(out: &mut String, scene: &Scene) {
+            $(list(out, stringify!($written), &scene.$written, |out, item| {
+                <$W>::write(out, item, &scene.materials)
+            });)*
+        }
+    };
+}
+
+crate::scene_lists!(write_lists);
 
 /// A `name: [...]` list, `item` writing each item. Every empty list is left out: it
 /// adds nothing to render, and a kind of shape added to the format then changes no
@@ -100,17 +110,7 @@ fn materials(out: &mut String, materials: &[Material]) {
     }
     out.push_str("    materials: {\n");
     for m in materials {
-        let mut kind = match m.kind {
-            MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {}", v3(albedo)),
-            MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?}", v3(albedo)),
-            MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?}"),
-            MaterialKind::Emissive { color, strength, albedo } if albedo == Vec3::ZERO => {
-                format!("Emissive(color: {}, strength: {strength:?}", v3(color))
-            }
-            MaterialKind::Emissive { color, strength, albedo } => {
-                format!("Emissive(color: {}, strength: {strength:?}, albedo: {}", v3(color), v3(albedo))
-            }
-        };
+        let mut kind = m.kind.ron();
         if let Some(texture) = &m.texture {
             kind.push_str(", texture: ");
             kind.push_str(&texture_ron(texture));
@@ -133,37 +133,27 @@ fn texture_ron(t: &Texture) -> String {
     }
 }
 
-/// A primitive's material as written: its quoted name.
-fn material_name(material: u32, materials: &[Material]) -> String {
+/// A primitive's material as written: its quoted name. An index with no material (only
+/// possible in a hand-built `Scene`) is written as `"#<index>"`, which loading reports
+/// as unknown.
+pub(crate) fn material_name(material: u32, materials: &[Material]) -> String {
     match materials.get(material as usize) {
         Some(m) => string(&m.name),
         None => string(&format!("#{material}")),
     }
 }
 
-/// Shapes name their material; an index with no material (only possible in a
-/// hand-built `Scene`) is written as `"#<index>"`, which loading reports as unknown.
-fn sphere(out: &mut String, s: &Sphere, materials: &[Material]) {
-    let name = material_name(s.material, materials);
-    let _ = writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
-}
-
 /// One sphere file per line: its name and materials, never its spheres; the transform
 /// only when it is not the identity.
-fn sphere_list(out: &mut String, l: &SphereList, materials: &[Material]) {
+pub(super) fn sphere_list(out: &mut String, l: &SphereList, materials: &[Material]) {
     let names: Vec<String> = l.materials.iter().map(|&m| material_name(m, materials)).collect();
     let _ = write!(out, "        (file: {}, materials: [{}]", string(&l.file), names.join(", "));
     transform(out, l.transform);
     out.push_str("),\n");
 }
 
-fn cuboid(out: &mut String, b: &Cuboid, materials: &[Material]) {
-    let name = material_name(b.material, materials);
-    let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
-}
-
 /// One terrain per block.
-fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
+pub(super) fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
     out.push_str("        Heightmap(\n");
     let line = |out: &mut String, name: &str, value: String| {
         let _ = writeln!(out, "            {name}: {value},");
@@ -188,7 +178,7 @@ fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
 
 /// One mesh per line; the material only when it overrides the model's, the transform
 /// only when it is not the identity.
-fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
+pub(super) fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
     let _ = write!(out, "        (file: {}", string(&m.file));
     if let Some(material) = m.material {
         let _ = write!(out, ", material: {}", material_name(material, materials));
@@ -229,7 +219,7 @@ fn light(out: &mut String, light: &Light) {
 }
 
 /// `(x, y, z)` with each component in shortest round-trip form (`1.0`, `0.1`, `1e-7`).
-fn v3(v: Vec3) -> String {
+pub(crate) fn v3(v: Vec3) -> String {
     format!("({:?}, {:?}, {:?})", v.x, v.y, v.z)
 }
 

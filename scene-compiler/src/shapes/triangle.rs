@@ -1,4 +1,4 @@
-//! The triangle: its bounds and its blob record, [`TriangleRecord`]. Triangles come
+//! The triangle: its type, its bounds and its blob record, [`TriangleRecord`]. Triangles come
 //! from meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
 //! kernels/shape_triangle.cuh; CPU: the renderer's `backend/cpu/shapes/triangle.rs`.
 
@@ -7,7 +7,19 @@ use glam::Vec3;
 use super::Shape;
 use crate::blob::layout::{PrimKind, TriangleRecord};
 use crate::bvh::Aabb;
-use crate::scene::{Scene, Triangle};
+use crate::scene::Scene;
+
+/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
+/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
+/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
+/// `uvs`, its vertices' texture coordinates when its mesh has them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    pub v: [Vec3; 3],
+    pub material: u32,
+    pub normals: Option<[Vec3; 3]>,
+    pub uvs: Option<[glam::Vec2; 3]>,
+}
 
 impl Shape for Triangle {
     const KIND: PrimKind = PrimKind::Triangle;
