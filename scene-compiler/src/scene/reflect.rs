@@ -422,8 +422,8 @@ mod tests {
         kinds.into_iter().flatten().map(|(name, _)| name).collect()
     }
 
-    /// A scene whose every checked value is wrong: NaN for every number, zero sizes,
-    /// unknown or duplicate materials, a missing terrain image.
+    /// A scene whose every checked value is wrong: NaN for every number (textures'
+    /// included), zero sizes, unknown or duplicate materials, a missing terrain image.
     fn every_value_wrong(sky: Sky) -> Scene {
         let nan = Vec3::splat(f32::NAN);
         let mut scene = every_field(Path::new("missing"));
@@ -438,7 +438,11 @@ mod tests {
         scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
         scene.sky = sky;
         scene.materials = vec![
-            Material { name: "a".into(), kind: MaterialKind::Lambert { albedo: nan }, texture: None },
+            Material {
+                name: "a".into(),
+                kind: MaterialKind::Lambert { albedo: nan },
+                texture: Some(Texture::Checker { size: f32::NAN, even: nan, odd: nan }),
+            },
             Material {
                 name: "a".into(),
                 kind: MaterialKind::Metal { albedo: nan, fuzz: f32::NAN },
@@ -448,7 +452,7 @@ mod tests {
             Material {
                 name: "c".into(),
                 kind: MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
-                texture: None,
+                texture: Some(Texture::Noise { scale: f32::NAN }),
             },
         ];
         scene.spheres = vec![Sphere { center: nan, radius: f32::NAN, material: 9 }];

@@ -125,6 +125,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     let materials: Vec<(String, MaterialFile)> =
         scene.materials.iter().map(|m| (m.name.clone(), material_file(m))).collect();
     c.materials(&root.field("materials"), &materials);
+    c.model_textures(&root.field("materials"), &scene.materials);
     c.model_spheres(&root.field("spheres"), &scene.spheres, scene.materials.len());
     c.model_boxes(&root.field("boxes"), &scene.boxes, scene.materials.len());
     c.model_terrains(&root.field("terrains"), &scene.terrains, scene.materials.len());
@@ -389,7 +390,7 @@ impl Checker {
     fn texture(&mut self, at: At, material: &str, texture: &TextureFile, folder: &Path) -> Option<Texture> {
         let what = |field: &str| format!("`{field}` of the texture of material `{material}`");
         match texture {
-            TextureFile::Image { file, wrap } => match texture_file::read(&folder.join(file)) {
+            TextureFile::Image { file, wrap } => match texture_file::read_named(folder, file) {
                 Ok(image) => Some(Texture::Image {
                     file: file.clone(),
                     image: Arc::new(image),
@@ -398,11 +399,9 @@ impl Checker {
                         WrapFile::Clamp => Wrap::Clamp,
                     },
                 }),
-                Err(error) => {
-                    let message = format!("cannot use texture image `{file}`: {error}");
-                    self.report(&|| at().field("file"), message, "this image").set_hint(
-                        "the path is relative to the scene file's folder; images are .png, .jpg, .exr or .hdr",
-                    );
+                Err(message) => {
+                    self.report(&|| at().field("file"), message, "this image")
+                        .set_hint(texture_file::IMAGE_HINT);
                     None
                 }
             },
@@ -426,6 +425,22 @@ impl Checker {
                     .is_none()
                     && scale.is_finite();
                 ok.then_some(Texture::Noise { scale })
+            }
+        }
+    }
+
+    /// The textures of an in-memory scene: what only they can get wrong
+    /// ([`texture_file::model_problem`]), then the checks a file's textures get.
+    fn model_textures(&mut self, path: &ValuePath, materials: &[Material]) {
+        for (i, m) in materials.iter().enumerate() {
+            let Some(texture) = &m.texture else { continue };
+            let at = || path.index(i).field("texture");
+            if let Some((field, message)) = texture_file::model_problem(&m.name, &m.kind, texture) {
+                let at_field = || if field.is_empty() { at() } else { at().field(field) };
+                self.report(&at_field, message, "not a usable texture");
+            } else if !matches!(texture, Texture::Image { .. }) {
+                // No image to read: the folder is not used.
+                self.texture(&at, &m.name, &texture_file_of(texture), Path::new(""));
             }
         }
     }
