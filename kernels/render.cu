@@ -6,6 +6,7 @@
 //   PT_BLOCK_W, PT_BLOCK_H   render block shape (arch.cuh)
 //   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
+//   PT_TEXTURE_OBJECTS=1|2   image textures through CUDA texture objects (texture_objects.cuh)
 
 #include "arch.cuh"
 #include "film.cuh"

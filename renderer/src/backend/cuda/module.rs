@@ -37,6 +37,9 @@ pub struct KernelModule {
     pub repack_nodes: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
     pub node_bytes: usize,
+    /// Whether the kernels read image textures through texture objects
+    /// (`PT_TEXTURE_OBJECTS`, kernels/texture_objects.cuh): an experiment, off by default.
+    pub texture_objects: bool,
     pub compile: KernelCompile,
     /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
     pub log: String,
@@ -95,6 +98,11 @@ impl KernelModule {
             .with_context(|| {
                 format!("`device_node_bytes` must be a 4-byte unsigned int > 0, found {bytes:?}")
             })? as usize;
+        // A kernels folder from before the experiment has no flag: plain loads.
+        let texture_objects = match module.get_global("texture_objects_enabled", &stream) {
+            Ok(symbol) => stream.clone_dtoh(&symbol).context("reading `texture_objects_enabled`")? != [0; 4],
+            Err(_) => false,
+        };
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
@@ -111,6 +119,7 @@ impl KernelModule {
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
             node_bytes,
+            texture_objects,
             module,
             compile,
             log,
