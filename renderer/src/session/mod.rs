@@ -186,10 +186,17 @@ impl Session {
     }
 
     /// Compiles an in-memory edit (the editor's), making it current without writing the file.
-    pub fn apply(&mut self, scene: Scene) -> Result<Reload, SceneError> {
+    /// A texture image the edit names but did not read ([`scene::Texture::image_to_read`])
+    /// is read here from the scene file's folder, as a file's is; one that cannot be used
+    /// is an error like any invalid edit.
+    pub fn apply(&mut self, mut scene: Scene) -> Result<Reload, SceneError> {
         let start = Instant::now();
+        let folder = self.scene_path.parent().unwrap_or(Path::new(""));
+        let read = scene::read_texture_images(&mut scene, folder, &self.edited_origin());
         // An edited Scene never went through validation: check it by the rules a file obeys.
-        if let Err(error) = self.check(&scene) {
+        if let Err(error) =
+            read.map_err(|e| SceneError::from_diagnostics(&e)).and_then(|()| self.check(&scene))
+        {
             self.last_error = Some(error.clone());
             return Err(error);
         }
@@ -220,8 +227,12 @@ impl Session {
 
     /// Checks an in-memory scene by the rules a file obeys.
     fn check(&self, scene: &Scene) -> Result<(), SceneError> {
-        let origin = format!("{} (edited)", self.scene_path.display());
-        scene::check(scene, &origin).map_err(|e| SceneError::from_diagnostics(&e))
+        scene::check(scene, &self.edited_origin()).map_err(|e| SceneError::from_diagnostics(&e))
+    }
+
+    /// How messages about an in-memory edit name the scene.
+    fn edited_origin(&self) -> String {
+        format!("{} (edited)", self.scene_path.display())
     }
 
     /// Handles what the watcher reported, and a due retry; the scene first, then the kernels.

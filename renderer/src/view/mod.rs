@@ -13,7 +13,8 @@
 //! - [`highlight`]: the selection drawn over the render.
 //! - [`edit`]: selection, edits through the session, undo/redo.
 //! - [`panels`]: the side panel, tool bar and error panel; [`outline`] and
-//!   [`selection_editor`]: the side panel's list of things and the editor of the selected one.
+//!   [`selection_editor`]: the side panel's list of things and the editor of the selected one,
+//!   with [`texture_editor`] for its material's texture.
 
 pub mod edit;
 mod highlight;
@@ -23,6 +24,7 @@ mod panels;
 pub mod pick;
 pub mod selected;
 mod selection_editor;
+pub mod texture_editor;
 pub mod worker;
 
 use std::path::{Path, PathBuf};
@@ -98,6 +100,8 @@ pub struct ViewApp {
     picker: Option<(u64, Picker)>,
     frame: Option<Box<Frame>>,
     texture: Option<egui::TextureHandle>,
+    /// The selected material's texture rows: the image file being typed, the thumbnail.
+    textures: texture_editor::TextureUi,
     device: String,
     backend_note: Option<String>,
     worker_error: Option<String>,
@@ -138,6 +142,7 @@ impl ViewApp {
             picker: None,
             frame: None,
             texture: None,
+            textures: texture_editor::TextureUi::default(),
             device: String::new(),
             backend_note: None,
             worker_error: None,

@@ -1,5 +1,5 @@
 //! The selection editor: the selected sphere's, box's or terrain's fields, and its
-//! material. A change edits a copy of the thing; only then is the scene copied, the
+//! material with its texture (`texture_editor`). A change edits a copy of the thing; only then is the scene copied, the
 //! copy put in, and the whole applied through [`super::edit::Editor`] (validated,
 //! undoable), so an idle frame never copies a large scene.
 
@@ -88,13 +88,23 @@ impl ViewApp {
             ui.label(
                 RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong(),
             );
-            let mut kind = material.kind;
-            let changed =
-                egui::Grid::new("material").num_columns(2).show(ui, |ui| material_editor(ui, &mut kind));
-            if changed.inner {
+            let (index, mut kind) = (index as usize, material.kind);
+            let changed = egui::Grid::new("material").num_columns(2).show(ui, |ui| {
+                let kind_changed = material_editor(ui, &mut kind);
+                (kind_changed, self.textures.show(ui, index, scene))
+            });
+            let (kind_changed, texture) = changed.inner;
+            if kind_changed {
                 let mut edited = scene.clone();
-                edited.materials[index as usize].kind = kind;
-                edit = Some((edited, EditKey::Material(index as usize)));
+                edited.materials[index].kind = kind;
+                edit = Some((edited, EditKey::Material(index)));
+            }
+            if let Some(texture) = texture {
+                let mut edited = scene.clone();
+                edited.materials[index].texture = texture.texture;
+                // A new kind, file or wrap mode is one undo step; a drag coalesces with the material's.
+                let key = if texture.step { EditKey::Structure } else { EditKey::Material(index) };
+                edit = Some((edited, key));
             }
         }
         if let Some((edited, key)) = edit {
@@ -170,7 +180,7 @@ fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]
 /// [`labelled_drag`] of a value that must stay positive: a change ends at least
 /// [`MIN_SIZE`] (however it came, a set value included); a smaller value the file already
 /// holds is shown as it is, since clamping it would be an edit nobody made.
-fn positive_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
+pub(super) fn positive_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
     let speed = (*value * 0.02).max(MIN_SIZE);
     let drag = DragValue::new(value).speed(speed).range(MIN_SIZE..=f32::MAX).clamp_existing_to_range(false);
     let changed = labelled_drag(ui, name, drag);
@@ -212,16 +222,19 @@ fn material_combo(ui: &mut egui::Ui, materials: &[Material], material: &mut u32)
     changed
 }
 
+/// A label and a colour button (its picker on click) in one grid row; true when changed.
+pub(super) fn color_row(ui: &mut egui::Ui, name: &str, value: &mut Vec3) -> bool {
+    let label = ui.label(name);
+    let mut rgb = value.to_array();
+    let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
+    *value = Vec3::from_array(rgb);
+    ui.end_row();
+    changed
+}
+
 /// The parameters of one material kind; true when one changed.
 fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
-    let color = |ui: &mut egui::Ui, name: &str, value: &mut Vec3| {
-        let label = ui.label(name);
-        let mut rgb = value.to_array();
-        let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
-        *value = Vec3::from_array(rgb);
-        ui.end_row();
-        changed
-    };
+    let color = color_row;
     match kind {
         MaterialKind::Lambert { albedo } => color(ui, "albedo", albedo),
         MaterialKind::Metal { albedo, fuzz } => {

@@ -1,6 +1,7 @@
 //! The live editor driven headless with egui_kittest (no display): pick a sphere by
 //! clicking its pixel, edit its radius in the panel, undo/redo, save; select boxes and
-//! terrains in the outline and edit them; hot reload of a broken file, the
+//! terrains in the outline and edit them; a material's texture shown, edited and its
+//! image swapped; hot reload of a broken file, the
 //! byte-identical round trip of a save without edits. The rendered
 //! snapshot of the window needs wgpu: it lives in tools/editor-snapshot.
 
@@ -358,6 +359,176 @@ fn view_of_a_missing_file_is_an_input_error() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no-such-scene.ron"), "{stderr}");
+}
+
+/// A scene of two spheres, one with a checker texture and one with `textures/a.png`
+/// (2 x 2), and a 3 x 1 `textures/b.png` beside it, in `dir`.
+fn texture_scene(dir: &Path) -> PathBuf {
+    std::fs::create_dir(dir.join("textures")).expect("temp dir is writable");
+    let a = image::GrayImage::from_raw(2, 2, vec![0, 255, 255, 0]).expect("2 x 2 pixels");
+    a.save(dir.join("textures/a.png")).expect("write a.png");
+    let b = image::GrayImage::from_raw(3, 1, vec![0, 255, 0]).expect("3 x 1 pixels");
+    b.save(dir.join("textures/b.png")).expect("write b.png");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 6.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 64, height: 48, spp: 1, max_depth: 4, seed: 0),
+    materials: {
+        \"floor\": Lambert(albedo: (1.0, 1.0, 1.0), texture: Checker(size: 1.0, even: (1.0, 1.0, 1.0), odd: (0.1, 0.1, 0.1))),
+        \"globe\": Lambert(albedo: (1.0, 1.0, 1.0), texture: Image(file: \"textures/a.png\")),
+    },
+    spheres: [
+        (center: (-1.0, 0.0, 0.0), radius: 0.8, material: \"floor\"),
+        (center: (1.0, 0.0, 0.0), radius: 0.8, material: \"globe\"),
+    ],
+)
+";
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+/// Material `index`'s texture in the editor's current scene.
+fn texture_of(harness: &Harness<'_, ViewApp>, index: usize) -> Option<scene::Texture> {
+    current(harness).materials[index].texture.clone()
+}
+
+/// The file, size and wrap of an image texture.
+fn image_of(texture: Option<scene::Texture>) -> Option<(String, u32, u32, scene::Wrap)> {
+    match texture {
+        Some(scene::Texture::Image { file, image, wrap }) => Some((file, image.width, image.height, wrap)),
+        _ => None,
+    }
+}
+
+/// Picks `kind` in the "texture" combo box. A choice made by accessibility click leaves
+/// the popup's open state behind, so the box is clicked until the choice shows.
+fn choose_texture_kind(harness: &mut Harness<'_, ViewApp>, kind: &str) {
+    for _ in 0..2 {
+        if harness.query_by_label(kind).is_none() {
+            harness.get_by_label("texture").click_accesskit();
+            harness.run_steps(2);
+        }
+    }
+    harness.get_by_label(kind).click_accesskit();
+    harness.run_steps(2);
+}
+
+#[test]
+fn a_materials_texture_is_shown_edited_swapped_and_saved() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = texture_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("sphere 0").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(harness.state().editor.selected, Some(Selected::Sphere(0)));
+
+    // The checker: its size edited in place (its colours are colour buttons beside it).
+    harness.get_by_label("even");
+    harness.get_by_label("odd");
+    harness.get_by_label("size").set_value_accesskit(0.5);
+    harness.run_steps(2);
+    let Some(scene::Texture::Checker { size, .. }) = texture_of(&harness, 0) else { panic!("a checker") };
+    assert_eq!(size, 0.5);
+
+    // Another kind from the combo box: noise, its scale edited.
+    choose_texture_kind(&mut harness, "noise");
+    assert_eq!(texture_of(&harness, 0), Some(scene::Texture::Noise { scale: 4.0 }));
+    harness.get_by_label("scale").set_value_accesskit(2.0);
+    harness.run_steps(2);
+    assert_eq!(texture_of(&harness, 0), Some(scene::Texture::Noise { scale: 2.0 }));
+
+    // An image: the scene's other image to start with, shown with its size.
+    choose_texture_kind(&mut harness, "image");
+    assert_eq!(image_of(texture_of(&harness, 0)), Some(("textures/a.png".into(), 2, 2, scene::Wrap::Repeat)));
+    harness.get_by_label("2 x 2 pixels");
+
+    // Swap the file: typed in the field, read with the Read button.
+    harness.get_by_label("image file").set_text_value_accesskit("textures/b.png");
+    harness.run_steps(2);
+    harness.get_by_label("Read").click_accesskit();
+    harness.run_steps(3);
+    assert_eq!(image_of(texture_of(&harness, 0)), Some(("textures/b.png".into(), 3, 1, scene::Wrap::Repeat)));
+    harness.get_by_label("3 x 1 pixels");
+    assert!(harness.state().session.last_error().is_none(), "every edit validated");
+    harness.get_by_label("clamp").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(image_of(texture_of(&harness, 0)).map(|i| i.3), Some(scene::Wrap::Clamp));
+
+    // A missing file, entered with Enter: the compiler's message, the scene kept.
+    harness.get_by_label("image file").set_text_value_accesskit("textures/missing.png");
+    harness.run_steps(2);
+    harness.get_by_label("image file").focus();
+    harness.run_steps(1);
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    let error = harness.state().session.last_error().expect("the missing image is an error").clone();
+    assert!(
+        error.message.contains(
+            "materials[0].texture.file: cannot use texture image `textures/missing.png`: cannot open"
+        ),
+        "{error}"
+    );
+    harness.get_by_label_contains("cannot use texture image `textures/missing.png`");
+    assert!(harness.state().status().expect("the edit reports").is_error);
+    assert_eq!(image_of(texture_of(&harness, 0)), Some(("textures/b.png".into(), 3, 1, scene::Wrap::Clamp)));
+
+    // Undo steps back through the wrap and the swap; the other material never changed.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(image_of(texture_of(&harness, 0)), Some(("textures/a.png".into(), 2, 2, scene::Wrap::Repeat)));
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(image_of(texture_of(&harness, 1)), Some(("textures/a.png".into(), 2, 2, scene::Wrap::Repeat)));
+
+    // Saved, the file names the new image and reads back as the scene in the editor.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let saved = std::fs::read_to_string(&path).expect("saved file");
+    assert!(saved.contains("texture: Image(file: \"textures/b.png\", wrap: Clamp)"), "{saved}");
+    assert_eq!(scene::load_file(&path).expect("the saved file is a valid scene"), current(&harness));
+
+    // No texture at all.
+    choose_texture_kind(&mut harness, "none");
+    assert_eq!(texture_of(&harness, 0), None);
+}
+
+#[test]
+fn an_image_for_a_scene_without_one_waits_for_its_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    image::GrayImage::from_raw(3, 1, vec![0, 255, 0])
+        .expect("3 x 1")
+        .save(dir.path().join("b.png"))
+        .expect("png");
+    let mut harness = harness(&path);
+    harness.get_by_label("sphere 1").click_accesskit();
+    harness.run_steps(2);
+    let before = current(&harness);
+    let material = before.spheres[1].material as usize;
+    assert_eq!(before.materials[material].texture, None);
+
+    // No image in the scene to start from: nothing changes until a file is read.
+    choose_texture_kind(&mut harness, "image");
+    assert_eq!(current(&harness), before);
+    harness.get_by_label("image file").set_text_value_accesskit("b.png");
+    harness.run_steps(2);
+    harness.get_by_label("Read").click_accesskit();
+    harness.run_steps(3);
+    assert_eq!(image_of(texture_of(&harness, material)), Some(("b.png".into(), 3, 1, scene::Wrap::Repeat)));
+    harness.get_by_label("3 x 1 pixels");
+
+    // Waiting for a file and changing one's mind: back to no texture, no edit made.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    choose_texture_kind(&mut harness, "image");
+    choose_texture_kind(&mut harness, "none");
+    assert_eq!(current(&harness), before);
+    assert!(harness.state().editor.can_redo(), "no edit was made, so the redo is still there");
 }
 
 /// 1-based line and column (in characters) of the first `needle` in `text`.

@@ -72,7 +72,20 @@ fn check_file(source: &str, origin: &str, file: &SceneFile) -> Result<Scene, Loa
 /// writing it out: the diagnostics name the offending value's path (`spheres[3].radius`)
 /// since there is no text to point into; `origin` names the scene in messages.
 pub fn check(scene: &Scene, origin: &str) -> Result<(), LoadError> {
-    let issues = validate::check_model(scene);
+    model_result(origin, &validate::check_model(scene))
+}
+
+/// Reads the texture images an edit named: every material's image texture whose image
+/// is [`TextureImage::unread`] ([`Texture::image_to_read`]) gets the image its `file`
+/// names, relative to `folder` (the scene file's, as [`parse`] reads them). An image
+/// that cannot be used gives the message a scene file naming it gets, at the value's
+/// path as [`check`] reports (`materials[2].texture.file`); `origin` names the scene.
+pub fn read_texture_images(scene: &mut Scene, folder: &Path, origin: &str) -> Result<(), LoadError> {
+    model_result(origin, &texture_file::read_unread(scene, folder))
+}
+
+/// The issues of an in-memory scene as an error, each message after its value's path.
+fn model_result(origin: &str, issues: &[Issue]) -> Result<(), LoadError> {
     if issues.is_empty() {
         return Ok(());
     }

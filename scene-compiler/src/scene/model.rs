@@ -166,6 +166,15 @@ pub enum Texture {
     Noise { scale: f32 },
 }
 
+impl Texture {
+    /// An image texture that names `file` but has not read it yet
+    /// ([`TextureImage::unread`]): what an editor makes when the user names another
+    /// image. [`crate::scene::read_texture_images`] reads it, as a scene file's is read.
+    pub fn image_to_read(file: impl Into<String>, wrap: Wrap) -> Texture {
+        Texture::Image { file: file.into(), image: Arc::new(TextureImage::unread()), wrap }
+    }
+}
+
 /// How image lookups outside [0, 1) behave.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Wrap {
@@ -183,6 +192,19 @@ pub struct TextureImage {
     pub width: u32,
     pub height: u32,
     pub texels: Vec<[f32; 3]>,
+}
+
+impl TextureImage {
+    /// No texels, no file: an image named by an edit and not read yet
+    /// ([`Texture::image_to_read`]). A scene holding one does not validate.
+    pub fn unread() -> TextureImage {
+        TextureImage { path: PathBuf::new(), width: 0, height: 0, texels: Vec::new() }
+    }
+
+    /// Whether this is an [`TextureImage::unread`] image (a read image has texels).
+    pub fn is_unread(&self) -> bool {
+        self.texels.is_empty()
+    }
 }
 
 /// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).

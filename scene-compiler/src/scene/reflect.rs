@@ -410,8 +410,8 @@ mod tests {
         enums().into_iter().filter(|kinds| *kinds != wrap).flatten().map(|(name, _)| name).collect()
     }
 
-    /// A scene whose every checked value is wrong: NaN for every number, zero sizes,
-    /// unknown or duplicate materials, a missing terrain image.
+    /// A scene whose every checked value is wrong: NaN for every number (textures'
+    /// included), zero sizes, unknown or duplicate materials, a missing terrain image.
     fn every_value_wrong(sky: Sky) -> Scene {
         let nan = Vec3::splat(f32::NAN);
         let mut scene = every_field(Path::new("missing"));
@@ -431,6 +431,9 @@ mod tests {
             .enumerate()
             .map(|(i, kind)| Material::new(format!("m{}", i.max(1)), kind))
             .collect();
+        // Textures' parameters too (checked where the material is).
+        scene.materials[0].texture = Some(Texture::Checker { size: f32::NAN, even: nan, odd: nan });
+        scene.materials[3].texture = Some(Texture::Noise { scale: f32::NAN });
         make_lists_wrong(&mut scene);
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },

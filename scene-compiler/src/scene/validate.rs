@@ -120,6 +120,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
         .map(|m| (m.name.clone(), MaterialFile::of(m.kind, m.texture.as_ref().map(texture_file_of))))
         .collect();
     c.materials(&root.field("materials"), &materials);
+    c.model_textures(&root.field("materials"), &scene.materials);
     let primitives = check_model_lists(&mut c, &root, scene);
     c.primitive_count(&root, primitives, scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
@@ -384,7 +385,7 @@ impl Checker {
     fn texture(&mut self, at: At, material: &str, texture: &TextureFile, folder: &Path) -> Option<Texture> {
         let what = |field: &str| format!("`{field}` of the texture of material `{material}`");
         match texture {
-            TextureFile::Image { file, wrap } => match texture_file::read(&folder.join(file)) {
+            TextureFile::Image { file, wrap } => match texture_file::read_named(folder, file) {
                 Ok(image) => Some(Texture::Image {
                     file: file.clone(),
                     image: Arc::new(image),
@@ -393,11 +394,9 @@ impl Checker {
                         WrapFile::Clamp => Wrap::Clamp,
                     },
                 }),
-                Err(error) => {
-                    let message = format!("cannot use texture image `{file}`: {error}");
-                    self.report(&|| at().field("file"), message, "this image").set_hint(
-                        "the path is relative to the scene file's folder; images are .png, .jpg, .exr or .hdr",
-                    );
+                Err(message) => {
+                    self.report(&|| at().field("file"), message, "this image")
+                        .set_hint(texture_file::IMAGE_HINT);
                     None
                 }
             },
@@ -421,6 +420,22 @@ impl Checker {
                     .is_none()
                     && scale.is_finite();
                 ok.then_some(Texture::Noise { scale })
+            }
+        }
+    }
+
+    /// The textures of an in-memory scene: what only they can get wrong
+    /// ([`texture_file::model_problem`]), then the checks a file's textures get.
+    fn model_textures(&mut self, path: &ValuePath, materials: &[Material]) {
+        for (i, m) in materials.iter().enumerate() {
+            let Some(texture) = &m.texture else { continue };
+            let at = || path.index(i).field("texture");
+            if let Some((field, message)) = texture_file::model_problem(&m.name, &m.kind, texture) {
+                let at_field = || if field.is_empty() { at() } else { at().field(field) };
+                self.report(&at_field, message, "not a usable texture");
+            } else if !matches!(texture, Texture::Image { .. }) {
+                // No image to read: the folder is not used.
+                self.texture(&at, &m.name, &texture_file_of(texture), Path::new(""));
             }
         }
     }

@@ -112,3 +112,181 @@ fn a_shared_image_is_stored_once_and_each_textured_material_has_a_record() {
     assert_eq!((view.textures[0].image, view.textures[1].image), ([0, 4, 2, 0], [0, 4, 2, 1]));
     assert_eq!(view.noise.len(), 256, "the Perlin table comes with a noise texture");
 }
+
+/// A good scene of `parse_with` in `dir` with `texture`, whose files are there.
+fn good_scene(dir: &Path, texture: &str) -> scene::Scene {
+    parse_with(dir, texture).unwrap_or_else(|e| panic!("{texture}: {e}"))
+}
+
+/// The messages `scene::check` gives an in-memory scene (each after its value's path).
+fn check_messages(scene: &scene::Scene) -> Vec<String> {
+    match scene::check(scene, "scene.ron (edited)") {
+        Ok(()) => Vec::new(),
+        Err(e) => e.diagnostics().iter().map(|d| d.message().to_owned()).collect(),
+    }
+}
+
+#[test]
+fn an_edited_texture_is_checked_like_a_files() {
+    use glam::Vec3;
+    use scene::{MaterialKind, Texture, TextureImage, Wrap};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.png"), png(4, 2)).unwrap();
+    let good = good_scene(dir.path(), "Checker(size: 1, even: (1, 1, 1), odd: (0, 0, 0))");
+    assert_eq!(check_messages(&good), Vec::<String>::new());
+    let checker = |size: f32, even: Vec3, odd: Vec3| Texture::Checker { size, even, odd };
+    let (one, zero) = (Vec3::ONE, Vec3::ZERO);
+    let image = good_scene(dir.path(), r#"Image(file: "t.png")"#).materials[0].texture.clone().unwrap();
+    let Texture::Image { image: texels, .. } = &image else { unreachable!() };
+    let short = TextureImage { texels: texels.texels[..7].to_vec(), ..(**texels).clone() };
+    let cases = [
+        (
+            checker(0.0, one, zero),
+            "materials[0].texture.size: `size` of the texture of material `wood` must be above 0",
+        ),
+        (checker(-1.0, one, zero), "`size` of the texture of material `wood` must be above 0, found -1"),
+        (checker(f32::NAN, one, zero), "`size` of the texture of material `wood` must be a finite number"),
+        (
+            checker(f32::INFINITY, one, zero),
+            "`size` of the texture of material `wood` must be a finite number",
+        ),
+        (
+            checker(1.0, Vec3::new(1.0, -0.5, 1.0), zero),
+            "materials[0].texture.even[1]: `even` of the texture",
+        ),
+        (
+            checker(1.0, Vec3::new(f32::NAN, 1.0, 1.0), zero),
+            "`even` of the texture of material `wood` must be a finite",
+        ),
+        (
+            checker(1.0, one, Vec3::new(0.0, 0.0, f32::INFINITY)),
+            "materials[0].texture.odd[2]: `odd` of the texture",
+        ),
+        (
+            checker(1.0, one, Vec3::new(0.0, 0.0, -1.0)),
+            "`odd` of the texture of material `wood` must be non-negative",
+        ),
+        (
+            Texture::Noise { scale: 0.0 },
+            "materials[0].texture.scale: `scale` of the texture of material `wood` must be above 0",
+        ),
+        (
+            Texture::Noise { scale: -4.0 },
+            "`scale` of the texture of material `wood` must be above 0, found -4",
+        ),
+        (
+            Texture::Noise { scale: f32::NAN },
+            "`scale` of the texture of material `wood` must be a finite number",
+        ),
+        (
+            Texture::Noise { scale: f32::INFINITY },
+            "`scale` of the texture of material `wood` must be a finite number",
+        ),
+        (
+            Texture::image_to_read("t.png", Wrap::Repeat),
+            "materials[0].texture.file: `file` of the texture of material `wood` (`t.png`) was not read",
+        ),
+        (
+            Texture::Image { file: "t.png".into(), image: std::sync::Arc::new(short), wrap: Wrap::Clamp },
+            "(`t.png`) is 4 x 2 pixels with 7 texels",
+        ),
+    ];
+    for (texture, message) in cases {
+        let mut edited = good.clone();
+        edited.materials[0].texture = Some(texture.clone());
+        let messages = check_messages(&edited);
+        assert!(messages.len() == 1 && messages[0].contains(message), "{texture:?}: {messages:#?}");
+    }
+    // Every bad number at once: one message each.
+    let mut edited = good.clone();
+    edited.materials[0].texture = Some(checker(f32::NAN, Vec3::splat(-1.0), Vec3::splat(f32::NAN)));
+    assert_eq!(check_messages(&edited).len(), 7, "{:#?}", check_messages(&edited));
+    // A file cannot put a texture on a Dielectric; an edit is told it cannot either.
+    let mut edited = good.clone();
+    edited.materials[0].kind = MaterialKind::Dielectric { ior: 1.5 };
+    let messages = check_messages(&edited);
+    assert!(
+        messages.len() == 1
+            && messages[0]
+                .contains("materials[0].texture: material `wood` is a Dielectric, which takes no texture"),
+        "{messages:#?}"
+    );
+    // The texture itself checks out with good parameters and a read image.
+    let mut edited = good.clone();
+    edited.materials[0].texture = Some(image);
+    assert_eq!(check_messages(&edited), Vec::<String>::new());
+}
+
+#[test]
+fn an_edit_naming_another_image_reads_it_or_gives_the_compilers_message() {
+    use scene::{Texture, Wrap};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.png"), png(4, 2)).unwrap();
+    std::fs::write(dir.path().join("garbage.png"), b"not an image at all").unwrap();
+    let good = good_scene(dir.path(), r#"Image(file: "t.png")"#);
+    for (file, compiled) in [
+        ("missing.png", "cannot use texture image `missing.png`: cannot open"),
+        ("garbage.png", "not a readable image"),
+    ] {
+        let mut edited = good.clone();
+        edited.materials[0].texture = Some(Texture::image_to_read(file, Wrap::Repeat));
+        let error =
+            scene::read_texture_images(&mut edited, dir.path(), "scene.ron (edited)").expect_err(file);
+        let message = error.diagnostics()[0].message();
+        // The message a scene file naming the image gets, at the value's path.
+        let from_file = parse_with(dir.path(), &format!("Image(file: {file:?})")).expect_err(file);
+        assert!(message.contains(compiled), "{message}");
+        assert_eq!(message, format!("materials[0].texture.file: {}", from_file.diagnostics()[0].message()));
+        assert_eq!(error.diagnostics()[0].hint(), from_file.diagnostics()[0].hint());
+        assert_eq!(error.origin(), "scene.ron (edited)");
+    }
+    // Images already read are left alone; one not read yet is read from the folder.
+    let mut same = good.clone();
+    scene::read_texture_images(&mut same, Path::new("elsewhere"), "x").expect("nothing to read");
+    assert_eq!(same, good);
+}
+
+/// The blob's texture record and texels of material 0 of `scene`, after writing it as
+/// RON, reading that back from `dir` and compiling it.
+fn compiled_texture(
+    dir: &Path,
+    scene: &scene::Scene,
+) -> (scene_compiler::blob::layout::TextureRecord, Vec<[f32; 4]>) {
+    let text = scene::to_ron(scene);
+    let path = dir.join("saved.ron");
+    std::fs::write(&path, &text).unwrap();
+    let read_back = scene::load_file(&path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(&read_back, scene, "the saved scene reads back equal");
+    let compiled = compile_scene(&read_back, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("a textured blob parses");
+    (view.textures[view.materials[0].texture as usize], view.texels.to_vec())
+}
+
+#[test]
+fn edited_checker_colours_and_a_swapped_image_reach_the_blob_through_the_saved_file() {
+    use glam::Vec3;
+    use scene::{Texture, Wrap};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.png"), png(4, 2)).unwrap();
+    // Another image: 3 x 1 pixels, black, white and black (sRGB 0 and 255 decode exactly).
+    let other = image::GrayImage::from_raw(3, 1, vec![0, 255, 0]).unwrap();
+    other.save(dir.path().join("other.png")).unwrap();
+
+    let mut scene = good_scene(dir.path(), "Checker(size: 1, even: (1, 1, 1), odd: (0, 0, 0))");
+    let (before, _) = compiled_texture(dir.path(), &scene);
+    assert_eq!((before.a, before.b), ([1.0, 1.0, 1.0, 1.0], [0.0; 4]));
+    scene.materials[0].texture =
+        Some(Texture::Checker { size: 0.5, even: Vec3::new(0.25, 0.5, 0.75), odd: Vec3::new(0.1, 0.2, 0.3) });
+    scene::check(&scene, "edited").expect("a good edit");
+    let (after, _) = compiled_texture(dir.path(), &scene);
+    assert_eq!((after.a, after.b), ([0.25, 0.5, 0.75, 0.5], [0.1, 0.2, 0.3, 0.0]));
+
+    // Swap the image: named, read as the compiler reads it, saved, compiled.
+    scene.materials[0].texture = Some(Texture::image_to_read("other.png", Wrap::Clamp));
+    scene::read_texture_images(&mut scene, dir.path(), "edited").expect("other.png reads");
+    scene::check(&scene, "edited").expect("a good edit");
+    let (record, texels) = compiled_texture(dir.path(), &scene);
+    assert_eq!(record.image[1..], [3, 1, scene_compiler::blob::layout::WRAP_CLAMP]);
+    let first = record.image[0] as usize;
+    assert_eq!(texels[first..first + 3], [[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]]);
+}
