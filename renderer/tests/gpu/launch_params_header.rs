@@ -1,6 +1,7 @@
 //! The checked-in generated kernel headers (kernels/launch_params.cuh from
-//! renderer/src/backend/cuda/params.rs, kernels/blob_layout.cuh from the blob records)
-//! are what their Rust sources generate now. No GPU or NVRTC needed.
+//! renderer/src/backend/cuda/params.rs, kernels/blob_layout.cuh from the blob records,
+//! kernels/wide_node.cuh from scene-compiler/src/bvh/wide.rs) are what their Rust
+//! sources generate now. No GPU or NVRTC needed.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,9 @@ fn repo_root() -> PathBuf {
 #[test]
 fn checked_in_generated_headers_are_current() {
     let generated = KernelSources::generated_headers();
-    assert!(generated.iter().any(|h| h.name == "launch_params.cuh"), "launch_params.cuh is generated");
+    for name in ["blob_layout.cuh", "constants.cuh", "launch_params.cuh", "wide_node.cuh"] {
+        assert!(generated.iter().any(|h| h.name == name), "{name} is generated");
+    }
     for header in generated {
         let path = repo_root().join("kernels").join(&header.name);
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();

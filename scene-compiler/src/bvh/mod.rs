@@ -6,6 +6,8 @@
 //!   node 0 is the root and an inner node's left child directly follows it.
 //! - [`veb::reorder`] permutes the nodes into van Emde Boas order; hits are unchanged.
 //! - [`stats`] measures a tree (node count, depth, leaf histogram, SAH cost).
+//! - [`wide::collapse`] turns the blob's binary tree into compressed 8-wide nodes
+//!   (quantized child boxes) for the GPU's traversal; same leaves, same hits.
 //!
 //! Not here: the blob encoding of nodes (that is `blob::write`) and traversal
 //! (kernels and the CPU backend).
@@ -15,6 +17,7 @@ mod binned_sah;
 mod refit;
 mod stats;
 pub mod veb;
+pub mod wide;
 
 pub use aabb::Aabb;
 pub use binned_sah::{build, build_kinds};

@@ -4,7 +4,7 @@
 //! NVRTC gets every file by name: the entry `render.cu` as the program and every other
 //! `.cu` or `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
 //! name the file. This module does not compile anything (that is `nvrtc.rs`).
-//! Three headers are generated from Rust ([`KernelSources::generated_headers`]).
+//! Four headers are generated from Rust ([`KernelSources::generated_headers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -57,6 +57,7 @@ impl KernelSources {
             ("blob_layout.cuh", scene_compiler::blob::cuda_header()),
             ("constants.cuh", crate::backend::constants::cuda_header()),
             ("launch_params.cuh", super::params::cuda_header()),
+            ("wide_node.cuh", scene_compiler::bvh::wide::cuda_header()),
         ]
         .into_iter()
         .map(|(name, text)| KernelSource { name: name.to_owned(), text })
