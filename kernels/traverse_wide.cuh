@@ -28,8 +28,8 @@ __device__ __forceinline__ float quantized(uint2 lanes, int i) {
 // it enters before `t_max`, a key `bits(entry distance) with its low three bits
 // replaced by the slot`, else WIDE_MISS. Entry distances are >= 0, so keys order as
 // the distances do (truncating three mantissa bits only rounds an entry distance
-// down, which never drops a box that holds a closer hit).
-__device__ __forceinline__ void wide_child_keys(const WideNodeRecord* __restrict__ n, float3 origin,
+// down, which never drops a box that holds a closer hit). Returns the node's child count.
+__device__ __forceinline__ unsigned int wide_child_keys(const WideNodeRecord* __restrict__ n, float3 origin,
                                                 float3 inv_dir, float t_max, unsigned int keys[8]) {
     const float4 head = __ldg(reinterpret_cast<const float4*>(n));
     const uint4 q0 = __ldg(&n->lo_x_y);
@@ -52,8 +52,14 @@ __device__ __forceinline__ void wide_child_keys(const WideNodeRecord* __restrict
     const uint2 near_x = nx ? hi_x : lo_x, far_x = nx ? lo_x : hi_x;
     const uint2 near_y = ny ? hi_y : lo_y, far_y = ny ? lo_y : hi_y;
     const uint2 near_z = nz ? hi_z : lo_z, far_z = nz ? lo_z : hi_z;
+    // The collapse fills nodes unevenly (4.4 children on average on the 1M grid), so
+    // the upper four slots are skipped when the node has no child there.
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
+        if (i == 4 && count <= 4) {
+            keys[4] = keys[5] = keys[6] = keys[7] = WIDE_MISS;
+            break;
+        }
         // fmaxf/fminf drop a NaN plane (0 * inf from an axis-parallel ray), which only
         // makes the test conservative, as in the binary walk (traverse.cuh).
         const float enter = fmaxf(fmaxf(fmaf(quantized(near_x, i), step.x, base.x),
@@ -64,6 +70,7 @@ __device__ __forceinline__ void wide_child_keys(const WideNodeRecord* __restrict
                                  fminf(fmaf(quantized(far_z, i), step.z, base.z), t_max));
         keys[i] = (i < (int)count && enter <= exit) ? ((__float_as_uint(enter) & ~7u) | (unsigned int)i) : WIDE_MISS;
     }
+    return count;
 }
 
 // Child `slot`'s link: read from the node just visited, so from L1.
@@ -77,6 +84,13 @@ __device__ __forceinline__ void sort2(unsigned int& a, unsigned int& b) {
     const unsigned int lo = min(a, b);
     b = max(a, b);
     a = lo;
+}
+
+// The first four keys in increasing order (five comparators).
+__device__ __forceinline__ void sort4(unsigned int k[8]) {
+    sort2(k[0], k[1]); sort2(k[2], k[3]);
+    sort2(k[0], k[2]); sort2(k[1], k[3]);
+    sort2(k[1], k[2]);
 }
 
 // The keys in increasing order: the 19-comparator network for eight (Knuth, TAOCP
@@ -108,8 +122,12 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
-            wide_child_keys(n, origin, inv_dir, t_closest, k);
-            sort8(k);
+            // A node of four children or fewer has misses in the upper slots already.
+            if (wide_child_keys(n, origin, inv_dir, t_closest, k) <= 4) {
+                sort4(k);
+            } else {
+                sort8(k);
+            }
             if (k[0] != WIDE_MISS) {
                 // Farthest first, so the nearest pending child is on top.
 #pragma unroll

@@ -44,7 +44,7 @@ fn kernels_compile_for_every_architecture_and_schedule() {
         None => KernelSources::embedded(),
     };
     for arch in ARCHS {
-        for defines in [&[][..], &["PT_PATH_REGENERATION=0"]] {
+        for defines in [&[][..], &["PT_PATH_REGENERATION=0"], &["PT_WIDE_BVH=1"]] {
             let cubin = nvrtc
                 .compile(&sources, &options(defines).nvrtc_args(arch))
                 .unwrap_or_else(|e| panic!("{arch} {defines:?}: {e:#}"));
