@@ -98,16 +98,25 @@ impl TextureObjects {
             .with_context(|| format!("cuArrayCreate of a {width} x {height} float4 texture"))?;
         self.arrays.push(array);
         let row = width as usize * TEXEL_BYTES;
+        // Every field spelled out: its memory-type enums have no zero value, so a zeroed
+        // CUDA_MEMCPY2D is invalid (Rust aborts on `mem::zeroed` of one).
         let copy = CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
             srcMemoryType: CUmemorytype::CU_MEMORYTYPE_HOST,
             srcHost: texels.as_ptr().cast(),
+            srcDevice: 0,
+            srcArray: std::ptr::null_mut(),
             srcPitch: row,
+            dstXInBytes: 0,
+            dstY: 0,
             dstMemoryType: CUmemorytype::CU_MEMORYTYPE_ARRAY,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: 0,
             dstArray: array,
+            dstPitch: 0,
             WidthInBytes: row,
             Height: height as usize,
-            // SAFETY: all-zero is a valid CUDA_MEMCPY2D (offsets 0, null pointers unused).
-            ..unsafe { std::mem::zeroed() }
         };
         // SAFETY: `texels` holds width * height float4s (the caller sliced them), the array
         // was just made with that size; a synchronous copy from pageable memory.
