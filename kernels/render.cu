@@ -7,7 +7,6 @@
 //   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
-//   PT_TEXTURE_OBJECTS=1|2   image textures through CUDA texture objects (texture_objects.cuh)
 
 #include "arch.cuh"
 #include "film.cuh"

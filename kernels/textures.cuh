@@ -4,7 +4,6 @@
 #pragma once
 
 #include "params.cuh"
-#include "texture_objects.cuh"
 #include "vec3.cuh"
 
 // Octaves of the noise texture's turbulence ("The Next Week": 7).
@@ -105,11 +104,7 @@ __device__ __forceinline__ float turbulence(float3 p) {
 __device__ __forceinline__ float3 texture_eval(unsigned int index, float3 p, float u, float v) {
     const TextureRecord* t = params.textures + index;
     const unsigned int kind = __ldg(&t->kind);
-#if PT_TEXTURE_OBJECTS
-    if (kind == BLOB_TEXTURE_IMAGE) return texture_image_object(index, u, v);
-#else
     if (kind == BLOB_TEXTURE_IMAGE) return texture_image(__ldg(&t->image), u, v);
-#endif
     const float4 a = __ldg(&t->a);
     if (kind == BLOB_TEXTURE_CHECKER) return texture_checker(a, __ldg(&t->b), p);
     const float n = 0.5f * (1.0f + sinf(a.x * p.z + 10.0f * turbulence(p)));

@@ -73,28 +73,6 @@ fn kernels_compile_for_every_architecture_and_schedule() {
     }
 }
 
-/// The texture-object experiment (kernels/texture_objects.cuh) compiles both ways, with
-/// tex2D<float4> and with its inline PTX, for every architecture, without warnings.
-#[test]
-#[ignore = "needs NVRTC (libnvrtc)"]
-fn the_texture_object_experiment_compiles() {
-    let nvrtc = nvrtc();
-    let sources = KernelSources::embedded();
-    for arch in ARCHS {
-        for define in ["PT_TEXTURE_OBJECTS=1", "PT_TEXTURE_OBJECTS=2"] {
-            let cubin = nvrtc
-                .compile(&sources, &options(&[define]).nvrtc_args(arch))
-                .unwrap_or_else(|e| panic!("{arch} {define}: {e:#}"));
-            assert!(!cubin.log.contains("warning"), "{arch} {define} compiled with warnings:\n{}", cubin.log);
-            for line in
-                cubin.log.lines().filter(|l| l.contains("render_appearance") || l.contains("registers"))
-            {
-                println!("{arch} {define}: {line}");
-            }
-        }
-    }
-}
-
 #[test]
 #[ignore = "needs NVRTC (libnvrtc)"]
 fn a_kernel_error_names_its_file_and_line() {

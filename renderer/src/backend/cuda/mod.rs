@@ -26,7 +26,6 @@ mod options;
 mod params;
 mod scene;
 mod sources;
-mod texture_objects;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -305,21 +304,6 @@ impl CudaBackend {
         self.stream
             .memcpy_htod(bytemuck::bytes_of(&params), &mut symbol)
             .context("writing launch parameters")?;
-        if self.kernels.texture_objects {
-            // The experiment's table of texture objects (kernels/texture_objects.cuh).
-            let objects = scene.texture_objects.as_ref().context(
-                "the kernels read texture objects but the scene was uploaded without them: upload it again",
-            )?;
-            let mut symbol = self
-                .kernels
-                .module
-                .get_global("texture_objects", &self.stream)
-                .context("finding `texture_objects`")?;
-            let address = objects.table_address(&self.stream);
-            self.stream
-                .memcpy_htod(bytemuck::bytes_of(&address), &mut symbol)
-                .context("writing the texture objects' address")?;
-        }
         self.stream.memset_zeros(&mut self.ray_count).context("clearing the ray counter")?;
 
         let (bw, bh) = self.options.block;

@@ -39,9 +39,6 @@ pub struct KernelModule {
     pub node_bytes: usize,
     /// Whether the kernels walk wide nodes (`device_wide_bvh`, kernels/device_nodes.cuh).
     pub wide_bvh: bool,
-    /// Whether the kernels read image textures through texture objects
-    /// (`PT_TEXTURE_OBJECTS`, kernels/texture_objects.cuh): an experiment, off by default.
-    pub texture_objects: bool,
     pub compile: KernelCompile,
     /// NVRTC's log of the compile (ptxas registers and spills), cached with the CUBIN.
     pub log: String,
@@ -102,11 +99,6 @@ impl KernelModule {
         let node_bytes = constant("device_node_bytes")?;
         anyhow::ensure!(node_bytes > 0, "`device_node_bytes` must be > 0");
         let wide_bvh = constant("device_wide_bvh")? != 0;
-        // A kernels folder from before the experiment has no flag: plain loads.
-        let texture_objects = match module.get_global("texture_objects_enabled", &stream) {
-            Ok(symbol) => stream.clone_dtoh(&symbol).context("reading `texture_objects_enabled`")? != [0; 4],
-            Err(_) => false,
-        };
         let function = |name: &str| {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
@@ -124,7 +116,6 @@ impl KernelModule {
             repack_nodes: function("repack_nodes")?,
             node_bytes: node_bytes as usize,
             wide_bvh,
-            texture_objects,
             module,
             compile,
             log,

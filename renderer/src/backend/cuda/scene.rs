@@ -15,7 +15,6 @@ use scene_compiler::bvh::wide;
 
 use super::module::KernelModule;
 use super::params::SectionPointers;
-use super::texture_objects::TextureObjects;
 
 /// A blob uploaded to the GPU.
 pub struct DeviceScene {
@@ -49,8 +48,6 @@ pub struct DeviceScene {
     /// Whether it has textures or an environment sky: it runs the kernels with that code
     /// (`_appearance`, or `_full` with triangles).
     pub has_appearance: bool,
-    /// The image textures as texture objects, for kernels built with `PT_TEXTURE_OBJECTS`.
-    pub texture_objects: Option<TextureObjects>,
 }
 
 impl DeviceScene {
@@ -97,8 +94,6 @@ impl DeviceScene {
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
-        let texture_objects =
-            kernels.texture_objects.then(|| TextureObjects::upload(stream, blob)).transpose()?;
         Ok(DeviceScene {
             payload,
             nodes,
@@ -119,14 +114,12 @@ impl DeviceScene {
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
             has_appearance: !blob.textures.is_empty() || blob.header.env_size[0] != 0,
-            texture_objects,
         })
     }
 
     /// Device memory it holds: the payload and the repacked nodes.
     pub fn bytes(&self) -> u64 {
-        let textures = self.texture_objects.as_ref().map_or(0, |t| t.bytes);
-        (self.payload.len() + self.nodes.len()) as u64 + textures
+        (self.payload.len() + self.nodes.len()) as u64
     }
 
     /// The scene with its nodes rebuilt for `kernels`, for after a kernel reload, whose
