@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 8u
+#define BLOB_FORMAT_VERSION 9u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -23,7 +23,11 @@
 #define BLOB_MATERIAL_METAL 1u
 #define BLOB_MATERIAL_DIELECTRIC 2u
 #define BLOB_MATERIAL_EMISSIVE 3u
+#define BLOB_MATERIAL_PRINCIPLED 4u
 #define BLOB_NO_TEXTURE 0xffffffffu
+#define BLOB_ALPHA_OPAQUE 0u
+#define BLOB_ALPHA_MASK 1u
+#define BLOB_ALPHA_BLEND 2u
 #define BLOB_TEXTURE_IMAGE 0u
 #define BLOB_TEXTURE_CHECKER 1u
 #define BLOB_TEXTURE_NOISE 2u
@@ -75,19 +79,25 @@ static_assert(__builtin_offsetof(GlobalsRecord, env_rotation) == 112, "layout dr
 
 // A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.
 struct __align__(16) MaterialRecord {
-    float4 albedo_roughness; // offset   0: rgb: albedo (Lambert, Metal, an Emissive's diffuse part; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; 0 for the other kinds).
-    float4 emission_ior; // offset  16: rgb: emitted radiance (Emissive: color * strength; 0 for the other kinds). w: index of refraction (Dielectric; 1 for the other kinds).
-    unsigned int kind; // offset  32: MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
-    unsigned int texture; // offset  36: The texture (index into the textures section) multiplying the albedo (and an Emissive's emission), or NO_TEXTURE.
-    unsigned int reserved[2]; // offset  40: Zeros.
+    float4 albedo_roughness; // offset   0: rgb: albedo (Lambert, Metal, an Emissive's diffuse part, a Principled's base colour; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; Principled: its roughness; 0 for the other kinds).
+    float4 emission_ior; // offset  16: rgb: emitted radiance (Emissive: color * strength; Principled: emission * emission_strength; 0 for the other kinds). w: index of refraction (Dielectric, Principled; 1 for the other kinds).
+    float4 pbr; // offset  32: Principled: metallic, transmission, normal scale, alpha. The other kinds: 0, 0, 1, 1.
+    uint4 textures; // offset  48: Textures (indices into the textures section, or NO_TEXTURE) by slot (TEXTURE_SLOT_*): the colour texture, multiplying the albedo (and an Emissive's emission; a Principled's base colour and alpha), then a Principled's metallic-roughness (G roughness, B metallic), emission and tangent-space normal textures.
+    unsigned int kind; // offset  64: MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE or MATERIAL_PRINCIPLED.
+    unsigned int alpha_mode; // offset  68: ALPHA_OPAQUE, ALPHA_MASK or ALPHA_BLEND (Principled; ALPHA_OPAQUE for the other kinds).
+    float alpha_cutoff; // offset  72: ALPHA_MASK: alpha below this is cut out; else 0.
+    unsigned int reserved; // offset  76: Zero.
 };
-static_assert(sizeof(MaterialRecord) == 48, "layout drift");
+static_assert(sizeof(MaterialRecord) == 80, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(MaterialRecord, albedo_roughness) == 0, "layout drift");
 static_assert(__builtin_offsetof(MaterialRecord, emission_ior) == 16, "layout drift");
-static_assert(__builtin_offsetof(MaterialRecord, kind) == 32, "layout drift");
-static_assert(__builtin_offsetof(MaterialRecord, texture) == 36, "layout drift");
-static_assert(__builtin_offsetof(MaterialRecord, reserved) == 40, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, pbr) == 32, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, textures) == 48, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, kind) == 64, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, alpha_mode) == 68, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, alpha_cutoff) == 72, "layout drift");
+static_assert(__builtin_offsetof(MaterialRecord, reserved) == 76, "layout drift");
 #endif
 
 // A texture a material's colour is multiplied by (docs/path-tracing.md, "Textures").

@@ -10,6 +10,7 @@
 #include "params.cuh"
 #include "rng.cuh"
 #include "scatter.cuh"
+#include "shading.cuh"
 #include "shapes.cuh"
 #include "textures.cuh"
 #include "traverse.cuh"
@@ -50,19 +51,67 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     return p;
 }
 
-// A textured material's albedo and emission times its texture at the hit (untouched
-// without a texture). A blob without textures has no textures section (a null
-// pointer), which skips even the material's texture load.
-__device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s,
-                                         float4& albedo_roughness, float4& emission_ior) {
+// A material at a hit, after its textures: what shading reads (CPU: scene.rs
+// `Material::textured`).
+struct Shade {
+    float4 albedo_roughness;
+    float4 emission_ior;
+    // Principled: metallic, transmission, normal scale, alpha.
+    float4 pbr;
+    unsigned int kind;
+};
+
+// A textured material's parameters times its textures at the hit (untouched without a
+// texture): the colour texture multiplies the albedo (and the RTIOW kinds' emission), a
+// Principled's metallic-roughness texture its metallic (B) and roughness (G), its
+// emission texture its emission; its normal map bends `ns` in the surface's tangent
+// frame. A blob without textures has no textures section (a null pointer), which skips
+// even the material's texture load.
+__device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s, Shade& sh,
+                                         float3& ns) {
     if (!params.textures) return;
-    const unsigned int texture = __ldg(&m->texture);
-    if (texture == BLOB_NO_TEXTURE) return;
-    const float2 uv = surface_uv<true>(prim, s);
-    const float3 c = texture_eval(texture, s.point, uv.x, uv.y);
-    albedo_roughness = make_float4(albedo_roughness.x * c.x, albedo_roughness.y * c.y, albedo_roughness.z * c.z,
-                                   albedo_roughness.w);
-    emission_ior = make_float4(emission_ior.x * c.x, emission_ior.y * c.y, emission_ior.z * c.z, emission_ior.w);
+    const uint4 slots = __ldg(&m->textures);
+    if ((slots.x & slots.y & slots.z & slots.w) == BLOB_NO_TEXTURE) return;
+    const float2 uv = surface_uv(prim, s);
+    const bool principled = kPrincipled && sh.kind == BLOB_MATERIAL_PRINCIPLED;
+    if (slots.x != BLOB_NO_TEXTURE) {
+        const float4 c = texture_eval4(slots.x, s.point, uv.x, uv.y);
+        sh.albedo_roughness = make_float4(sh.albedo_roughness.x * c.x, sh.albedo_roughness.y * c.y,
+                                          sh.albedo_roughness.z * c.z, sh.albedo_roughness.w);
+        if (principled) {
+            sh.pbr.w *= c.w;
+        } else {
+            sh.emission_ior = make_float4(sh.emission_ior.x * c.x, sh.emission_ior.y * c.y, sh.emission_ior.z * c.z,
+                                          sh.emission_ior.w);
+        }
+    }
+    if (!principled) return;
+    if (slots.y != BLOB_NO_TEXTURE) {
+        const float3 mr = texture_eval(slots.y, s.point, uv.x, uv.y);
+        sh.albedo_roughness.w *= mr.y;
+        sh.pbr.x *= mr.z;
+    }
+    if (slots.z != BLOB_NO_TEXTURE) {
+        const float3 e = texture_eval(slots.z, s.point, uv.x, uv.y);
+        sh.emission_ior = make_float4(sh.emission_ior.x * e.x, sh.emission_ior.y * e.y, sh.emission_ior.z * e.z,
+                                      sh.emission_ior.w);
+    }
+    if (slots.w != BLOB_NO_TEXTURE) {
+        float3 dpdu, dpdv;
+        surface_dpduv(prim, s, dpdu, dpdv);
+        ns = normal_mapped(texture_eval(slots.w, s.point, uv.x, uv.y), sh.pbr.z, ns, dpdu, dpdv);
+    }
+}
+
+// A Principled material's BSDF parameters.
+__device__ __forceinline__ PrincipledParams principled_params(const Shade& sh) {
+    PrincipledParams p;
+    p.base_color = xyz(sh.albedo_roughness);
+    p.metallic = sh.pbr.x;
+    p.roughness = sh.albedo_roughness.w;
+    p.ior = sh.emission_ior.w;
+    p.transmission = sh.pbr.y;
+    return p;
 }
 
 // One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
@@ -78,10 +127,10 @@ __device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int p
 // the environment sky: the `_appearance` kernels (and `_full`, with the triangle code)
 // run every scene with either; carried in the `_meshes` kernels they cost a scene of
 // triangles alone 8 % (docs/performance.md, "Choices in the code").
-template <bool kNee, bool kMeshes, bool kAppearance>
+template <bool kNee>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
-    const Hit hit = traverse<kMeshes>(p.origin, p.dir);
+    const Hit hit = traverse(p.origin, p.dir);
     if (hit.prim == NO_HIT) {
         float weight = 1.0f;
         // MIS: next-event estimation could have drawn this direction (env_rotation_pdf.z,
@@ -90,42 +139,61 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
             const float light_pdf = params.env_rotation_pdf.z * env_pdf(p.dir);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
-        p.radiance += p.throughput * sky<kAppearance>(p.dir) * weight;
+        p.radiance += p.throughput * sky(p.dir) * weight;
         return false;
     }
-    const Surface s = surface<kMeshes>(hit.prim, p.origin, p.dir, hit.t);
+    const Surface s = surface(hit.prim, p.origin, p.dir, hit.t);
     const bool front_face = dot(p.dir, s.normal) < 0.0f;
     const float3 n = front_face ? s.normal : -s.normal;
     // Scattering and NEE shade with this; `n` decides sides and offsets.
-    const float3 ns = front_face ? s.shading : -s.shading;
+    float3 ns = front_face ? s.shading : -s.shading;
     const MaterialRecord* __restrict__ m = prim_material(hit.prim);
     float weight = 1.0f;
     if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
         if (pick_pdf > 0.0f) {
-            const float light_pdf = pick_pdf * pdf_towards<kMeshes>(hit.prim, p.bounce_point, s);
+            const float light_pdf = pick_pdf * pdf_towards(hit.prim, p.bounce_point, s);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
     }
-    float4 emission_ior = __ldg(&m->emission_ior);
-    float4 albedo_roughness = __ldg(&m->albedo_roughness);
-    if (kAppearance) textured(m, hit.prim, s, albedo_roughness, emission_ior);
-    p.radiance += p.throughput * xyz(emission_ior) * weight;
+    Shade sh;
+    sh.emission_ior = __ldg(&m->emission_ior);
+    sh.albedo_roughness = __ldg(&m->albedo_roughness);
+    sh.kind = __ldg(&m->kind);
+    sh.pbr = kPrincipled ? __ldg(&m->pbr) : make_float4(0.0f, 0.0f, 1.0f, 1.0f);
+    if (kAppearance) textured(m, hit.prim, s, sh, ns);
+    const bool principled = kPrincipled && sh.kind == BLOB_MATERIAL_PRINCIPLED;
+    if (principled) ns = valid_shading_normal(n, -p.dir, ns);
+    p.radiance += p.throughput * xyz(sh.emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
-    const Bounce bounce = scatter(__ldg(&m->kind), albedo_roughness, emission_ior.w, p.dir, ns, front_face, r);
+    const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, ns, front_face, r)
+                                     : scatter(sh.kind, sh.albedo_roughness, sh.emission_ior.w, p.dir, ns, front_face, r);
     if (bounce.absorbed) return false;
-    // Around a shading normal a diffuse direction can point into the surface: the path
-    // ends (with ns == n it never does).
+    // Around a shading normal a direction can leave on the wrong side of the surface (a
+    // reflection into it, a refraction out of it): the path ends, so no light leaks
+    // through (with ns == n a diffuse bounce never does).
     if (bounce.diffuse && dot(bounce.dir, n) <= 0.0f) return false;
+    if (kPrincipled && bounce.principled && bounce.transmitted == (dot(bounce.dir, n) > 0.0f)) return false;
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
-    if (kNee && bounce.diffuse) {
+    if (kNee && (bounce.diffuse || (principled && !principled_is_delta(principled_params(sh))))) {
         const float u_pick = next_f32(p.rng);
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
-        p.radiance +=
-            p.throughput * direct_light<kMeshes, kAppearance>(s.point, next_origin, ns, n, xyz(albedo_roughness), u_pick, u1, u2, rays);
-        p.bsdf_pdf = fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI;
+        NeeBsdf nb;
+        nb.albedo = xyz(sh.albedo_roughness);
+        nb.principled = principled;
+        if (principled) {
+            nb.p = principled_params(sh);
+            nb.wo = -p.dir;
+            nb.entering = front_face;
+        }
+        // Lights are sampled on the side the path came from; a refracted bounce that
+        // reaches one counts it fully (bsdf_pdf 0), as NEE could not have drawn it.
+        const float3 o = bounce.transmitted ? offset_ray_origin(s, n) : next_origin;
+        p.radiance += p.throughput * direct_light(s.point, o, ns, n, nb, u_pick, u1, u2, rays);
+        p.bsdf_pdf = bounce.diffuse ? fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI
+                                    : (bounce.transmitted ? 0.0f : bounce.pdf);
     }
     p.throughput *= bounce.attenuation;
     const float max_throughput = max_component(p.throughput);
@@ -149,11 +217,11 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
 }
 
 // One whole camera sample, as the CPU's trace_sample.
-template <bool kNee, bool kMeshes, bool kAppearance>
+template <bool kNee>
 __device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int sample_index, unsigned int seed_hash,
                                                unsigned int& rays) {
     Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
-    while (p.depth < params.max_depth && extend_path<kNee, kMeshes, kAppearance>(p, rays)) ++p.depth;
+    while (p.depth < params.max_depth && extend_path<kNee>(p, rays)) ++p.depth;
     return sample_value(p);
 }

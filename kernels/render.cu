@@ -7,6 +7,7 @@
 //   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
+//   PT_FEATURES=bits         the scene features compiled in (features.cuh; set by the host)
 
 #include "arch.cuh"
 #include "film.cuh"
@@ -25,7 +26,7 @@
 // loop are one loop, and a lane whose path ended starts its next sample at once. A warp
 // then runs for the largest total number of segments among its lanes instead of the sum
 // over samples of the longest path of each.
-template <bool kNee, bool kMeshes, bool kAppearance>
+template <bool kNee>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int& rays) {
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
@@ -34,7 +35,7 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
     unsigned int s = 0;
     Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
     for (;;) {
-        if (p.depth < params.max_depth && extend_path<kNee, kMeshes, kAppearance>(p, rays)) {
+        if (p.depth < params.max_depth && extend_path<kNee>(p, rays)) {
             ++p.depth;
             continue;
         }
@@ -46,13 +47,13 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
 }
 #else
 // One thread per pixel, its samples one after another: the simplest fast schedule.
-template <bool kNee, bool kMeshes, bool kAppearance>
+template <bool kNee>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int& rays) {
     const unsigned int seed_hash = pcg_hash(params.seed);
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
     for (unsigned int s = 0; s < params.samples; ++s) {
-        sum += trace_sample<kNee, kMeshes, kAppearance>(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
+        sum += trace_sample<kNee>(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
     }
     return sum;
 }
@@ -60,7 +61,7 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
 
 // Adds params.samples samples to every pixel of the film: one thread per pixel, blocks
 // of PT_BLOCK_W x PT_BLOCK_H pixels (neighbouring rays take similar BVH paths).
-template <bool kNee, bool kMeshes, bool kAppearance>
+template <bool kNee>
 __device__ __forceinline__ void render_film() {
     const unsigned int x = blockIdx.x * PT_BLOCK_W + threadIdx.x;
     const unsigned int y = blockIdx.y * PT_BLOCK_H + threadIdx.y;
@@ -68,40 +69,21 @@ __device__ __forceinline__ void render_film() {
     // No early return: count_rays needs every lane of the warp.
     if (x < params.width && y < params.height) {
         const unsigned int pixel_index = y * params.width + x;
-        accumulate(pixel_index, render_pixel<kNee, kMeshes, kAppearance>(x, y, pixel_index, rays));
+        accumulate(pixel_index, render_pixel<kNee>(x, y, pixel_index, rays));
     }
     count_rays(rays);
 }
 
-// Without next-event estimation: scenes without lights, and --no-nee. `_meshes`: for
-// scenes with triangles (shapes.cuh says why the others run without their code).
+// The two render kernels of a module: without next-event estimation (scenes without
+// lights, and --no-nee) and with it over params.light_count > 0 lights. Everything else
+// a scene may need (triangles, textures, the principled material...) is a feature of the
+// module (features.cuh): the host compiles one module per set of features a scene uses,
+// so a scene pays only for its own.
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render() {
-    render_film<false, false, false>();
+    render_film<false>();
 }
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_meshes() {
-    render_film<false, true, false>();
-}
-
-// With next-event estimation over params.light_count > 0 lights.
 extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit() {
-    render_film<true, false, false>();
-}
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_meshes() {
-    render_film<true, true, false>();
-}
-// `_appearance`: for scenes with textures or an environment sky; `_full` for those with
-// triangles too.
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_appearance() {
-    render_film<false, false, true>();
-}
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_appearance() {
-    render_film<true, false, true>();
-}
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_full() {
-    render_film<false, true, true>();
-}
-extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER_SM) render_lit_full() {
-    render_film<true, true, true>();
+    render_film<true>();
 }
 
 // The render kernel's nodes from the blob's two node sections: node i of `count`

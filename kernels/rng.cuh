@@ -35,3 +35,17 @@ __device__ __forceinline__ unsigned int next_u32(Rng& rng) {
 
 // Uniform in [0, 1) from the top 24 bits: every value is exactly representable.
 __device__ __forceinline__ float next_f32(Rng& rng) { return (float)(next_u32(rng) >> 8) * 0x1p-24f; }
+
+// A uniform float in [0, 1) fixed by a ray and a primitive: the threshold a Blend
+// surface's alpha is held against inside traversal (stochastic transparency), so the
+// closest-hit and shadow queries need no random stream (CPU: rng.rs `ray_hash`).
+__device__ __forceinline__ float ray_hash(float3 origin, float3 dir, unsigned int prim) {
+    unsigned int h = pcg_hash(prim);
+    h = pcg_hash(h ^ __float_as_uint(origin.x));
+    h = pcg_hash(h ^ __float_as_uint(origin.y));
+    h = pcg_hash(h ^ __float_as_uint(origin.z));
+    h = pcg_hash(h ^ __float_as_uint(dir.x));
+    h = pcg_hash(h ^ __float_as_uint(dir.y));
+    h = pcg_hash(h ^ __float_as_uint(dir.z));
+    return (float)(h >> 8) * 0x1p-24f;
+}

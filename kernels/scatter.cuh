@@ -12,6 +12,7 @@
 #include "constants.cuh"
 #include "environment.cuh"
 #include "params.cuh"
+#include "principled.cuh"
 #include "rng.cuh"
 #include "vec3.cuh"
 
@@ -38,23 +39,28 @@ struct Bounce {
     float3 dir;
     float3 attenuation;
     bool absorbed;
-    // The Lambert lobe: the one next-event estimation applies to.
+    // The Lambert lobe: it must leave on the side of the geometric normal.
     bool diffuse;
+    // A Principled bounce: it must leave on the side it chose (`transmitted` or not),
+    // and `pdf` weighs an emitter it reaches by MIS (0 for a delta lobe).
+    bool principled;
+    bool transmitted;
+    float pdf;
 };
 
 // The random numbers drawn at every bounce, whichever lobe uses them.
 struct ScatterRandoms {
+    // Picks a Principled material's lobe; the RTIOW kinds draw it and leave it.
+    float lobe;
     float r1;
     float r2;
     float fresnel;
 };
 
-// Draws them, after one number no kind uses: it picked a lobe when materials were
-// blends of lobes, and drawing it still keeps every stream, so every image, as it was
-// (docs/path-tracing.md, "One sample").
+// Draws them (docs/path-tracing.md, "One sample").
 __device__ __forceinline__ ScatterRandoms draw_scatter_randoms(Rng& rng) {
-    next_f32(rng);
     ScatterRandoms r;
+    r.lobe = next_f32(rng);
     r.r1 = next_f32(rng);
     r.r2 = next_f32(rng);
     r.fresnel = next_f32(rng);
@@ -94,12 +100,30 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
     // A dielectric's albedo lanes hold 1.
     b.attenuation = xyz(albedo_roughness);
     b.diffuse = lambert;
+    b.principled = false;
+    b.transmitted = false;
+    b.pdf = 0.0f;
+    return b;
+}
+
+// A Principled material's bounce (`p` its parameters after textures): the glTF BSDF's
+// sample (principled.cuh).
+__device__ __forceinline__ Bounce scatter_principled(const PrincipledParams& p, float3 dir, float3 n, bool front_face,
+                                                     ScatterRandoms r) {
+    Bounce b;
+    BsdfSample s;
+    b.absorbed = !principled_sample(p, -dir, n, front_face, r.lobe, r.r1, r.r2, r.fresnel, s);
+    b.dir = s.wi;
+    b.attenuation = s.weight;
+    b.diffuse = false;
+    b.principled = true;
+    b.transmitted = s.transmitted;
+    b.pdf = s.pdf;
     return b;
 }
 
 // Radiance of a ray leaving the scene along unit `dir`: the environment's, or
 // lerp(bottom, top, 0.5 (dir.y + 1)).
-template <bool kAppearance>
 __device__ __forceinline__ float3 sky(float3 dir) {
     // The environment's code is in the `_appearance` and `_full` kernels only (path.cuh).
     if (kAppearance && params.env_size.x != 0u) return env_radiance(dir);

@@ -133,6 +133,24 @@ __device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, u
     return make_float2(uv01.x * b0 + uv01.z * b1 + uv2.x * b2, uv01.y * b0 + uv01.w * b1 + uv2.y * b2);
 }
 
+// The directions in which the texture coordinates grow, from the edges and their
+// coordinates (per triangle); the edges themselves without coordinates or when they are
+// degenerate.
+__device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, unsigned int i, float3& dpdu,
+                                               float3& dpdv) {
+    const float3 e1 = v1 - v0, e2 = v2 - v0;
+    dpdu = e1;
+    dpdv = e2;
+    if (!params.triangle_uvs) return;
+    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
+    const float d1x = uv01.z - uv01.x, d1y = uv01.w - uv01.y, d2x = uv2.x - uv01.x, d2y = uv2.y - uv01.y;
+    const float det = d1x * d2y - d2x * d1y;
+    if (!(fabsf(det) >= 1e-20f && fabsf(det) < PT_INFINITY)) return;
+    const float inv = 1.0f / det;
+    dpdu = (e1 * d2y - e2 * d1y) * inv;
+    dpdv = (e2 * d1x - e1 * d2x) * inv;
+}
+
 __device__ __forceinline__ bool triangle_sample(float3 v0, float3 v1, float3 v2, float3 p, float3 o, float u1,
                                                 float u2, LightSample& s) {
     const float root = sqrtf(u1);

@@ -15,6 +15,8 @@
 
 #include "blob_layout.cuh"
 #include "params.cuh"
+#include "rng.cuh"
+#include "textures.cuh"
 
 #define NO_HIT 0xffffffffu
 
@@ -65,6 +67,10 @@ __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 o
 // first hit other than `skip`. The loop stays rolled: most leaves hold one primitive,
 // and unrolled (by 4, NVRTC's choice) a one-primitive leaf spent more instructions on
 // remainder handling than on its test (docs/performance.md, "Choices in the code").
+// Whether the ray's hit at `t` on primitive `prim` falls where its material's alpha cuts
+// the surface out (defined below, with the materials).
+__device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3 dir, float t);
+
 template <unsigned int kKind, bool kAnyHit>
 __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end, float3 origin, float3 dir,
                                            float& t_max, unsigned int& closest, unsigned int skip) {
@@ -74,6 +80,8 @@ __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end,
         float t;
         if (kAnyHit && (kind_bits | i) == skip) continue;
         if (hit_prim<kKind>(i, origin, dir, t_max, t)) {
+            // The any-hit test of alpha-cut surfaces, in the kernels with `kAlpha` only.
+            if (kAlpha && cut_out(kind_bits | i, origin, dir, t)) continue;
             if (kAnyHit) return true;
             t_max = t;
             closest = kind_bits | i;
@@ -84,7 +92,7 @@ __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end,
 
 // The primitives of leaf link `leaf` against the ray, as leaf_prims: the one switch
 // over kinds for leaves.
-template <bool kAnyHit, bool kMeshes>
+template <bool kAnyHit>
 __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, float3 dir, float& t_max,
                                           unsigned int& closest, unsigned int skip) {
     const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
@@ -103,22 +111,19 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
 
 // Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
 // `t_closest` and sets `closest` to its primitive reference.
-template <bool kMeshes>
 __device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
                                                unsigned int& closest) {
-    leaf_hits<false, kMeshes>(leaf, origin, dir, t_closest, closest, NO_HIT);
+    leaf_hits<false>(leaf, origin, dir, t_closest, closest, NO_HIT);
 }
 
 // True when a primitive of leaf link `leaf` other than `skip` is hit in (0, t_max).
-template <bool kMeshes>
 __device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, float3 dir, float t_max,
                                               unsigned int skip) {
     unsigned int unused = NO_HIT;
-    return leaf_hits<true, kMeshes>(leaf, origin, dir, t_max, unused, skip);
+    return leaf_hits<true>(leaf, origin, dir, t_max, unused, skip);
 }
 
 // The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
-template <bool kMeshes>
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
@@ -146,7 +151,6 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
 // Next-event estimation: a direction from surface point `p` towards emissive primitive
 // `prim`, for a shadow ray from `o` (`p` offset off its surface); false when `p` sees
 // none of it.
-template <bool kMeshes>
 __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, float3 o, float u1, float u2,
                                                LightSample& s) {
     const unsigned int i = prim_index(prim);
@@ -168,7 +172,6 @@ __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, floa
 
 // The solid-angle density with which light sampling from `from` picks the direction
 // that reaches `hit` on primitive `prim`, given that its light was picked.
-template <bool kMeshes>
 __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, const Surface& hit) {
     const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
@@ -188,7 +191,6 @@ __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, con
 }
 
 // The texture coordinates of `hit` on primitive `prim` (docs/path-tracing.md, "Textures").
-template <bool kMeshes>
 __device__ __forceinline__ float2 surface_uv(unsigned int prim, const Surface& hit) {
     const unsigned int i = prim_index(prim);
     switch (prim_kind(prim)) {
@@ -207,6 +209,33 @@ __device__ __forceinline__ float2 surface_uv(unsigned int prim, const Surface& h
     __builtin_unreachable();
 }
 
+// The directions in which surface_uv's u and v grow at `hit` on primitive `prim`, not
+// normalised: a normal map's tangent frame (CPU: `CpuShape::dpduv`).
+__device__ __forceinline__ void surface_dpduv(unsigned int prim, const Surface& hit, float3& dpdu, float3& dpdv) {
+    const unsigned int i = prim_index(prim);
+    switch (prim_kind(prim)) {
+        case BLOB_PRIM_SPHERE: {
+            const float3 n = hit.normal;
+            dpdu = make_float3(-n.z, 0.0f, n.x);
+            dpdv = cross(n, dpdu);
+            return;
+        }
+        case BLOB_PRIM_BOX: {
+            const float3 n = fabs3(hit.normal);
+            dpdu = n.x > 0.5f ? make_float3(0.0f, 0.0f, 1.0f) : make_float3(1.0f, 0.0f, 0.0f);
+            dpdv = n.y > 0.5f ? make_float3(0.0f, 0.0f, 1.0f) : make_float3(0.0f, -1.0f, 0.0f);
+            return;
+        }
+        case BLOB_PRIM_TRIANGLE: {
+            if (!kMeshes) __builtin_unreachable();
+            const TriangleRecord* tri = triangle_at(i);
+            triangle_dpduv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, dpdu, dpdv);
+            return;
+        }
+    }
+    __builtin_unreachable();
+}
+
 // The slot of primitive `prim` in the per-primitive sections: every kind's primitives,
 // kind after kind, so a kind's first one is at kind_first[kind].
 __device__ __forceinline__ unsigned int prim_slot(unsigned int prim) {
@@ -218,4 +247,22 @@ __device__ __forceinline__ unsigned int prim_slot(unsigned int prim) {
 // The material of primitive `prim`.
 __device__ __forceinline__ const MaterialRecord* prim_material(unsigned int prim) {
     return params.materials + __ldg(&params.prim_materials[prim_slot(prim)]);
+}
+
+// Alpha-cut surfaces (docs/path-tracing.md, "Alpha"): the hit is cut out where the
+// material's alpha (its `alpha` times its colour texture's) is below the cutoff (Mask),
+// or below a number the ray hashes to (Blend: transparent with probability 1 - alpha).
+__device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3 dir, float t) {
+    const MaterialRecord* m = prim_material(prim);
+    const unsigned int mode = __ldg(&m->alpha_mode);
+    if (mode == BLOB_ALPHA_OPAQUE) return false;
+    const float threshold = mode == BLOB_ALPHA_MASK ? __ldg(&m->alpha_cutoff) : ray_hash(origin, dir, prim);
+    float alpha = __ldg(&m->pbr).w;
+    const unsigned int colour = __ldg(&m->textures).x;
+    if (colour != BLOB_NO_TEXTURE) {
+        const Surface hit = surface(prim, origin, dir, t);
+        const float2 uv = surface_uv(prim, hit);
+        alpha *= texture_eval4(colour, hit.point, uv.x, uv.y).w;
+    }
+    return alpha < threshold;
 }

@@ -12,7 +12,7 @@
 // Bilinear between the four texels around (u, v) (texel centres at half-integers, v
 // down from the top row), repeating or clamping at the edges; `image` is the record's
 // (first texel, width, height, wrap).
-__device__ __forceinline__ float3 texture_image(uint4 image, float u, float v) {
+__device__ __forceinline__ float4 texture_image(uint4 image, float u, float v) {
     const unsigned int first = image.x, width = image.y, height = image.z;
     const bool clamp = image.w == BLOB_WRAP_CLAMP;
     if (clamp) {
@@ -41,10 +41,10 @@ __device__ __forceinline__ float3 texture_image(uint4 image, float u, float v) {
         iy1 = ((iy + 1) % h + h) % h;
     }
     const float4* t = params.texels + first;
-    const float3 t00 = xyz(__ldg(&t[iy0 * width + ix0])), t10 = xyz(__ldg(&t[iy0 * width + ix1]));
-    const float3 t01 = xyz(__ldg(&t[iy1 * width + ix0])), t11 = xyz(__ldg(&t[iy1 * width + ix1]));
-    const float3 top = t00 * (1.0f - fx) + t10 * fx;
-    const float3 bottom = t01 * (1.0f - fx) + t11 * fx;
+    const float4 t00 = __ldg(&t[iy0 * width + ix0]), t10 = __ldg(&t[iy0 * width + ix1]);
+    const float4 t01 = __ldg(&t[iy1 * width + ix0]), t11 = __ldg(&t[iy1 * width + ix1]);
+    const float4 top = t00 * (1.0f - fx) + t10 * fx;
+    const float4 bottom = t01 * (1.0f - fx) + t11 * fx;
     return top * (1.0f - fy) + bottom * fy;
 }
 
@@ -100,13 +100,20 @@ __device__ __forceinline__ float turbulence(float3 p) {
     return fabsf(accum);
 }
 
-// Texture `index`'s colour at world point `p` with texture coordinates (u, v).
-__device__ __forceinline__ float3 texture_eval(unsigned int index, float3 p, float u, float v) {
+// Texture `index`'s colour at world point `p` with texture coordinates (u, v), and its
+// alpha: an image's alpha channel (1 where it has none), 1 for the procedural textures.
+__device__ __forceinline__ float4 texture_eval4(unsigned int index, float3 p, float u, float v) {
     const TextureRecord* t = params.textures + index;
     const unsigned int kind = __ldg(&t->kind);
     if (kind == BLOB_TEXTURE_IMAGE) return texture_image(__ldg(&t->image), u, v);
     const float4 a = __ldg(&t->a);
-    if (kind == BLOB_TEXTURE_CHECKER) return texture_checker(a, __ldg(&t->b), p);
+    if (kind == BLOB_TEXTURE_CHECKER) return make_float4(texture_checker(a, __ldg(&t->b), p), 1.0f);
+    if (kind != BLOB_TEXTURE_NOISE) __builtin_unreachable();
     const float n = 0.5f * (1.0f + sinf(a.x * p.z + 10.0f * turbulence(p)));
-    return make_float3(n, n, n);
+    return make_float4(n, n, n, 1.0f);
+}
+
+// Texture `index`'s colour (texture_eval4 without alpha).
+__device__ __forceinline__ float3 texture_eval(unsigned int index, float3 p, float u, float v) {
+    return xyz(texture_eval4(index, p, u, v));
 }

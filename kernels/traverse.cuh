@@ -88,7 +88,6 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
 // lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (the
 // min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
-template <bool kMeshes>
 __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
@@ -100,7 +99,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            intersect_leaf<kMeshes>(node, origin, dir, t_closest, closest);
+            intersect_leaf(node, origin, dir, t_closest, closest);
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_closest);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -135,7 +134,6 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
 // True when a primitive other than `skip` lies on the ray in (0, t_max): the shadow-ray
 // query, which stops at the first blocker (one "ray"). Same walk as traverse, without
 // the entry distances: any blocker will do, so there is no closer hit to prune by.
-template <bool kMeshes>
 __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
@@ -144,7 +142,7 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (occludes_leaf<kMeshes>(node, origin, dir, t_max, skip)) return true;
+            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_max);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -160,20 +158,18 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
     }
 }
 
-template <bool kMeshes>
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
 #if PT_WIDE_BVH
-    return traverse_wide<kMeshes>(origin, dir);
+    return traverse_wide(origin, dir);
 #else
-    return traverse_binary<kMeshes>(origin, dir);
+    return traverse_binary(origin, dir);
 #endif
 }
 
-template <bool kMeshes>
 __device__ __forceinline__ bool occluded(float3 origin, float3 dir, float t_max, unsigned int skip) {
 #if PT_WIDE_BVH
-    return occluded_wide<kMeshes>(origin, dir, t_max, skip);
+    return occluded_wide(origin, dir, t_max, skip);
 #else
-    return occluded_binary<kMeshes>(origin, dir, t_max, skip);
+    return occluded_binary(origin, dir, t_max, skip);
 #endif
 }

@@ -107,7 +107,6 @@ __device__ __forceinline__ void sort8(unsigned int k[8]) {
 // The closest hit, nearest child first. The stack holds (link, entry-distance bits);
 // a node pushes at most count - 1 entries and the builder bounds the sum of count - 1
 // along every root-to-leaf path by BLOB_MAX_BVH_DEPTH, so the stack cannot overflow.
-template <bool kMeshes>
 __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
     const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
@@ -118,7 +117,7 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            intersect_leaf<kMeshes>(node, origin, dir, t_closest, closest);
+            intersect_leaf(node, origin, dir, t_closest, closest);
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
@@ -155,7 +154,6 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
 
 // Any blocker other than `skip` in (0, t_max): no order is needed, so hit children are
 // pushed as they come.
-template <bool kMeshes>
 __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
     const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
@@ -164,7 +162,7 @@ __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (occludes_leaf<kMeshes>(node, origin, dir, t_max, skip)) return true;
+            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];

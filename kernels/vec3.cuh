@@ -22,6 +22,13 @@ __device__ __forceinline__ float3 cross(float3 a, float3 b) {
     return make_float3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 
+// float4 (bilinear texel blends, rgb and alpha together).
+__device__ __forceinline__ float4 operator+(float4 a, float4 b) {
+    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+__device__ __forceinline__ float4 operator*(float4 a, float s) { return make_float4(a.x * s, a.y * s, a.z * s, a.w * s); }
+__device__ __forceinline__ float4 make_float4(float3 v, float w) { return make_float4(v.x, v.y, v.z, w); }
+
 // `v / |v|` with one reciprocal square root instead of a sqrt and three divisions.
 __device__ __forceinline__ float3 normalize(float3 v) { return v * rsqrtf(dot(v, v)); }
 

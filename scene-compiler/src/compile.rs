@@ -191,7 +191,7 @@ fn same_lights_and_emission(a: &Scene, b: &Scene) -> bool {
         && a.materials
             .iter()
             .zip(&b.materials)
-            .all(|(x, y)| emission(x) == emission(y) && x.texture == y.texture)
+            .all(|(x, y)| emission(x) == emission(y) && x.texture == y.texture && x.maps == y.maps)
 }
 
 /// Whether a BVH over `a`'s primitives can be refitted to `b`'s: as many of each kind

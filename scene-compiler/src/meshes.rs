@@ -29,6 +29,7 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
                 name: format!("{}#{}", mesh.file, m.name),
                 kind: m.kind,
                 texture: m.texture.clone(),
+                maps: m.maps.clone(),
             }));
         }
         expanded.triangles.extend(triangles(mesh, first_material));

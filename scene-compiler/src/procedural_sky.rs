@@ -87,7 +87,7 @@ pub fn sky(p: &SkyParams) -> LinearImage {
             texels.push((sum / (N * N) as f32).to_array());
         }
     }
-    LinearImage { width, height, texels }
+    LinearImage { width, height, texels, alpha: Vec::new() }
 }
 
 /// Writes `image` as OpenEXR (`.exr`, 32-bit float RGB) or Radiance HDR (`.hdr`), by

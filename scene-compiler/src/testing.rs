@@ -57,7 +57,7 @@ pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(V
         materials: materials
             .iter()
             .enumerate()
-            .map(|(i, &kind)| Material { name: format!("m{i}"), kind, texture: None })
+            .map(|(i, &kind)| Material::new(format!("m{i}"), kind))
             .collect(),
         spheres: spheres
             .iter()

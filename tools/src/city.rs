@@ -220,12 +220,10 @@ pub fn scene(size: u32, values: &[u8], image: &str, path: PathBuf) -> Scene {
         (f32::from(MID_RISE), "concrete", lambert(0.72, 0.70, 0.66)),
         (f32::from(TOWER), "glass", MaterialKind::Metal { albedo: Vec3::new(0.55, 0.65, 0.75), fuzz: 0.05 }),
     ];
-    let mut materials: Vec<Material> = palette
-        .iter()
-        .map(|(_, name, kind)| Material { name: (*name).into(), kind: *kind, texture: None })
-        .collect();
+    let mut materials: Vec<Material> =
+        palette.iter().map(|(_, name, kind)| Material::new(*name, *kind)).collect();
     const GROUND: u32 = 5;
-    materials.push(Material { name: "ground".into(), kind: lambert(0.36, 0.38, 0.3), texture: None });
+    materials.push(Material::new("ground", lambert(0.36, 0.38, 0.3)));
     let bands = palette
         .iter()
         .enumerate()

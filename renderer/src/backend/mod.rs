@@ -10,6 +10,7 @@
 pub mod constants;
 pub mod cpu;
 pub mod cuda;
+pub mod features;
 pub mod multi;
 pub mod select;
 pub mod sums;

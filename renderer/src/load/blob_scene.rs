@@ -8,9 +8,10 @@
 use glam::Vec3;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
-    LIGHT_DIRECTIONAL, LIGHT_POINT, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TextureRecord, WRAP_CLAMP,
+    LIGHT_DIRECTIONAL, LIGHT_POINT, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_SLOT_COLOR,
+    TEXTURE_SLOT_EMISSION, TEXTURE_SLOT_METALLIC_ROUGHNESS, TEXTURE_SLOT_NORMAL, TextureRecord, WRAP_CLAMP,
 };
-use scene_compiler::scene::{Light, Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
+use scene_compiler::scene::{Light, Maps, Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
 use scene_compiler::shapes::Shape;
 use scene_compiler::with_shape;
 
@@ -22,10 +23,18 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
         .materials
         .iter()
         .enumerate()
-        .map(|(i, m)| Material {
-            name: format!("material{i}"),
-            kind: MaterialKind::from_record(m).expect("BlobView::parse checks every material record"),
-            texture: view.textures.get(m.texture as usize).map(|t| texture(view, t)),
+        .map(|(i, m)| {
+            let slot = |s: usize| view.textures.get(m.textures[s] as usize).map(|t| texture(view, t));
+            Material {
+                name: format!("material{i}"),
+                kind: MaterialKind::from_record(m).expect("BlobView::parse checks every material record"),
+                texture: slot(TEXTURE_SLOT_COLOR),
+                maps: Maps {
+                    metallic_roughness: slot(TEXTURE_SLOT_METALLIC_ROUGHNESS),
+                    emission: slot(TEXTURE_SLOT_EMISSION),
+                    normal: slot(TEXTURE_SLOT_NORMAL),
+                },
+            }
         })
         .collect();
     // Area lights are derived from emissive materials; only the scene's own lights
@@ -93,6 +102,12 @@ fn texture(view: &BlobView<'_>, t: &TextureRecord) -> Texture {
                 width,
                 height,
                 texels: texels.iter().map(|&[r, g, b, _]| [r, g, b]).collect(),
+                // Opaque images were stored with alpha 1.
+                alpha: if texels.iter().all(|t| t[3] == 1.0) {
+                    Vec::new()
+                } else {
+                    texels.iter().map(|t| t[3]).collect()
+                },
             };
             Texture::Image {
                 file: format!("texture{first}"),

@@ -5,7 +5,9 @@
 
 use eframe::egui::{self, DragValue, RichText};
 use glam::Vec3;
-use scene_compiler::scene::{Cuboid, Material, MaterialKind, Scene, Sphere, Terrain, TerrainSurface};
+use scene_compiler::scene::{
+    AlphaMode, Cuboid, Material, MaterialKind, Principled, Scene, Sphere, Terrain, TerrainSurface,
+};
 
 use super::ViewApp;
 use super::edit::EditKey;
@@ -249,5 +251,60 @@ fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
             let b = labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4));
             a | b | color(ui, "albedo", albedo)
         }
+        MaterialKind::Principled(p) => principled_editor(ui, p),
     }
+}
+
+/// A Principled material's factors (its textures are the texture rows'); true when one
+/// changed.
+fn principled_editor(ui: &mut egui::Ui, p: &mut Principled) -> bool {
+    let unit = |ui: &mut egui::Ui, name: &str, v: &mut f32| {
+        labelled_drag(ui, name, DragValue::new(v).speed(0.01).range(0.0..=1.0))
+    };
+    let mut changed = color_row(ui, "base colour", &mut p.base_color);
+    changed |= unit(ui, "metallic", &mut p.metallic);
+    changed |= unit(ui, "roughness", &mut p.roughness);
+    changed |= labelled_drag(ui, "ior", DragValue::new(&mut p.ior).speed(0.01).range(1.0..=4.0));
+    changed |= unit(ui, "transmission", &mut p.transmission);
+    changed |= color_row(ui, "emission", &mut p.emission);
+    changed |= labelled_drag(
+        ui,
+        "emission strength",
+        DragValue::new(&mut p.emission_strength).speed(0.05).range(0.0..=1e4),
+    );
+    changed |=
+        labelled_drag(ui, "normal scale", DragValue::new(&mut p.normal_scale).speed(0.01).range(0.0..=4.0));
+    changed |= unit(ui, "alpha", &mut p.alpha);
+    changed |= alpha_mode_row(ui, &mut p.alpha_mode);
+    changed
+}
+
+/// The alpha mode: a combo of the three, and a Mask's cutoff.
+fn alpha_mode_row(ui: &mut egui::Ui, mode: &mut AlphaMode) -> bool {
+    let label = ui.label("alpha mode");
+    let names = ["Opaque", "Mask", "Blend"];
+    let current = match mode {
+        AlphaMode::Opaque => 0,
+        AlphaMode::Mask(_) => 1,
+        AlphaMode::Blend => 2,
+    };
+    let mut chosen = current;
+    egui::ComboBox::from_id_salt("alpha mode")
+        .selected_text(names[current])
+        .show_ui(ui, |ui| {
+            for (i, name) in names.iter().enumerate() {
+                ui.selectable_value(&mut chosen, i, *name);
+            }
+        })
+        .response
+        .labelled_by(label.id);
+    ui.end_row();
+    let mut changed = chosen != current;
+    if changed {
+        *mode = [AlphaMode::Opaque, AlphaMode::Mask(0.5), AlphaMode::Blend][chosen];
+    }
+    if let AlphaMode::Mask(cutoff) = mode {
+        changed |= labelled_drag(ui, "alpha cutoff", DragValue::new(cutoff).speed(0.01).range(0.0..=1.0));
+    }
+    changed
 }

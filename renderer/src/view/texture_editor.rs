@@ -272,7 +272,7 @@ mod tests {
 
     fn image(width: u32, height: u32, texel: impl Fn(u32, u32) -> [f32; 3]) -> TextureImage {
         let texels = (0..height).flat_map(|y| (0..width).map(move |x| (x, y))).map(|(x, y)| texel(x, y));
-        TextureImage { path: "t.png".into(), width, height, texels: texels.collect() }
+        TextureImage { path: "t.png".into(), width, height, texels: texels.collect(), alpha: Vec::new() }
     }
 
     #[test]

@@ -18,7 +18,8 @@ use cpu_support::{compile, job, pinhole, render, scene};
 /// white sky, seen from above through `camera`.
 fn textured_floor(camera: scene_compiler::scene::Camera, kind: MaterialKind, texture: Texture) -> Scene {
     let mut s = scene(camera, Sky::Constant(Vec3::ONE), &[], &[]);
-    s.materials = vec![Material { name: "floor".into(), kind, texture: Some(texture) }];
+    s.materials =
+        vec![Material { name: "floor".into(), kind, texture: Some(texture), maps: Default::default() }];
     s.boxes =
         vec![Cuboid { min: Vec3::new(-50.0, -1.0, -50.0), max: Vec3::new(50.0, 0.5, 50.0), material: 0 }];
     s
@@ -77,6 +78,7 @@ fn two_by_two() -> Arc<TextureImage> {
         width: 2,
         height: 2,
         texels: vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]],
+        alpha: Vec::new(),
     })
 }
 
@@ -121,14 +123,20 @@ fn image_lookups_are_bilinear_between_texel_centres() {
 fn a_sphere_shows_its_image_centre_column_towards_plus_z() {
     // Four columns: the texel under u = 0.5 (x in [0.5 w - 0.5, 0.5 w + 0.5)) decides.
     let columns = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]];
-    let image =
-        Arc::new(TextureImage { path: "procedural".into(), width: 4, height: 1, texels: columns.to_vec() });
+    let image = Arc::new(TextureImage {
+        path: "procedural".into(),
+        width: 4,
+        height: 1,
+        texels: columns.to_vec(),
+        alpha: Vec::new(),
+    });
     let camera = pinhole(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 1e-3);
     let mut s = scene(camera, Sky::Constant(Vec3::ZERO), &[], &[(Vec3::ZERO, 1.0, 0)]);
     s.materials = vec![Material {
         name: "globe".into(),
         kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0, albedo: Vec3::ZERO },
         texture: Some(Texture::Image { file: "t.png".into(), image, wrap: Wrap::Repeat }),
+        maps: Default::default(),
     }];
     let blob = compile(&s);
     let (image, _) = render(&blob, &job(&blob, 1, 1, 4, 1, 1));
@@ -156,6 +164,7 @@ fn a_textured_emitter_lights_the_same_with_and_without_nee() {
         name: "floor".into(),
         kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 2.0, albedo: Vec3::ZERO },
         texture: Some(Texture::Checker { size: 0.5, even: Vec3::ONE, odd: Vec3::splat(0.1) }),
+        maps: Default::default(),
     });
     s.boxes = vec![Cuboid { min: Vec3::new(-3.0, -1.0, -3.0), max: Vec3::new(3.0, 0.0, 3.0), material: 1 }];
     let with = cpu_support::estimate(&s, (24, 16), 64, 8, true, 8);

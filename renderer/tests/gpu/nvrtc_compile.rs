@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use renderer::backend::cuda::{KernelOptions, KernelSources, Nvrtc};
+use renderer::backend::features;
 
 /// Turing (T4), Ampere (A10/RTX 30), Hopper (H100/H200).
 const ARCHS: [&str; 3] = ["sm_75", "sm_86", "sm_90"];
@@ -44,24 +45,32 @@ fn kernels_compile_for_every_architecture_and_schedule() {
         None => KernelSources::embedded(),
     };
     for arch in ARCHS {
-        for defines in [&[][..], &["PT_PATH_REGENERATION=0"], &["PT_WIDE_BVH=1"]] {
+        // Every scene feature on and every one off; the schedules with all on.
+        let all = features::all();
+        for (defines, features) in
+            [(&[][..], all), (&[][..], 0), (&["PT_PATH_REGENERATION=0"], all), (&["PT_WIDE_BVH=1"], all)]
+        {
             let cubin = nvrtc
-                .compile(&sources, &options(defines).nvrtc_args(arch))
-                .unwrap_or_else(|e| panic!("{arch} {defines:?}: {e:#}"));
+                .compile(&sources, &options(defines).nvrtc_args(arch, features))
+                .unwrap_or_else(|e| panic!("{arch} {defines:?} {}: {e:#}", features::names(features)));
             assert!(!cubin.image.is_empty());
             // RENDERER_TEST_CUBINS=dir keeps the cubins, for nvdisasm (tools/kernel-sass.sh).
             if let Some(dir) = std::env::var_os("RENDERER_TEST_CUBINS") {
-                let name =
-                    format!("{arch}{}.cubin", defines.iter().map(|d| format!("-{d}")).collect::<String>());
+                let name = format!(
+                    "{arch}{}-{}.cubin",
+                    defines.iter().map(|d| format!("-{d}")).collect::<String>(),
+                    features::names(features)
+                );
                 std::fs::write(Path::new(&dir).join(name), &cubin.image).expect("writing a cubin");
             }
             // Warnings are bugs waiting to happen; the log should hold only ptxas info.
             assert!(
                 !cubin.log.contains("warning"),
-                "{arch} {defines:?} compiled with warnings:\n{}",
+                "{arch} {defines:?} {} compiled with warnings:\n{}",
+                features::names(features),
                 cubin.log
             );
-            println!("--- {arch} {defines:?}");
+            println!("--- {arch} {defines:?} {}", features::names(features));
             for line in cubin
                 .log
                 .lines()
@@ -83,8 +92,9 @@ fn a_kernel_error_names_its_file_and_line() {
     let mut lines: Vec<&str> = scatter.text.lines().collect();
     lines.insert(9, "this is not C++;");
     scatter.text = lines.join("\n");
-    let error =
-        nvrtc.compile(&sources, &options(&[]).nvrtc_args("sm_90")).expect_err("the broken kernel compiled");
+    let error = nvrtc
+        .compile(&sources, &options(&[]).nvrtc_args("sm_90", features::all()))
+        .expect_err("the broken kernel compiled");
     let message = format!("{error:#}");
     assert!(message.contains("kernels/scatter.cuh:10: error"), "no file:line in:\n{message}");
 }

@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -114,16 +114,31 @@ pub const MATERIAL_METAL: u32 = 1;
 pub const MATERIAL_DIELECTRIC: u32 = 2;
 /// Emits; with a non-zero albedo also reflects as Lambert does, else absorbs.
 pub const MATERIAL_EMISSIVE: u32 = 3;
+/// The glTF 2.0 metallic-roughness material (docs/path-tracing.md, "Principled").
+pub const MATERIAL_PRINCIPLED: u32 = 4;
 /// Every material kind by the name the CUDA header gives it (`BLOB_MATERIAL_<name>`):
 /// the header's one list of them.
-pub const MATERIAL_KINDS: [(&str, u32); 4] = [
+pub const MATERIAL_KINDS: [(&str, u32); 5] = [
     ("LAMBERT", MATERIAL_LAMBERT),
     ("METAL", MATERIAL_METAL),
     ("DIELECTRIC", MATERIAL_DIELECTRIC),
     ("EMISSIVE", MATERIAL_EMISSIVE),
+    ("PRINCIPLED", MATERIAL_PRINCIPLED),
 ];
-/// [`MaterialRecord::texture`] of a material without a texture.
+/// A texture slot of [`MaterialRecord::textures`] without a texture.
 pub const NO_TEXTURE: u32 = u32::MAX;
+/// [`MaterialRecord::textures`]: the colour texture (a Principled's base colour), then
+/// a Principled's metallic-roughness, emission and normal textures.
+pub const TEXTURE_SLOT_COLOR: usize = 0;
+pub const TEXTURE_SLOT_METALLIC_ROUGHNESS: usize = 1;
+pub const TEXTURE_SLOT_EMISSION: usize = 2;
+pub const TEXTURE_SLOT_NORMAL: usize = 3;
+/// Alpha modes, [`MaterialRecord::alpha_mode`] (glTF `alphaMode`).
+pub const ALPHA_OPAQUE: u32 = 0;
+/// Cut out where alpha is below [`MaterialRecord::alpha_cutoff`].
+pub const ALPHA_MASK: u32 = 1;
+/// Cut out with probability 1 - alpha (stochastic transparency).
+pub const ALPHA_BLEND: u32 = 2;
 /// Texture kinds, [`TextureRecord::kind`].
 pub const TEXTURE_IMAGE: u32 = 0;
 pub const TEXTURE_CHECKER: u32 = 1;
@@ -204,16 +219,22 @@ blob_record! {
     /// A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.
     #[align(16)]
     pub struct MaterialRecord as "MaterialRecord" {
-        /// rgb: albedo (Lambert, Metal, an Emissive's diffuse part; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; 0 for the other kinds).
+        /// rgb: albedo (Lambert, Metal, an Emissive's diffuse part, a Principled's base colour; 1 for Dielectric). w: roughness in [0, 1] (Metal: its fuzz; Principled: its roughness; 0 for the other kinds).
         pub albedo_roughness: [f32; 4],
-        /// rgb: emitted radiance (Emissive: color * strength; 0 for the other kinds). w: index of refraction (Dielectric; 1 for the other kinds).
+        /// rgb: emitted radiance (Emissive: color * strength; Principled: emission * emission_strength; 0 for the other kinds). w: index of refraction (Dielectric, Principled; 1 for the other kinds).
         pub emission_ior: [f32; 4],
-        /// MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC or MATERIAL_EMISSIVE.
+        /// Principled: metallic, transmission, normal scale, alpha. The other kinds: 0, 0, 1, 1.
+        pub pbr: [f32; 4],
+        /// Textures (indices into the textures section, or NO_TEXTURE) by slot (TEXTURE_SLOT_*): the colour texture, multiplying the albedo (and an Emissive's emission; a Principled's base colour and alpha), then a Principled's metallic-roughness (G roughness, B metallic), emission and tangent-space normal textures.
+        pub textures: [u32; 4],
+        /// MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE or MATERIAL_PRINCIPLED.
         pub kind: u32,
-        /// The texture (index into the textures section) multiplying the albedo (and an Emissive's emission), or NO_TEXTURE.
-        pub texture: u32,
-        /// Zeros.
-        pub reserved: [u32; 2],
+        /// ALPHA_OPAQUE, ALPHA_MASK or ALPHA_BLEND (Principled; ALPHA_OPAQUE for the other kinds).
+        pub alpha_mode: u32,
+        /// ALPHA_MASK: alpha below this is cut out; else 0.
+        pub alpha_cutoff: f32,
+        /// Zero.
+        pub reserved: u32,
     }
 }
 
@@ -592,7 +613,7 @@ mod tests {
         assert_eq!(size_of::<GlobalsRecord>(), 128);
         assert_eq!(size_of::<EnvTexelRecord>(), 16);
         assert_eq!(size_of::<EnvAliasRecord>(), 8);
-        assert_eq!(size_of::<MaterialRecord>(), 48);
+        assert_eq!(size_of::<MaterialRecord>(), 80);
         assert_eq!(size_of::<SphereRecord>(), 16);
         assert_eq!(size_of::<NodeBoxesRecord>(), 48);
         assert_eq!(size_of::<NodeLinksRecord>(), 8);

@@ -805,14 +805,19 @@ fn cast<T: Pod>(bytes: &[u8]) -> &[T] {
 }
 
 /// Why a material record cannot be rendered, if it cannot: its kind and lanes
-/// ([`MaterialKind::from_record`]), then a texture only where the kind takes one and
-/// zeros in the reserved lanes.
+/// ([`MaterialKind::from_record`]), then textures only in the slots the kind takes and
+/// zeros in the reserved lane.
 fn check_material(m: &MaterialRecord, texture_count: usize) -> Result<(), String> {
     let kind = MaterialKind::from_record(m)?;
-    let texture_ok =
-        m.texture == NO_TEXTURE || ((m.texture as usize) < texture_count && kind.takes_texture());
-    if !texture_ok || m.reserved != [0; 2] {
-        return Err(format!("texture {:#x} ({texture_count} textures) or reserved lanes set", m.texture));
+    let takes =
+        |slot: usize| if slot == TEXTURE_SLOT_COLOR { kind.takes_texture() } else { kind.takes_maps() };
+    let texture_ok = m
+        .textures
+        .iter()
+        .enumerate()
+        .all(|(slot, &t)| t == NO_TEXTURE || ((t as usize) < texture_count && takes(slot)));
+    if !texture_ok || m.reserved != 0 {
+        return Err(format!("textures {:x?} ({texture_count} textures) or reserved lane set", m.textures));
     }
     Ok(())
 }

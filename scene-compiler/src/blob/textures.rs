@@ -1,16 +1,17 @@
-//! The texture sections of a blob: one [`TextureRecord`] per textured material (in
-//! material order), the image textures' texels, and the Perlin table when a Noise
+//! The texture sections of a blob: one [`TextureRecord`] per texture of a material (in
+//! material order, each material's in slot order: its colour texture, then a
+//! Principled's maps), the image textures' texels, and the Perlin table when a Noise
 //! texture needs it (docs/blob-format.md, "Textures").
 //!
-//! Texels are stored as linear float4 lanes: one format for 8-bit and HDR images, the
-//! sRGB decode done once here rather than per lookup, and one aligned 16-byte load per
-//! texel on the GPU, at four times the memory of packed RGBA8. An image shared by
-//! several materials is stored once.
+//! Texels are stored as linear float4 lanes, rgb and alpha (1 for an image without an
+//! alpha channel): one format for 8-bit and HDR images, the sRGB decode done once here
+//! rather than per lookup, and one aligned 16-byte load per texel on the GPU, at four
+//! times the memory of packed RGBA8. An image shared by several materials is stored once.
 
 use std::sync::Arc;
 
 use super::layout::*;
-use crate::scene::{Scene, Texture, TextureImage, Wrap};
+use crate::scene::{Material, Scene, Texture, TextureImage, Wrap};
 use crate::testing::SplitMix64;
 
 /// What the texture sections hold, and which texture each material points at.
@@ -20,16 +21,24 @@ pub(crate) struct TextureTable {
     pub has_noise: bool,
 }
 
-/// Per material of `scene`: the index of its texture record, or [`NO_TEXTURE`] (each
-/// textured material has its own record, in material order).
-pub(crate) fn material_textures(scene: &Scene) -> impl Iterator<Item = u32> + '_ {
+/// A material's textures by slot (`TEXTURE_SLOT_*`).
+fn slots(m: &Material) -> [Option<&Texture>; 4] {
+    let [metallic_roughness, emission, normal] = m.maps.slots();
+    [m.texture.as_ref(), metallic_roughness, emission, normal]
+}
+
+/// Per material of `scene`: the index of its texture record in each slot, or
+/// [`NO_TEXTURE`] (every texture has its own record, in material and slot order).
+pub(crate) fn material_textures(scene: &Scene) -> impl Iterator<Item = [u32; 4]> + '_ {
     let mut next = 0;
-    scene.materials.iter().map(move |m| match m.texture {
-        Some(_) => {
-            next += 1;
-            next - 1
-        }
-        None => NO_TEXTURE,
+    scene.materials.iter().map(move |m| {
+        slots(m).map(|t| match t {
+            Some(_) => {
+                next += 1;
+                next - 1
+            }
+            None => NO_TEXTURE,
+        })
     })
 }
 
@@ -39,10 +48,7 @@ impl TextureTable {
         // Images already in the texels, and where: the same image (one `Arc`, or the same
         // file read again for another material) is stored once.
         let mut stored: Vec<(&Arc<TextureImage>, u32)> = Vec::new();
-        for m in &scene.materials {
-            let Some(texture) = &m.texture else {
-                continue;
-            };
+        for texture in scene.materials.iter().flat_map(|m| slots(m).into_iter().flatten()) {
             let zero = [0.0; 4];
             let record = match texture {
                 Texture::Image { image, wrap, .. } => {
@@ -53,7 +59,10 @@ impl TextureTable {
                         Some(&(_, first)) => first,
                         None => {
                             let first = table.texels.len() as u32;
-                            table.texels.extend(image.texels.iter().map(|&[r, g, b]| [r, g, b, 0.0]));
+                            let alpha = |i: usize| image.alpha.get(i).copied().unwrap_or(1.0);
+                            table.texels.extend(
+                                image.texels.iter().enumerate().map(|(i, &[r, g, b])| [r, g, b, alpha(i)]),
+                            );
                             stored.push((image, first));
                             first
                         }

@@ -163,8 +163,8 @@ pub fn rewrite_globals_and_materials(previous: &AlignedBytes, scene: &Scene) -> 
 /// The material section's records, from `scene`'s materials.
 fn write_materials(section: &mut [u8], scene: &Scene) {
     let records = records_mut::<MaterialRecord>(section).iter_mut();
-    for ((record, m), texture) in records.zip(&scene.materials).zip(material_textures(scene)) {
-        *record = MaterialRecord { texture, ..m.kind.record() };
+    for ((record, m), textures) in records.zip(&scene.materials).zip(material_textures(scene)) {
+        *record = MaterialRecord { textures, ..m.kind.record() };
     }
 }
 

@@ -12,7 +12,7 @@ use crate::limits;
 
 /// The image at `path`, or why it cannot light a scene (one sentence).
 pub(crate) fn read(path: &Path) -> Result<EnvImage, String> {
-    let image = image_file::read_linear_rgb(path, limits::MAX_ENV_TEXELS)?;
+    let image = image_file::read_linear_rgb(path, limits::MAX_ENV_TEXELS, image_file::Encoding::Color)?;
     let width = image.width as usize;
     if let Some(i) = image.texels.iter().position(|t| t.iter().any(|c| !c.is_finite() || *c < 0.0)) {
         let (x, y) = (i % width, i / width);

@@ -3,8 +3,10 @@
 //!
 //! Float formats (OpenEXR, Radiance HDR) are linear already and are taken as stored;
 //! 8- and 16-bit formats (PNG, JPEG) are sRGB-encoded and are decoded to linear with
-//! the exact sRGB curve ([`srgb_to_linear`]). Alpha is ignored; a grey image gives
-//! equal channels. Values are not checked here (an EXR may hold NaNs or negatives):
+//! the exact sRGB curve ([`srgb_to_linear`]), unless they hold data ([`Encoding::Data`]:
+//! a normal or metallic-roughness map, whose values are used as stored). An alpha
+//! channel is kept beside the colour, never sRGB-decoded; a grey image gives equal
+//! channels. Values are not checked here (an EXR may hold NaNs or negatives):
 //! the caller decides what it accepts and says where.
 //!
 //! Not here: heightmaps (`heightmap.rs`), which want the stored integers, not colour.
@@ -22,6 +24,17 @@ pub struct LinearImage {
     pub height: u32,
     /// `width * height` texels, `[r, g, b]`.
     pub texels: Vec<[f32; 3]>,
+    /// `width * height` alpha values, or empty when the image has no alpha channel.
+    pub alpha: Vec<f32>,
+}
+
+/// What an 8- or 16-bit image's values are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// sRGB-encoded colour (a photograph, a base colour texture): decoded to linear.
+    Color,
+    /// Numbers (a normal map, a metallic-roughness map): used as stored, scaled to [0, 1].
+    Data,
 }
 
 /// The sRGB transfer function's inverse (IEC 61966-2-1): an encoded value in [0, 1]
@@ -36,25 +49,26 @@ pub fn srgb_to_linear(c: f32) -> f32 {
 /// the scene's name for the file: the caller's message names it). Images with more than
 /// `max_texels` pixels, or a side above [`limits::MAX_IMAGE_SIDE`], are refused before
 /// they are decoded.
-pub fn read_linear_rgb(path: &Path, max_texels: u64) -> Result<LinearImage, String> {
+pub fn read_linear_rgb(path: &Path, max_texels: u64, encoding: Encoding) -> Result<LinearImage, String> {
     let reader = ImageReader::open(path)
         .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?
         .with_guessed_format()
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    decode(reader, max_texels)
+    decode(reader, max_texels, encoding)
 }
 
 /// [`read_linear_rgb`] of an image held in memory (a glTF model's embedded texture).
-pub fn decode_linear_rgb(bytes: &[u8], max_texels: u64) -> Result<LinearImage, String> {
+pub fn decode_linear_rgb(bytes: &[u8], max_texels: u64, encoding: Encoding) -> Result<LinearImage, String> {
     let reader = ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| format!("not a readable image: {e}"))?;
-    decode(reader, max_texels)
+    decode(reader, max_texels, encoding)
 }
 
 fn decode<R: std::io::BufRead + std::io::Seek>(
     reader: ImageReader<R>,
     max_texels: u64,
+    encoding: Encoding,
 ) -> Result<LinearImage, String> {
     let decoder = reader.into_decoder().map_err(|e| format!("not a readable image: {e}"))?;
     let (width, height) = decoder.dimensions();
@@ -69,17 +83,26 @@ fn decode<R: std::io::BufRead + std::io::Seek>(
     }
     let image = DynamicImage::from_decoder(decoder).map_err(|e| format!("not a readable image: {e}"))?;
     let color = image.color();
+    let alpha = if color.has_alpha() {
+        image.to_rgba32f().pixels().map(|p| p.0[3].clamp(0.0, 1.0)).collect()
+    } else {
+        Vec::new()
+    };
+    let decode = |v: f32| match encoding {
+        Encoding::Color => srgb_to_linear(v),
+        Encoding::Data => v,
+    };
     let is_float = color.bytes_per_pixel() / color.channel_count() == 4;
     let texels = if is_float {
         image.into_rgb32f().pixels().map(|p| p.0).collect()
     } else if color.bytes_per_pixel() / color.channel_count() == 1 {
         // 8-bit: a table of the 256 decoded values.
-        let table: Vec<f32> = (0..=255u8).map(|v| srgb_to_linear(f32::from(v) / 255.0)).collect();
+        let table: Vec<f32> = (0..=255u8).map(|v| decode(f32::from(v) / 255.0)).collect();
         image.into_rgb8().pixels().map(|p| p.0.map(|v| table[usize::from(v)])).collect()
     } else {
-        image.into_rgb16().pixels().map(|p| p.0.map(|v| srgb_to_linear(f32::from(v) / 65535.0))).collect()
+        image.into_rgb16().pixels().map(|p| p.0.map(|v| decode(f32::from(v) / 65535.0))).collect()
     };
-    Ok(LinearImage { width, height, texels })
+    Ok(LinearImage { width, height, texels, alpha })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! read back and checked when a blob is loaded). Adding a kind here and its twins in
 //! the backends is all a new kind needs (docs/architecture.md, "Adding a material kind").
 //!
-//! Not here: a material's name and texture, which every kind shares (`model.rs`,
+//! Not here: a material's name and textures, which every kind shares (`model.rs`,
 //! `validate.rs`).
 
 use glam::Vec3;
@@ -15,10 +15,59 @@ use super::spans::ValuePath;
 use super::validate::Checker;
 use super::write::v3;
 use crate::blob::layout::{
-    MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL, MaterialRecord, NO_TEXTURE,
+    ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT,
+    MATERIAL_METAL, MATERIAL_PRINCIPLED, MaterialRecord, NO_TEXTURE,
 };
 
-/// The four material kinds a user can write.
+/// How a Principled surface's alpha (its `alpha` times its base colour texture's alpha)
+/// cuts it out (glTF `alphaMode`): not at all, where it is below a cutoff, or with that
+/// probability (stochastic transparency).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename = "AlphaMode")]
+pub enum AlphaMode {
+    #[default]
+    Opaque,
+    Mask(f32),
+    Blend,
+}
+
+/// The glTF 2.0 metallic-roughness material (its specification's Appendix B, with the
+/// transmission, ior and emissive-strength extensions; docs/path-tracing.md,
+/// "Principled"). Its textures are the material's (`Material::texture` is the base
+/// colour texture, `Material::maps` the others).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Principled {
+    pub base_color: Vec3,
+    pub metallic: f32,
+    pub roughness: f32,
+    pub ior: f32,
+    pub transmission: f32,
+    pub emission: Vec3,
+    pub emission_strength: f32,
+    pub normal_scale: f32,
+    pub alpha: f32,
+    pub alpha_mode: AlphaMode,
+}
+
+impl Default for Principled {
+    /// glTF's defaults: white, fully metallic and fully rough, ior 1.5, opaque.
+    fn default() -> Principled {
+        Principled {
+            base_color: Vec3::ONE,
+            metallic: 1.0,
+            roughness: 1.0,
+            ior: 1.5,
+            transmission: 0.0,
+            emission: Vec3::ZERO,
+            emission_strength: 1.0,
+            normal_scale: 1.0,
+            alpha: 1.0,
+            alpha_mode: AlphaMode::Opaque,
+        }
+    }
+}
+
+/// The material kinds a user can write.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MaterialKind {
     Lambert {
@@ -37,6 +86,7 @@ pub enum MaterialKind {
         strength: f32,
         albedo: Vec3,
     },
+    Principled(Principled),
 }
 
 /// One material kind with its parameters, e.g. `Metal(albedo: (0.7, 0.6, 0.5), fuzz: 0.1)`.
@@ -67,11 +117,61 @@ pub(crate) enum MaterialFile {
         #[serde(default)]
         texture: Option<TextureFile>,
     },
+    /// Every field optional, with glTF's defaults ([`Principled::default`]).
+    Principled {
+        #[serde(default = "white")]
+        base_color: V3,
+        #[serde(default = "one")]
+        metallic: f32,
+        #[serde(default = "one")]
+        roughness: f32,
+        #[serde(default = "gltf_ior")]
+        ior: f32,
+        #[serde(default)]
+        transmission: f32,
+        #[serde(default)]
+        emission: V3,
+        #[serde(default = "one")]
+        emission_strength: f32,
+        #[serde(default)]
+        base_color_texture: Option<TextureFile>,
+        #[serde(default)]
+        metallic_roughness_texture: Option<TextureFile>,
+        #[serde(default)]
+        emission_texture: Option<TextureFile>,
+        #[serde(default)]
+        normal_texture: Option<TextureFile>,
+        #[serde(default = "one")]
+        normal_scale: f32,
+        #[serde(default = "one")]
+        alpha: f32,
+        #[serde(default)]
+        alpha_mode: AlphaMode,
+    },
 }
+
+fn white() -> V3 {
+    [1.0; 3]
+}
+
+fn gltf_ior() -> f32 {
+    Principled::default().ior
+}
+
+/// The textures of a material other than its colour texture: the Principled kind's maps
+/// (`Material::maps`), in the order of [`MAP_FIELDS`].
+pub const MAP_COUNT: usize = 3;
+/// Their fields in a file, in [`crate::scene::Maps::slots`] order.
+pub const MAP_FIELDS: [&str; MAP_COUNT] =
+    ["metallic_roughness_texture", "emission_texture", "normal_texture"];
 
 impl MaterialFile {
     /// A kind as a file would write it, with `texture` where the kind takes one.
-    pub(super) fn of(kind: MaterialKind, texture: Option<TextureFile>) -> MaterialFile {
+    pub(super) fn of(
+        kind: MaterialKind,
+        texture: Option<TextureFile>,
+        maps: [Option<TextureFile>; MAP_COUNT],
+    ) -> MaterialFile {
         match kind {
             MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array(), texture },
             MaterialKind::Metal { albedo, fuzz } => {
@@ -84,6 +184,25 @@ impl MaterialFile {
                 albedo: albedo.to_array(),
                 texture,
             },
+            MaterialKind::Principled(p) => {
+                let [metallic_roughness_texture, emission_texture, normal_texture] = maps;
+                MaterialFile::Principled {
+                    base_color: p.base_color.to_array(),
+                    metallic: p.metallic,
+                    roughness: p.roughness,
+                    ior: p.ior,
+                    transmission: p.transmission,
+                    emission: p.emission.to_array(),
+                    emission_strength: p.emission_strength,
+                    base_color_texture: texture,
+                    metallic_roughness_texture,
+                    emission_texture,
+                    normal_texture,
+                    normal_scale: p.normal_scale,
+                    alpha: p.alpha,
+                    alpha_mode: p.alpha_mode,
+                }
+            }
         }
     }
 
@@ -102,16 +221,53 @@ impl MaterialFile {
                 strength,
                 albedo: Vec3::from_array(albedo),
             },
+            MaterialFile::Principled {
+                base_color,
+                metallic,
+                roughness,
+                ior,
+                transmission,
+                emission,
+                emission_strength,
+                normal_scale,
+                alpha,
+                alpha_mode,
+                ..
+            } => MaterialKind::Principled(Principled {
+                base_color: Vec3::from_array(base_color),
+                metallic,
+                roughness,
+                ior,
+                transmission,
+                emission: Vec3::from_array(emission),
+                emission_strength,
+                normal_scale,
+                alpha,
+                alpha_mode,
+            }),
         }
     }
 
-    /// Its texture; `None` also for a kind that takes none.
-    pub(super) fn texture(&self) -> Option<&TextureFile> {
+    /// Its colour texture and that texture's field; `None` also for a kind that takes none.
+    pub(super) fn texture(&self) -> Option<(&TextureFile, &'static str)> {
         match self {
             MaterialFile::Lambert { texture, .. }
             | MaterialFile::Metal { texture, .. }
-            | MaterialFile::Emissive { texture, .. } => texture.as_ref(),
+            | MaterialFile::Emissive { texture, .. } => texture.as_ref().map(|t| (t, "texture")),
+            MaterialFile::Principled { base_color_texture, .. } => {
+                base_color_texture.as_ref().map(|t| (t, "base_color_texture"))
+            }
             MaterialFile::Dielectric { .. } => None,
+        }
+    }
+
+    /// Its other textures, in [`MAP_FIELDS`] order (only a Principled has any).
+    pub(super) fn maps(&self) -> [Option<&TextureFile>; MAP_COUNT] {
+        match self {
+            MaterialFile::Principled {
+                metallic_roughness_texture, emission_texture, normal_texture, ..
+            } => [metallic_roughness_texture.as_ref(), emission_texture.as_ref(), normal_texture.as_ref()],
+            _ => [None, None, None],
         }
     }
 
@@ -141,6 +297,47 @@ impl MaterialFile {
                 c.non_negative(strength, &what("strength"), &at("strength"));
                 c.non_negative3(albedo, &what("albedo"), &at("albedo"));
             }
+            MaterialFile::Principled {
+                base_color,
+                metallic,
+                roughness,
+                ior,
+                transmission,
+                emission,
+                emission_strength,
+                normal_scale,
+                alpha,
+                alpha_mode,
+                ..
+            } => {
+                let unit = |f: f32| (0.0..=1.0).contains(&f);
+                for (k, channel) in base_color.into_iter().enumerate() {
+                    c.check(
+                        channel,
+                        &what("base_color"),
+                        &|| path("base_color").index(k),
+                        unit,
+                        "between 0 and 1",
+                    );
+                }
+                for (value, name) in [
+                    (metallic, "metallic"),
+                    (roughness, "roughness"),
+                    (transmission, "transmission"),
+                    (alpha, "alpha"),
+                ] {
+                    c.check(value, &what(name), &at(name), unit, "between 0 and 1");
+                }
+                if let Some(issue) = c.check(ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
+                    issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
+                }
+                c.non_negative3(emission, &what("emission"), &at("emission"));
+                c.non_negative(emission_strength, &what("emission_strength"), &at("emission_strength"));
+                c.non_negative(normal_scale, &what("normal_scale"), &at("normal_scale"));
+                if let AlphaMode::Mask(cutoff) = alpha_mode {
+                    c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");
+                }
+            }
         }
     }
 }
@@ -160,6 +357,34 @@ impl MaterialKind {
             MaterialKind::Emissive { color, strength, albedo } => {
                 format!("Emissive(color: {}, strength: {strength:?}, albedo: {}", v3(color), v3(albedo))
             }
+            MaterialKind::Principled(p) => {
+                let d = Principled::default();
+                let mut text = format!(
+                    "Principled(base_color: {}, metallic: {:?}, roughness: {:?}",
+                    v3(p.base_color),
+                    p.metallic,
+                    p.roughness
+                );
+                // Fields at glTF's defaults are left out, as an exporter leaves them out.
+                let mut field = |name: &str, value: String, default: bool| {
+                    if !default {
+                        text.push_str(&format!(", {name}: {value}"));
+                    }
+                };
+                field("ior", format!("{:?}", p.ior), p.ior == d.ior);
+                field("transmission", format!("{:?}", p.transmission), p.transmission == d.transmission);
+                field("emission", v3(p.emission), p.emission == d.emission);
+                field("emission_strength", format!("{:?}", p.emission_strength), p.emission_strength == 1.0);
+                field("normal_scale", format!("{:?}", p.normal_scale), p.normal_scale == d.normal_scale);
+                field("alpha", format!("{:?}", p.alpha), p.alpha == d.alpha);
+                let mode = match p.alpha_mode {
+                    AlphaMode::Opaque => "Opaque".to_owned(),
+                    AlphaMode::Mask(cutoff) => format!("Mask({cutoff:?})"),
+                    AlphaMode::Blend => "Blend".to_owned(),
+                };
+                field("alpha_mode", mode, p.alpha_mode == AlphaMode::Opaque);
+                text
+            }
         }
     }
 
@@ -168,10 +393,26 @@ impl MaterialKind {
         !matches!(self, MaterialKind::Dielectric { .. })
     }
 
-    /// Its blob record, without a texture. Lanes the kind does not use hold neutral
-    /// values (albedo 1, roughness 0, emission 0, ior 1), so a material has one encoding
-    /// and blobs compare byte for byte.
+    /// The field its colour texture is written in: `base_color_texture` for a
+    /// Principled (glTF's name), `texture` for the others.
+    pub fn texture_field(&self) -> &'static str {
+        match self {
+            MaterialKind::Principled(_) => "base_color_texture",
+            _ => "texture",
+        }
+    }
+
+    /// Whether it takes the other textures ([`MAP_FIELDS`]).
+    pub fn takes_maps(&self) -> bool {
+        matches!(self, MaterialKind::Principled(_))
+    }
+
+    /// Its blob record, without textures. Lanes the kind does not use hold neutral
+    /// values (albedo 1, roughness 0, emission 0, ior 1, metallic and transmission 0,
+    /// normal scale and alpha 1, opaque), so a material has one encoding and blobs
+    /// compare byte for byte.
     pub fn record(&self) -> MaterialRecord {
+        let neutral_pbr = [0.0, 0.0, 1.0, 1.0];
         let (kind, albedo, roughness, emission, ior) = match *self {
             MaterialKind::Lambert { albedo } => (MATERIAL_LAMBERT, albedo, 0.0, Vec3::ZERO, 1.0),
             MaterialKind::Metal { albedo, fuzz } => (MATERIAL_METAL, albedo, fuzz, Vec3::ZERO, 1.0),
@@ -179,13 +420,33 @@ impl MaterialKind {
             MaterialKind::Emissive { color, strength, albedo } => {
                 (MATERIAL_EMISSIVE, albedo, 0.0, color * strength, 1.0)
             }
+            MaterialKind::Principled(p) => {
+                let (alpha_mode, alpha_cutoff) = match p.alpha_mode {
+                    AlphaMode::Opaque => (ALPHA_OPAQUE, 0.0),
+                    AlphaMode::Mask(cutoff) => (ALPHA_MASK, cutoff),
+                    AlphaMode::Blend => (ALPHA_BLEND, 0.0),
+                };
+                return MaterialRecord {
+                    albedo_roughness: p.base_color.extend(p.roughness).to_array(),
+                    emission_ior: (p.emission * p.emission_strength).extend(p.ior).to_array(),
+                    pbr: [p.metallic, p.transmission, p.normal_scale, p.alpha],
+                    textures: [NO_TEXTURE; 4],
+                    kind: MATERIAL_PRINCIPLED,
+                    alpha_mode,
+                    alpha_cutoff,
+                    reserved: 0,
+                };
+            }
         };
         MaterialRecord {
             albedo_roughness: albedo.extend(roughness).to_array(),
             emission_ior: emission.extend(ior).to_array(),
+            pbr: neutral_pbr,
+            textures: [NO_TEXTURE; 4],
             kind,
-            texture: NO_TEXTURE,
-            reserved: [0; 2],
+            alpha_mode: ALPHA_OPAQUE,
+            alpha_cutoff: 0.0,
+            reserved: 0,
         }
     }
 
@@ -195,8 +456,8 @@ impl MaterialKind {
     /// An emitter comes back as `color` its radiance with `strength` 1. The record's
     /// texture and reserved lanes are the blob reader's to check.
     pub fn from_record(m: &MaterialRecord) -> Result<MaterialKind, String> {
-        let lanes = [m.albedo_roughness, m.emission_ior];
-        if !lanes.iter().flatten().all(|x| x.is_finite()) {
+        let lanes = [m.albedo_roughness, m.emission_ior, m.pbr];
+        if !lanes.iter().flatten().chain([&m.alpha_cutoff]).all(|x| x.is_finite()) {
             return Err("non-finite parameter".into());
         }
         if lanes.iter().any(|l| l[..3].iter().any(|&x| x < 0.0)) {
@@ -205,6 +466,7 @@ impl MaterialKind {
         let [r, g, b, roughness] = m.albedo_roughness;
         let [er, eg, eb, ior] = m.emission_ior;
         let (albedo, emission) = (Vec3::new(r, g, b), Vec3::new(er, eg, eb));
+        let unit = |x: f32| (0.0..=1.0).contains(&x);
         let kind = match m.kind {
             MATERIAL_LAMBERT => MaterialKind::Lambert { albedo },
             MATERIAL_METAL if (0.0..=1.0).contains(&roughness) => {
@@ -212,6 +474,38 @@ impl MaterialKind {
             }
             MATERIAL_DIELECTRIC if ior >= 1.0 => MaterialKind::Dielectric { ior },
             MATERIAL_EMISSIVE => MaterialKind::Emissive { color: emission, strength: 1.0, albedo },
+            MATERIAL_PRINCIPLED => {
+                let [metallic, transmission, normal_scale, alpha] = m.pbr;
+                let alpha_mode = match m.alpha_mode {
+                    ALPHA_OPAQUE => AlphaMode::Opaque,
+                    ALPHA_MASK => AlphaMode::Mask(m.alpha_cutoff),
+                    ALPHA_BLEND => AlphaMode::Blend,
+                    mode => return Err(format!("unknown alpha mode {mode}")),
+                };
+                let cutoff = if let AlphaMode::Mask(c) = alpha_mode { c } else { 0.0 };
+                if !(albedo
+                    .to_array()
+                    .into_iter()
+                    .chain([roughness, metallic, transmission, alpha, cutoff])
+                    .all(unit)
+                    && ior >= 1.0
+                    && normal_scale >= 0.0)
+                {
+                    return Err("a Principled parameter out of range".into());
+                }
+                MaterialKind::Principled(Principled {
+                    base_color: albedo,
+                    metallic,
+                    roughness,
+                    ior,
+                    transmission,
+                    emission,
+                    emission_strength: 1.0,
+                    normal_scale,
+                    alpha,
+                    alpha_mode,
+                })
+            }
             MATERIAL_METAL => return Err(format!("roughness {roughness} of a Metal is not between 0 and 1")),
             MATERIAL_DIELECTRIC => return Err(format!("ior {ior} below 1 for a Dielectric")),
             kind => return Err(format!("unknown material kind {kind}")),
@@ -224,6 +518,8 @@ impl MaterialKind {
                 ("roughness", vec![roughness]),
                 ("emission", vec![er, eg, eb]),
                 ("ior", vec![ior]),
+                ("pbr", r.pbr.to_vec()),
+                ("alpha_mode", vec![r.alpha_mode as f32, r.alpha_cutoff]),
             ]
         };
         match parts(m).into_iter().zip(parts(&kind.record())).find(|(got, want)| got != want) {
@@ -244,6 +540,18 @@ pub(super) fn every_kind() -> Vec<MaterialKind> {
         MaterialKind::Metal { albedo: Vec3::splat(0.75), fuzz: 0.25 },
         MaterialKind::Dielectric { ior: 1.5 },
         MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::splat(0.5) },
+        MaterialKind::Principled(Principled {
+            base_color: Vec3::new(0.5, 0.25, 0.125),
+            metallic: 0.25,
+            roughness: 0.5,
+            ior: 1.25,
+            transmission: 0.75,
+            emission: Vec3::new(0.5, 0.5, 0.25),
+            emission_strength: 2.0,
+            normal_scale: 0.5,
+            alpha: 0.75,
+            alpha_mode: AlphaMode::Mask(0.25),
+        }),
     ]
 }
 
@@ -256,6 +564,18 @@ pub(super) fn every_kind_wrong() -> Vec<MaterialKind> {
         MaterialKind::Metal { albedo: nan, fuzz: f32::NAN },
         MaterialKind::Dielectric { ior: f32::NAN },
         MaterialKind::Emissive { color: nan, strength: f32::NAN, albedo: nan },
+        MaterialKind::Principled(Principled {
+            base_color: nan,
+            metallic: f32::NAN,
+            roughness: f32::NAN,
+            ior: f32::NAN,
+            transmission: f32::NAN,
+            emission: nan,
+            emission_strength: f32::NAN,
+            normal_scale: f32::NAN,
+            alpha: f32::NAN,
+            alpha_mode: AlphaMode::Mask(f32::NAN),
+        }),
     ]
 }
 
@@ -271,11 +591,12 @@ mod tests {
             let record = kind.record();
             let back = MaterialKind::from_record(&record).expect("a kind's own record");
             assert_eq!(back.record(), record, "{kind:?}");
-            for lane in 0..8 {
+            for lane in 0..12 {
                 let mut changed = record;
                 let x = match lane {
                     0..4 => &mut changed.albedo_roughness[lane],
-                    _ => &mut changed.emission_ior[lane - 4],
+                    4..8 => &mut changed.emission_ior[lane - 4],
+                    _ => &mut changed.pbr[lane - 8],
                 };
                 *x = 2.0 * *x + 0.5;
                 if let Ok(other) = MaterialKind::from_record(&changed) {

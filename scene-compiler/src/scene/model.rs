@@ -143,14 +143,57 @@ pub struct Material {
     pub name: String,
     pub kind: MaterialKind,
     /// Multiplies the colour of a Lambert, Metal or Emissive material (its albedo; an
-    /// emitter's emission too); never set on a Dielectric.
+    /// emitter's emission too) or a Principled's base colour (and alpha); never set on a
+    /// Dielectric.
     pub texture: Option<Texture>,
+    /// A Principled's other textures; empty for the other kinds.
+    pub maps: Maps,
 }
 
 impl Material {
     /// An untextured material.
     pub fn new(name: impl Into<String>, kind: MaterialKind) -> Material {
-        Material { name: name.into(), kind, texture: None }
+        Material { name: name.into(), kind, texture: None, maps: Maps::default() }
+    }
+
+    /// Every texture it has: the colour texture, then its maps.
+    pub fn all_textures(&self) -> impl Iterator<Item = &Texture> {
+        self.texture.iter().chain(self.maps.slots().into_iter().flatten())
+    }
+}
+
+/// A Principled material's textures besides its base colour (docs/scene-format.md,
+/// "Principled"): the data ones (metallic-roughness, normal) are read without sRGB
+/// decoding.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Maps {
+    /// glTF's channels: G roughness, B metallic (multiplying the factors).
+    pub metallic_roughness: Option<Texture>,
+    /// Multiplies the emission.
+    pub emission: Option<Texture>,
+    /// A tangent-space normal map (OpenGL convention, +Y up, as glTF).
+    pub normal: Option<Texture>,
+}
+
+impl Maps {
+    /// The maps in `material::MAP_FIELDS` order.
+    pub fn slots(&self) -> [Option<&Texture>; 3] {
+        [self.metallic_roughness.as_ref(), self.emission.as_ref(), self.normal.as_ref()]
+    }
+
+    /// As [`Maps::slots`], to change them.
+    pub fn slots_mut(&mut self) -> [&mut Option<Texture>; 3] {
+        [&mut self.metallic_roughness, &mut self.emission, &mut self.normal]
+    }
+
+    /// Built from [`Maps::slots`]' order.
+    pub fn from_slots([metallic_roughness, emission, normal]: [Option<Texture>; 3]) -> Maps {
+        Maps { metallic_roughness, emission, normal }
+    }
+
+    /// Whether a map of slot `i` holds data (read linear) rather than a colour.
+    pub fn is_data(i: usize) -> bool {
+        i != 1
     }
 }
 
@@ -192,13 +235,15 @@ pub struct TextureImage {
     pub width: u32,
     pub height: u32,
     pub texels: Vec<[f32; 3]>,
+    /// Per texel, the image's alpha channel; empty for an image without one (opaque).
+    pub alpha: Vec<f32>,
 }
 
 impl TextureImage {
     /// No texels, no file: an image named by an edit and not read yet
     /// ([`Texture::image_to_read`]). A scene holding one does not validate.
     pub fn unread() -> TextureImage {
-        TextureImage { path: PathBuf::new(), width: 0, height: 0, texels: Vec::new() }
+        TextureImage { path: PathBuf::new(), width: 0, height: 0, texels: Vec::new(), alpha: Vec::new() }
     }
 
     /// Whether this is an [`TextureImage::unread`] image (a read image has texels).
@@ -304,10 +349,13 @@ impl Scene {
             self.terrains.iter().map(|t| t.heights.path.as_path()).collect();
         files.extend(self.meshes.iter().map(|m| m.data.path.as_path()));
         files.extend(self.sphere_files.iter().map(|l| l.data.path.as_path()));
-        let model_textures =
-            self.meshes.iter().flat_map(|m| &m.data.materials).filter_map(|m| m.texture.as_ref());
+        let model_textures = self
+            .meshes
+            .iter()
+            .flat_map(|m| &m.data.materials)
+            .flat_map(|m| m.texture.iter().chain(m.maps.slots().into_iter().flatten()));
         files.extend(
-            self.materials.iter().filter_map(|m| m.texture.as_ref()).chain(model_textures).filter_map(image),
+            self.materials.iter().flat_map(Material::all_textures).chain(model_textures).filter_map(image),
         );
         if let Sky::Environment(env) = &self.sky {
             files.push(env.data.path.as_path());
@@ -392,6 +440,8 @@ pub struct ModelMaterial {
     pub kind: MaterialKind,
     /// Its base colour texture (glTF `baseColorTexture`, MTL `map_Kd`).
     pub texture: Option<Texture>,
+    /// Its other textures (a Principled's).
+    pub maps: Maps,
 }
 
 /// A light the renderer samples directly (next-event estimation).

@@ -1,7 +1,8 @@
-//! A model file's own materials mapped to the scene's kinds (docs/scene-format.md,
+//! A model file's own materials mapped to the Principled kind (docs/scene-format.md,
 //! "Model materials"): glTF 2.0 metallic-roughness (with its transmission, ior and
-//! emissive-strength extensions) and OBJ's MTL. What a kind cannot carry is named in
-//! a [`Dropped`] set, once per property, for the compile's warnings.
+//! emissive-strength extensions, its textures and alpha modes) and OBJ's MTL (with its
+//! PBR extension). What the kind cannot carry is named in a [`Dropped`] set, once per
+//! property, for the compile's warnings.
 //!
 //! Not here: reading the geometry (`mesh_file`), or choosing between these and the
 //! scene's `material` (validation and `crate::meshes`).
@@ -12,16 +13,13 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::material::MaterialKind;
-use super::model::{ModelMaterial, Texture, Wrap};
+use super::image_file::Encoding;
+use super::material::{AlphaMode, MaterialKind, Principled};
+use super::model::{Maps, ModelMaterial, Texture, TextureImage, Wrap};
 use super::texture_file;
 
 /// The properties a mapping dropped, each once, in a stable order.
 pub(crate) type Dropped = BTreeSet<String>;
-
-/// Metallic (glTF `metallicFactor`, MTL `Pm`) and transmission at or above this make a
-/// Metal and a Dielectric: our kinds do not blend, so a fraction is rounded.
-const KIND_THRESHOLD: f32 = 0.5;
 
 /// glTF's default index of refraction (KHR_materials_ior), and a fair guess for MTL.
 const DEFAULT_IOR: f32 = 1.5;
@@ -30,11 +28,11 @@ const DEFAULT_IOR: f32 = 1.5;
 /// colour, MTL readers take this grey.
 const MTL_DEFAULT_KD: [f32; 3] = [0.8, 0.8, 0.8];
 
-/// The kind a glTF material maps to: emissive first (an emitter that also reflects its
-/// base colour), then transmission (Dielectric with its ior), then metallic (Metal,
-/// roughness as fuzz), else Lambert with the base colour.
-/// `model` is the file (its folder resolves image URIs; an embedded image is watched as
-/// the model), `buffers` its buffers.
+/// glTF's default alpha cutoff of `MASK`.
+const DEFAULT_ALPHA_CUTOFF: f32 = 0.5;
+
+/// A glTF material as a Principled with its textures. `model` is the file (its folder
+/// resolves image URIs; an embedded image is watched as the model), `buffers` its buffers.
 pub(crate) fn gltf(
     material: &gltf::Material<'_>,
     model: &Path,
@@ -49,91 +47,92 @@ pub(crate) fn gltf(
     let name = format!("material `{plain}`");
     let pbr = material.pbr_metallic_roughness();
     let [r, g, b, alpha] = pbr.base_color_factor();
-    let albedo = Vec3::new(r, g, b);
+    let base_color = Vec3::new(r, g, b);
     let emission = Vec3::from(material.emissive_factor());
-    let strength = material.emissive_strength().unwrap_or(1.0);
+    let emission_strength = material.emissive_strength().unwrap_or(1.0);
     let transmission = material.transmission().map_or(0.0, |t| t.transmission_factor());
     let metallic = pbr.metallic_factor();
     let roughness = pbr.roughness_factor();
     let ior = material.ior().unwrap_or(DEFAULT_IOR);
-    finite(&name, &[albedo.x, albedo.y, albedo.z, emission.x, emission.y, emission.z, strength])?;
-    finite(&name, &[transmission, metallic, roughness, ior])?;
+    let normal_scale = material.normal_texture().map_or(1.0, |n| n.scale());
+    let cutoff = material.alpha_cutoff().unwrap_or(DEFAULT_ALPHA_CUTOFF);
+    finite(&name, &[base_color.x, base_color.y, base_color.z, alpha, emission.x, emission.y, emission.z])?;
+    finite(&name, &[emission_strength, transmission, metallic, roughness, ior, normal_scale, cutoff])?;
 
     let mut drop = |what: &str| {
         dropped.insert(what.to_owned());
     };
-    let textures = [
-        (pbr.metallic_roughness_texture().is_some(), "metallicRoughnessTexture"),
-        (material.normal_texture().is_some(), "normalTexture"),
-        (material.occlusion_texture().is_some(), "occlusionTexture"),
-        (material.emissive_texture().is_some(), "emissiveTexture"),
-        (material.transmission().is_some_and(|t| t.transmission_texture().is_some()), "transmissionTexture"),
-    ];
-    for (present, what) in textures {
-        if present {
-            drop(what);
-        }
+    if material.occlusion_texture().is_some() {
+        drop("occlusionTexture (ambient occlusion baked for rasterizers: a path tracer traces it)");
     }
-    if alpha < 1.0 || material.alpha_mode() != gltf::material::AlphaMode::Opaque {
-        drop("alpha (alphaMode, baseColorFactor's alpha): surfaces are opaque");
+    if material.transmission().is_some_and(|t| t.transmission_texture().is_some()) {
+        drop("transmissionTexture (the transmission factor is used)");
     }
     if material.volume().is_some() {
-        drop("KHR_materials_volume");
+        drop("KHR_materials_volume (transmissive surfaces refract as solids; no attenuation)");
     }
     if material.specular().is_some() {
         drop("KHR_materials_specular");
     }
     if material.unlit() {
-        drop("KHR_materials_unlit");
+        drop("KHR_materials_unlit (shaded as a Principled)");
     }
-    let emits = emission.max_element() > 0.0 && strength > 0.0;
-    let kind = if emits {
-        if transmission > 0.0 || metallic > 0.0 {
-            drop("metallic and transmission of an emissive material (it glows and reflects diffusely)");
-        }
-        MaterialKind::Emissive {
-            color: emission.max(Vec3::ZERO),
-            strength: strength.max(0.0),
-            albedo: clamp01(albedo),
-        }
-    } else if transmission >= KIND_THRESHOLD {
-        if transmission < 1.0 {
-            drop("partial transmission (0.5 and above is glass, below is opaque)");
-        }
-        MaterialKind::Dielectric { ior: ior.max(1.0) }
-    } else {
-        if transmission > 0.0 {
-            drop("partial transmission (0.5 and above is glass, below is opaque)");
-        }
-        if metallic > 0.0 && metallic < 1.0 {
-            drop("partial metallicFactor (0.5 and above is Metal, below is Lambert)");
-        }
-        if metallic >= KIND_THRESHOLD {
-            MaterialKind::Metal { albedo: clamp01(albedo), fuzz: roughness.clamp(0.0, 1.0) }
-        } else {
-            MaterialKind::Lambert { albedo: clamp01(albedo) }
-        }
+    if material.double_sided() {
+        // Every surface is two-sided here: nothing is dropped.
+    }
+    let alpha_mode = match material.alpha_mode() {
+        gltf::material::AlphaMode::Opaque => AlphaMode::Opaque,
+        gltf::material::AlphaMode::Mask => AlphaMode::Mask(cutoff.clamp(0.0, 1.0)),
+        gltf::material::AlphaMode::Blend => AlphaMode::Blend,
     };
-    let texture = match pbr.base_color_texture() {
-        Some(info) if kind.takes_texture() => {
-            if info.tex_coord() != 0 {
-                drop("baseColorTexture on a second set of texture coordinates (TEXCOORD_1)");
-            }
-            let image = gltf_image(&info.texture().source(), model, buffers)
-                .map_err(|e| format!("{name}: baseColorTexture: {e}"))?;
-            let wrap = match info.texture().sampler().wrap_s() {
-                gltf::texture::WrappingMode::ClampToEdge => Wrap::Clamp,
-                _ => Wrap::Repeat,
-            };
-            Some(Texture::Image { file: model.display().to_string(), image: Arc::new(image), wrap })
-        }
-        Some(_) => {
-            drop("baseColorTexture of a transmissive material");
-            None
-        }
-        None => None,
+    let principled = Principled {
+        base_color: clamp01(base_color),
+        metallic: metallic.clamp(0.0, 1.0),
+        roughness: roughness.clamp(0.0, 1.0),
+        ior: ior.max(1.0),
+        transmission: transmission.clamp(0.0, 1.0),
+        emission: emission.max(Vec3::ZERO),
+        emission_strength: emission_strength.max(0.0),
+        normal_scale: normal_scale.max(0.0),
+        alpha: alpha.clamp(0.0, 1.0),
+        alpha_mode,
     };
-    Ok(ModelMaterial { name: plain, kind, texture })
+    let mut texture = |info: Option<(gltf::Texture<'_>, u32)>, what: &str, encoding: Encoding| {
+        let Some((texture, tex_coord)) = info else { return Ok(None) };
+        if tex_coord != 0 {
+            dropped.insert(format!("{what} on a second set of texture coordinates (TEXCOORD_{tex_coord})"));
+            return Ok(None);
+        }
+        let image = gltf_image(&texture.source(), model, buffers, encoding)
+            .map_err(|e| format!("{name}: {what}: {e}"))?;
+        let wrap = match texture.sampler().wrap_s() {
+            gltf::texture::WrappingMode::ClampToEdge => Wrap::Clamp,
+            _ => Wrap::Repeat,
+        };
+        Ok::<_, String>(Some(Texture::Image {
+            file: model.display().to_string(),
+            image: Arc::new(image),
+            wrap,
+        }))
+    };
+    fn info(i: gltf::texture::Info<'_>) -> (gltf::Texture<'_>, u32) {
+        (i.texture(), i.tex_coord())
+    }
+    let base = texture(pbr.base_color_texture().map(info), "baseColorTexture", Encoding::Color)?;
+    let maps = Maps {
+        metallic_roughness: texture(
+            pbr.metallic_roughness_texture().map(info),
+            "metallicRoughnessTexture",
+            Encoding::Data,
+        )?,
+        emission: texture(material.emissive_texture().map(info), "emissiveTexture", Encoding::Color)?,
+        normal: texture(
+            material.normal_texture().map(|n| (n.texture(), n.tex_coord())),
+            "normalTexture",
+            Encoding::Data,
+        )?,
+    };
+    Ok(ModelMaterial { name: plain, kind: MaterialKind::Principled(principled), texture: base, maps })
 }
 
 /// A glTF image: a buffer view (`.glb`, embedded), a data URI or a file beside the model.
@@ -141,7 +140,8 @@ fn gltf_image(
     image: &gltf::Image<'_>,
     model: &Path,
     buffers: &[gltf::buffer::Data],
-) -> Result<super::model::TextureImage, String> {
+    encoding: Encoding,
+) -> Result<TextureImage, String> {
     let at = |e: String| format!("image {}: {e}", image.index());
     match image.source() {
         gltf::image::Source::View { view, .. } => {
@@ -151,7 +151,7 @@ fn gltf_image(
                 .0
                 .get(view.offset()..view.offset() + view.length())
                 .ok_or_else(|| at("its buffer view is past the buffer".into()))?;
-            texture_file::from_memory(bytes, model).map_err(at)
+            texture_file::from_memory(bytes, model, encoding).map_err(at)
         }
         gltf::image::Source::Uri { uri, .. } => match uri.strip_prefix("data:") {
             Some(data) => {
@@ -159,21 +159,24 @@ fn gltf_image(
                     data.split_once(";base64,").ok_or_else(|| at("a data URI without base64".into()))?;
                 let bytes =
                     base64::decode(encoded).map_err(|e| at(format!("its data URI is not base64: {e}")))?;
-                texture_file::from_memory(&bytes, model).map_err(at)
+                texture_file::from_memory(&bytes, model, encoding).map_err(at)
             }
             None => {
                 let folder = model.parent().unwrap_or(Path::new("."));
-                texture_file::read(&folder.join(uri)).map_err(|e| at(format!("`{uri}`: {e}")))
+                texture_file::read(&folder.join(uri), encoding).map_err(|e| at(format!("`{uri}`: {e}")))
             }
         },
     }
 }
 
-/// The kind an MTL material maps to: `Ke` makes an emitter; `illum` 4, 6, 7 or 9
-/// (glass) a Dielectric of index `Ni`; `Pm` (the PBR extension) or `illum` 3, 5 or 8
-/// (reflection) a Metal with `Ks` (or `Kd`) as albedo and roughness `Pr`, or else one
-/// from `Ns` as Blender writes it (Ns = 1000 (1 - roughness)^2); otherwise Lambert `Kd`.
-/// `folder` is the OBJ file's: `map_Kd` paths are relative to it.
+/// An MTL material as a Principled: `Kd` (and `map_Kd`) the base colour; the PBR
+/// extension's `Pm` / `Pr` (and `map_Pm` / `map_Pr`, merged into one metallic-roughness
+/// image) where present, else a metal for `illum` 3, 5 or 8 (reflection, with `Ks` as its
+/// colour) and a roughness from `Ns` as Blender writes it (Ns = 1000 (1 - roughness)^2);
+/// glass for `illum` 4, 6, 7 or 9, or for a PBR material with `Tf` (Blender's exporter
+/// writes a Principled's transmission there, with `illum 2`); `Ni` the ior; `Ke` (and
+/// `map_Ke`) the emission; `norm` or `map_Bump` a normal map where the image is one;
+/// `d` below 1 alpha blending. `folder` is the OBJ file's: map paths are relative to it.
 pub(crate) fn mtl(
     material: &tobj::Material,
     folder: &Path,
@@ -184,70 +187,135 @@ pub(crate) fn mtl(
         material
             .unknown_param
             .get(key)
+            .map(|v| v.split_whitespace().next().unwrap_or(v))
             .map(|v| v.trim().parse::<f32>().map_err(|_| format!("{name}: `{key} {v}` is not a number")))
             .transpose()
     };
     let kd = Vec3::from(material.diffuse.unwrap_or(MTL_DEFAULT_KD));
     let ks = material.specular.map(Vec3::from);
     let ke = material.emissive.map(Vec3::from).unwrap_or(Vec3::ZERO);
-    let (pm, pr) = (param("Pm")?, param("Pr")?);
+    let (pm, pr, tf) = (param("Pm")?, param("Pr")?, param("Tf")?);
     let ior = material.optical_density.unwrap_or(DEFAULT_IOR);
     let ns = material.shininess.unwrap_or(0.0);
-    finite(&name, &[kd.x, kd.y, kd.z, ke.x, ke.y, ke.z, ior, ns, pm.unwrap_or(0.0), pr.unwrap_or(0.0)])?;
+    let d = material.dissolve.unwrap_or(1.0);
+    finite(&name, &[kd.x, kd.y, kd.z, ke.x, ke.y, ke.z, ior, ns, d])?;
+    finite(&name, &[pm.unwrap_or(0.0), pr.unwrap_or(0.0), tf.unwrap_or(0.0)])?;
     if let Some(ks) = ks {
         finite(&name, &ks.to_array())?;
     }
-
     let mut drop = |what: &str| {
         dropped.insert(what.to_owned());
     };
-    let textures = [
+    for (texture, what) in [
         (&material.specular_texture, "map_Ks"),
-        (&material.normal_texture, "bump/norm map"),
         (&material.shininess_texture, "map_Ns"),
         (&material.dissolve_texture, "map_d"),
         (&material.ambient_texture, "map_Ka"),
-    ];
-    for (texture, what) in textures {
+    ] {
         if texture.is_some() {
             drop(what);
         }
     }
     let illum = material.illumination_model.unwrap_or(2);
-    let glass = matches!(illum, 4 | 6 | 7 | 9);
-    if material.dissolve.is_some_and(|d| d < 1.0) && !glass {
-        drop("d (dissolve) below 1: surfaces are opaque");
-    }
-    let kind = if ke.max_element() > 0.0 {
-        // Our emitters take a colour and a strength: the brightest channel is the strength.
-        let strength = ke.max_element().max(1.0);
-        MaterialKind::Emissive { color: ke / strength, strength, albedo: clamp01(kd) }
-    } else if glass {
-        MaterialKind::Dielectric { ior: ior.max(1.0) }
-    } else if pm.map_or(matches!(illum, 3 | 5 | 8), |m| m >= KIND_THRESHOLD) {
-        let roughness = pr.unwrap_or_else(|| 1.0 - (ns.clamp(0.0, 1000.0) / 1000.0).sqrt());
-        MaterialKind::Metal { albedo: clamp01(ks.unwrap_or(kd)), fuzz: roughness.clamp(0.0, 1.0) }
-    } else {
-        if pm.is_some_and(|m| m > 0.0) {
-            drop("partial Pm (0.5 and above is Metal, below is Lambert)");
-        }
-        MaterialKind::Lambert { albedo: clamp01(kd) }
+    let pbr = pm.is_some() || pr.is_some();
+    let glass = matches!(illum, 4 | 6 | 7 | 9) || (pbr && tf.is_some_and(|t| t > 0.0));
+    let reflective = matches!(illum, 3 | 5 | 8);
+    let metallic = pm.unwrap_or(if reflective && !glass { 1.0 } else { 0.0 });
+    let roughness = pr.unwrap_or_else(|| 1.0 - (ns.clamp(0.0, 1000.0) / 1000.0).sqrt());
+    let transmission = if glass { tf.filter(|_| pbr).unwrap_or(1.0) } else { 0.0 };
+    // A legacy reflective material's colour is its specular colour.
+    let base_color = if pm.is_none() && reflective && !glass { ks.unwrap_or(kd) } else { kd };
+    let principled = Principled {
+        base_color: clamp01(base_color),
+        metallic: metallic.clamp(0.0, 1.0),
+        roughness: roughness.clamp(0.0, 1.0),
+        ior: ior.max(1.0),
+        transmission: transmission.clamp(0.0, 1.0),
+        emission: ke.max(Vec3::ZERO),
+        emission_strength: 1.0,
+        normal_scale: 1.0,
+        alpha: if glass { 1.0 } else { d.clamp(0.0, 1.0) },
+        alpha_mode: if !glass && d < 1.0 { AlphaMode::Blend } else { AlphaMode::Opaque },
     };
-    let texture = match &material.diffuse_texture {
-        Some(map) if kind.takes_texture() => {
-            // Options (`-s 2 2 2 wood.png`) are not read: the last word is the file.
-            let file = map.split_whitespace().last().unwrap_or(map);
-            let image = texture_file::read(&folder.join(file))
-                .map_err(|e| format!("{name}: map_Kd `{file}`: {e}"))?;
-            Some(Texture::Image { file: file.to_owned(), image: Arc::new(image), wrap: Wrap::Repeat })
-        }
+    let map = |key: &Option<String>,
+               what: &str,
+               encoding: Encoding|
+     -> Result<Option<(String, TextureImage)>, String> {
+        let Some(map) = key else { return Ok(None) };
+        // Options (`-s 2 2 2 wood.png`, `-bm 1.0`) are not read: the last word is the file.
+        let file = map.split_whitespace().last().unwrap_or(map).to_owned();
+        let image = texture_file::read(&folder.join(&file), encoding)
+            .map_err(|e| format!("{name}: {what} `{file}`: {e}"))?;
+        Ok(Some((file, image)))
+    };
+    let image = |(file, image): (String, TextureImage)| Texture::Image {
+        file,
+        image: Arc::new(image),
+        wrap: Wrap::Repeat,
+    };
+    let base = map(&material.diffuse_texture, "map_Kd", Encoding::Color)?.map(image);
+    let extra = |key: &str| material.unknown_param.get(key).cloned();
+    let emission = map(&extra("map_Ke"), "map_Ke", Encoding::Color)?.map(image);
+    // The PBR extension's `norm` is a normal map; `map_Bump` (tobj's `normal_texture`)
+    // is one where its image is (Blender writes normal maps there).
+    let norm = extra("norm");
+    let (normal_key, key_name) =
+        if norm.is_some() { (&norm, "norm") } else { (&material.normal_texture, "map_Bump") };
+    let normal = match map(normal_key, key_name, Encoding::Data)? {
+        Some(found) if norm.is_some() || is_normal_map(&found.1) => Some(image(found)),
         Some(_) => {
-            dropped.insert("map_Kd of a glass material".into());
+            drop("a height bump map (norm / map_Bump that is not a tangent-space normal map)");
             None
         }
         None => None,
     };
-    Ok(ModelMaterial { name: material.name.clone(), kind, texture })
+    let roughness_map = map(&extra("map_Pr"), "map_Pr", Encoding::Data)?;
+    let metallic_map = map(&extra("map_Pm"), "map_Pm", Encoding::Data)?;
+    let metallic_roughness = merge_metallic_roughness(roughness_map, metallic_map).map(image);
+    Ok(ModelMaterial {
+        name: material.name.clone(),
+        kind: MaterialKind::Principled(principled),
+        texture: base,
+        maps: Maps { metallic_roughness, emission, normal },
+    })
+}
+
+/// Whether an image is a tangent-space normal map rather than a height map: its texels
+/// point mostly up the surface (blue) around a neutral red and green.
+fn is_normal_map(image: &TextureImage) -> bool {
+    let n = image.texels.len().max(1) as f64;
+    let mean = |c: usize| image.texels.iter().map(|t| f64::from(t[c])).sum::<f64>() / n;
+    let (r, g, b) = (mean(0), mean(1), mean(2));
+    b > 0.6 && (r - 0.5).abs() < 0.2 && (g - 0.5).abs() < 0.2
+}
+
+/// MTL's separate roughness (`map_Pr`) and metallic (`map_Pm`) images as one glTF-style
+/// metallic-roughness image (G roughness, B metallic; the other channel 1, so it leaves
+/// its factor unchanged), sampled at the larger image's texels by nearest neighbour.
+fn merge_metallic_roughness(
+    roughness: Option<(String, TextureImage)>,
+    metallic: Option<(String, TextureImage)>,
+) -> Option<(String, TextureImage)> {
+    let (file, path, width, height) = match (&roughness, &metallic) {
+        (None, None) => return None,
+        (Some((f, r)), Some((_, m))) if m.texels.len() > r.texels.len() => {
+            (f.clone(), r.path.clone(), m.width, m.height)
+        }
+        (Some((f, r)), _) => (f.clone(), r.path.clone(), r.width, r.height),
+        (None, Some((f, m))) => (f.clone(), m.path.clone(), m.width, m.height),
+    };
+    let at = |image: &Option<(String, TextureImage)>, x: u32, y: u32| match image {
+        Some((_, i)) => {
+            let (ix, iy) = (x * i.width / width, y * i.height / height);
+            i.texels[(iy * i.width + ix) as usize][0]
+        }
+        None => 1.0,
+    };
+    let texels = (0..height)
+        .flat_map(|y| (0..width).map(move |x| (x, y)))
+        .map(|(x, y)| [1.0, at(&roughness, x, y), at(&metallic, x, y)])
+        .collect();
+    Some((file, TextureImage { path, width, height, texels, alpha: Vec::new() }))
 }
 
 /// A model's colours are reflectances: a value outside [0, 1] is the exporter's mistake,

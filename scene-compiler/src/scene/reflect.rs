@@ -161,11 +161,12 @@ mod tests {
 
     use glam::Vec3;
 
+    use super::super::image_file::Encoding;
     use super::super::list::ListItem;
     use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
     use super::super::model::{
-        Camera, EnvImage, Environment, Light, Material, RenderSettings, Scene, Sky, Texture, TextureImage,
-        Wrap,
+        Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, Scene, Sky, Texture,
+        TextureImage, Wrap,
     };
     use super::super::schema::{
         BandFile, CameraFile, LightFile, SceneFile, SettingsFile, SkyFile, TextureFile, TransformFile,
@@ -275,17 +276,31 @@ mod tests {
     /// material and light, and every list's examples; its lists read their files (and a
     /// texture `h.png`) from `folder`.
     fn every_field(folder: &Path) -> Scene {
-        // The kinds that take a texture take these in turn.
-        let image = Texture::Image {
+        // The kinds that take a texture take these in turn; a Principled its maps too.
+        let image = |encoding| Texture::Image {
             file: "h.png".into(),
             // As read from h.png (the folder of `every_value_wrong` has none).
-            image: Arc::new(super::super::texture_file::read(&folder.join("h.png")).unwrap_or_else(|_| {
-                TextureImage { path: folder.join("h.png"), width: 1, height: 1, texels: vec![[0.0; 3]] }
-            })),
+            image: Arc::new(
+                super::super::texture_file::read(&folder.join("h.png"), encoding).unwrap_or_else(|_| {
+                    TextureImage {
+                        path: folder.join("h.png"),
+                        width: 1,
+                        height: 1,
+                        texels: vec![[0.0; 3]],
+                        alpha: Vec::new(),
+                    }
+                }),
+            ),
             wrap: Wrap::Clamp,
         };
         let checker = Texture::Checker { size: 0.5, even: Vec3::splat(0.25), odd: Vec3::new(1.0, 0.5, 0.0) };
-        let mut textures = [checker, Texture::Noise { scale: 4.0 }, image].into_iter().cycle();
+        let maps = Maps {
+            metallic_roughness: Some(image(Encoding::Data)),
+            emission: Some(checker.clone()),
+            normal: Some(image(Encoding::Data)),
+        };
+        let mut textures =
+            [checker, Texture::Noise { scale: 4.0 }, image(Encoding::Color)].into_iter().cycle();
         let materials = every_kind()
             .into_iter()
             .enumerate()
@@ -293,6 +308,7 @@ mod tests {
                 name: format!("material{i}"),
                 kind,
                 texture: if kind.takes_texture() { textures.next() } else { None },
+                maps: if kind.takes_maps() { maps.clone() } else { Maps::default() },
             })
             .collect();
         Scene {

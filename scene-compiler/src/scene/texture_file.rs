@@ -10,9 +10,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::image_file::{self, LinearImage};
-use super::material::MaterialKind;
-use super::model::{Scene, Texture, TextureImage};
+use super::image_file::{self, Encoding, LinearImage};
+use super::material::{MAP_FIELDS, MaterialKind};
+use super::model::{Maps, Scene, Texture, TextureImage};
 use super::spans::ValuePath;
 use super::validate::Issue;
 use crate::limits;
@@ -23,8 +23,17 @@ pub(crate) const IMAGE_HINT: &str =
 
 /// The image a texture names as `file` (relative to `folder`, the scene file's), or the
 /// message that says why it cannot be used, naming `file` as the scene writes it.
-pub(crate) fn read_named(folder: &Path, file: &str) -> Result<TextureImage, String> {
-    read(&folder.join(file)).map_err(|error| format!("cannot use texture image `{file}`: {error}"))
+pub(crate) fn read_named(folder: &Path, file: &str, encoding: Encoding) -> Result<TextureImage, String> {
+    read(&folder.join(file), encoding).map_err(|error| format!("cannot use texture image `{file}`: {error}"))
+}
+
+/// How the image of a material's texture in `field` is encoded: the data maps
+/// (metallic-roughness, normal) are numbers, everything else colour.
+pub(crate) fn encoding_of(field: &str) -> Encoding {
+    match MAP_FIELDS.iter().position(|&f| f == field) {
+        Some(i) if Maps::is_data(i) => Encoding::Data,
+        _ => Encoding::Color,
+    }
 }
 
 /// Reads every image of `scene`'s material textures that an edit named and did not read
@@ -33,19 +42,29 @@ pub(crate) fn read_named(folder: &Path, file: &str) -> Result<TextureImage, Stri
 pub(crate) fn read_unread(scene: &mut Scene, folder: &Path) -> Vec<Issue> {
     let mut issues = Vec::new();
     for (i, material) in scene.materials.iter_mut().enumerate() {
-        let Some(Texture::Image { file, image, .. }) = &mut material.texture else { continue };
-        if !image.is_unread() {
-            continue;
-        }
-        match read_named(folder, file) {
-            Ok(read) => *image = Arc::new(read),
-            Err(message) => issues.push(Issue {
-                path: ValuePath::root().field("materials").index(i).field("texture").field("file"),
-                message,
-                label: "this image".to_owned(),
-                hint: Some(IMAGE_HINT.to_owned()),
-                also: None,
-            }),
+        let colour_field = material.kind.texture_field();
+        let [a, b, c] = material.maps.slots_mut();
+        let slots = [
+            (&mut material.texture, colour_field),
+            (a, MAP_FIELDS[0]),
+            (b, MAP_FIELDS[1]),
+            (c, MAP_FIELDS[2]),
+        ];
+        for (texture, field) in slots {
+            let Some(Texture::Image { file, image, .. }) = texture else { continue };
+            if !image.is_unread() {
+                continue;
+            }
+            match read_named(folder, file, encoding_of(field)) {
+                Ok(read) => *image = Arc::new(read),
+                Err(message) => issues.push(Issue {
+                    path: ValuePath::root().field("materials").index(i).field(field).field("file"),
+                    message,
+                    label: "this image".to_owned(),
+                    hint: Some(IMAGE_HINT.to_owned()),
+                    also: None,
+                }),
+            }
         }
     }
     issues
@@ -60,7 +79,7 @@ pub(crate) fn model_problem(
     kind: &MaterialKind,
     texture: &Texture,
 ) -> Option<(&'static str, String)> {
-    if let MaterialKind::Dielectric { .. } = kind {
+    if !kind.takes_texture() {
         return Some(("", format!("material `{material}` is a Dielectric, which takes no texture")));
     }
     let Texture::Image { file, image, .. } = texture else { return None };
@@ -74,6 +93,7 @@ pub(crate) fn model_problem(
         || height > side
         || image.texels.len() as u64 != u64::from(width) * u64::from(height)
         || image.texels.len() > limits::MAX_TEXELS
+        || !(image.alpha.is_empty() || image.alpha.len() == image.texels.len())
     {
         let texels = image.texels.len();
         let what = format!("`file` of the texture of material `{material}` (`{file}`)");
@@ -85,21 +105,21 @@ pub(crate) fn model_problem(
 
 /// The image at `path`, or why it cannot be a texture (one sentence, no file name: the
 /// caller's message names it).
-pub(crate) fn read(path: &Path) -> Result<TextureImage, String> {
-    texture(image_file::read_linear_rgb(path, limits::MAX_TEXELS as u64)?, path)
+pub(crate) fn read(path: &Path, encoding: Encoding) -> Result<TextureImage, String> {
+    texture(image_file::read_linear_rgb(path, limits::MAX_TEXELS as u64, encoding)?, path)
 }
 
 /// An image held in memory (a glTF model's embedded texture); `origin` is the file it
 /// came from, which a live session watches.
-pub(crate) fn from_memory(bytes: &[u8], origin: &Path) -> Result<TextureImage, String> {
-    texture(image_file::decode_linear_rgb(bytes, limits::MAX_TEXELS as u64)?, origin)
+pub(crate) fn from_memory(bytes: &[u8], origin: &Path, encoding: Encoding) -> Result<TextureImage, String> {
+    texture(image_file::decode_linear_rgb(bytes, limits::MAX_TEXELS as u64, encoding)?, origin)
 }
 
 fn texture(image: LinearImage, origin: &Path) -> Result<TextureImage, String> {
-    let LinearImage { width, height, texels } = image;
+    let LinearImage { width, height, texels, alpha } = image;
     if let Some(i) = texels.iter().position(|c| !c.iter().all(|v| v.is_finite() && *v >= 0.0)) {
         let (x, y) = (i as u32 % width, i as u32 / width);
         return Err(format!("pixel ({x}, {y}) is {:?}: texels must be finite and not negative", texels[i]));
     }
-    Ok(TextureImage { path: origin.to_owned(), width, height, texels })
+    Ok(TextureImage { path: origin.to_owned(), width, height, texels, alpha })
 }

@@ -19,11 +19,11 @@ use crate::limits;
 use super::{
     environment, heightmap,
     list::{ListItem, Lowering},
-    material::MaterialFile,
+    material::{MAP_FIELDS, MaterialFile},
     mesh_file,
     model::{
-        Band, Camera, EnvImage, Environment, Heightmap, Light, Material, Mesh, RenderSettings, Scene, Sky,
-        Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, Wrap,
+        Band, Camera, EnvImage, Environment, Heightmap, Light, Maps, Material, Mesh, RenderSettings, Scene,
+        Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, Wrap,
     },
     schema::{
         BandFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereListFile,
@@ -87,7 +87,12 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .0
             .iter()
             .zip(textures)
-            .map(|((name, kind), texture)| Material { name: name.clone(), kind: kind.lower(), texture })
+            .map(|((name, kind), (texture, maps))| Material {
+                name: name.clone(),
+                kind: kind.lower(),
+                texture,
+                maps,
+            })
             .collect(),
         lights: file.lights.iter().map(lower_light).collect(),
         ..scene
@@ -117,7 +122,10 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     let materials: Vec<(String, MaterialFile)> = scene
         .materials
         .iter()
-        .map(|m| (m.name.clone(), MaterialFile::of(m.kind, m.texture.as_ref().map(texture_file_of))))
+        .map(|m| {
+            let maps = m.maps.slots().map(|t| t.map(texture_file_of));
+            (m.name.clone(), MaterialFile::of(m.kind, m.texture.as_ref().map(texture_file_of), maps))
+        })
         .collect();
     c.materials(&root.field("materials"), &materials);
     c.model_textures(&root.field("materials"), &scene.materials);
@@ -363,43 +371,61 @@ impl Checker {
         index
     }
 
-    /// Checks every material's texture and reads its image from `folder`: one entry per
-    /// material, `None` without a texture (or with one that failed, reported).
+    /// Checks every material's textures and reads their images from `folder`: one entry
+    /// per material, its colour texture and its maps, `None` where it has none (or one
+    /// that failed, reported).
     fn textures(
         &mut self,
         path: &ValuePath,
         entries: &[(String, MaterialFile)],
         folder: &Path,
-    ) -> Vec<Option<Texture>> {
+    ) -> Vec<(Option<Texture>, Maps)> {
         entries
             .iter()
             .enumerate()
             .map(|(i, (name, kind))| {
-                let texture = kind.texture()?;
-                self.texture(&|| path.index(i).field("texture"), name, texture, folder)
+                let texture = kind.texture().and_then(|(texture, field)| {
+                    self.texture(&|| path.index(i).field(field), name, texture, field, folder)
+                });
+                let maps = kind.maps();
+                let maps = std::array::from_fn(|m| {
+                    let field = MAP_FIELDS[m];
+                    maps[m].and_then(|t| self.texture(&|| path.index(i).field(field), name, t, field, folder))
+                });
+                (texture, Maps::from_slots(maps))
             })
             .collect()
     }
 
-    /// One texture: positive sizes and scales, colours not negative, an image that reads.
-    fn texture(&mut self, at: At, material: &str, texture: &TextureFile, folder: &Path) -> Option<Texture> {
-        let what = |field: &str| format!("`{field}` of the texture of material `{material}`");
+    /// One texture in `field`: positive sizes and scales, colours not negative, an image
+    /// that reads (as colour or data, by `field`).
+    fn texture(
+        &mut self,
+        at: At,
+        material: &str,
+        texture: &TextureFile,
+        field: &str,
+        folder: &Path,
+    ) -> Option<Texture> {
+        let what = |name: &str| format!("`{name}` of the texture of material `{material}`");
         match texture {
-            TextureFile::Image { file, wrap } => match texture_file::read_named(folder, file) {
-                Ok(image) => Some(Texture::Image {
-                    file: file.clone(),
-                    image: Arc::new(image),
-                    wrap: match wrap {
-                        WrapFile::Repeat => Wrap::Repeat,
-                        WrapFile::Clamp => Wrap::Clamp,
-                    },
-                }),
-                Err(message) => {
-                    self.report(&|| at().field("file"), message, "this image")
-                        .set_hint(texture_file::IMAGE_HINT);
-                    None
+            TextureFile::Image { file, wrap } => {
+                match texture_file::read_named(folder, file, texture_file::encoding_of(field)) {
+                    Ok(image) => Some(Texture::Image {
+                        file: file.clone(),
+                        image: Arc::new(image),
+                        wrap: match wrap {
+                            WrapFile::Repeat => Wrap::Repeat,
+                            WrapFile::Clamp => Wrap::Clamp,
+                        },
+                    }),
+                    Err(message) => {
+                        self.report(&|| at().field("file"), message, "this image")
+                            .set_hint(texture_file::IMAGE_HINT);
+                        None
+                    }
                 }
-            },
+            }
             &TextureFile::Checker { size, even, odd } => {
                 let size_ok =
                     self.check(size, &what("size"), &|| at().field("size"), |s| s > 0.0, "above 0").is_none()
@@ -428,14 +454,22 @@ impl Checker {
     /// ([`texture_file::model_problem`]), then the checks a file's textures get.
     fn model_textures(&mut self, path: &ValuePath, materials: &[Material]) {
         for (i, m) in materials.iter().enumerate() {
-            let Some(texture) = &m.texture else { continue };
-            let at = || path.index(i).field("texture");
-            if let Some((field, message)) = texture_file::model_problem(&m.name, &m.kind, texture) {
-                let at_field = || if field.is_empty() { at() } else { at().field(field) };
-                self.report(&at_field, message, "not a usable texture");
-            } else if !matches!(texture, Texture::Image { .. }) {
-                // No image to read: the folder is not used.
-                self.texture(&at, &m.name, &texture_file_of(texture), Path::new(""));
+            let colour = m.texture.as_ref().map(|t| (t, m.kind.texture_field()));
+            let maps = m.maps.slots().into_iter().zip(MAP_FIELDS).filter_map(|(t, f)| Some((t?, f)));
+            for (texture, slot) in colour.into_iter().chain(maps) {
+                let at = || path.index(i).field(slot);
+                // The colour texture's kinds are model_problem's to check.
+                if slot != m.kind.texture_field() && !m.kind.takes_maps() {
+                    let message = format!("material `{}` takes no `{slot}`", m.name);
+                    self.report(&at, message, "not a usable texture");
+                } else if let Some((field, message)) = texture_file::model_problem(&m.name, &m.kind, texture)
+                {
+                    let at_field = || if field.is_empty() { at() } else { at().field(field) };
+                    self.report(&at_field, message, "not a usable texture");
+                } else if !matches!(texture, Texture::Image { .. }) {
+                    // No image to read: the folder is not used.
+                    self.texture(&at, &m.name, &texture_file_of(texture), slot, Path::new(""));
+                }
             }
         }
     }

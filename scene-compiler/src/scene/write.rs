@@ -13,6 +13,7 @@ use std::fmt::Write;
 use glam::Vec3;
 
 use super::list::ListItem;
+use super::material::MAP_FIELDS;
 use super::model::{
     Camera, Light, Material, Mesh, RenderSettings, Scene, Sky, SphereList, Terrain, TerrainSurface, Texture,
     Transform, Wrap,
@@ -111,9 +112,10 @@ fn materials(out: &mut String, materials: &[Material]) {
     out.push_str("    materials: {\n");
     for m in materials {
         let mut kind = m.kind.ron();
-        if let Some(texture) = &m.texture {
-            kind.push_str(", texture: ");
-            kind.push_str(&texture_ron(texture));
+        let colour = m.texture.as_ref().map(|t| (t, m.kind.texture_field()));
+        let maps = m.maps.slots().into_iter().zip(MAP_FIELDS).filter_map(|(t, f)| Some((t?, f)));
+        for (texture, field) in colour.into_iter().chain(maps) {
+            let _ = write!(kind, ", {field}: {}", texture_ron(texture));
         }
         let _ = writeln!(out, "        {}: {kind}),", string(&m.name));
     }

@@ -312,18 +312,26 @@ fn light_scene() -> scene_compiler::scene::Scene {
             name: "white".into(),
             kind: MaterialKind::Lambert { albedo: Vec3::splat(0.7) },
             texture: None,
+            maps: Default::default(),
         },
         Material {
             name: "warm".into(),
             kind: emissive(Vec3::new(1.0, 0.5, 0.25), 2.0, Vec3::ZERO),
             texture: None,
+            maps: Default::default(),
         },
         Material {
             name: "glow".into(),
             kind: emissive(Vec3::new(0.0, 0.0, 1.0), 3.0, Vec3::splat(0.5)),
             texture: None,
+            maps: Default::default(),
         },
-        Material { name: "black".into(), kind: emissive(Vec3::ZERO, 5.0, Vec3::ZERO), texture: None },
+        Material {
+            name: "black".into(),
+            kind: emissive(Vec3::ZERO, 5.0, Vec3::ZERO),
+            texture: None,
+            maps: Default::default(),
+        },
     ];
     let sphere = |x: f32, y: f32, z: f32, radius: f32, material: u32| Sphere {
         center: Vec3::new(x, y, z),
@@ -430,7 +438,7 @@ fn lights_are_picked_in_proportion_to_their_power() {
     assert_eq!(view.materials[2].kind, MATERIAL_EMISSIVE);
     assert_eq!(view.materials[2].albedo_roughness, [0.5, 0.5, 0.5, 0.0]);
     assert_eq!(view.materials[2].emission_ior, [0.0, 0.0, 3.0, 1.0]);
-    assert_eq!(view.materials[2].texture, NO_TEXTURE);
+    assert_eq!(view.materials[2].textures, [NO_TEXTURE; 4]);
 }
 
 #[test]
@@ -587,7 +595,7 @@ fn material_records_with_unknown_kinds_stray_lanes_or_textures_are_refused() {
     };
     let err = corrupt(0, &|m| m.kind = 9);
     assert!(err.contains("materials[0]") && err.contains("unknown material kind 9"), "{err}");
-    let err = corrupt(0, &|m| m.texture = 0);
+    let err = corrupt(0, &|m| m.textures[0] = 0);
     assert!(err.contains("texture"), "{err}");
     let err = corrupt(0, &|m| m.albedo_roughness[3] = 0.5);
     assert!(err.contains("roughness"), "a Lambert has no roughness: {err}");

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use glam::{Vec2, Vec3};
 use scene_compiler::meshes::{warnings, with_triangles};
-use scene_compiler::scene::{self, MaterialKind, Scene, Texture};
+use scene_compiler::scene::{self, MaterialKind, Principled, Scene, Texture};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// A scene whose only mesh is `mesh`, parsed as `dir/scene.ron`.
@@ -28,6 +28,11 @@ fn red_blue_png() -> Vec<u8> {
     let mut bytes = std::io::Cursor::new(Vec::new());
     image.write_to(&mut bytes, image::ImageFormat::Png).expect("encode PNG");
     bytes.into_inner()
+}
+
+/// An 8-bit value as a data texture holds it: v / 255, no sRGB curve.
+fn image_data_value(v: u8) -> f32 {
+    f32::from(v) / 255.0
 }
 
 /// Two triangles in two primitives (each with positions and texture coordinates): the
@@ -83,15 +88,29 @@ fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
     let expanded = with_triangles(&scene);
     let names: Vec<&str> = expanded.materials.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(names, ["clay", "m.gltf#steel", "m.gltf#lamp", "m.gltf#glass"]);
+    let principled = |p: Principled| MaterialKind::Principled(p);
     assert_eq!(
         expanded.materials[1].kind,
-        MaterialKind::Metal { albedo: Vec3::new(0.5, 0.6, 0.7), fuzz: 0.25 }
+        principled(Principled {
+            base_color: Vec3::new(0.5, 0.6, 0.7),
+            metallic: 1.0,
+            roughness: 0.25,
+            ..Principled::default()
+        })
     );
     assert_eq!(
         expanded.materials[2].kind,
-        MaterialKind::Emissive { color: Vec3::new(1.0, 0.5, 0.0), strength: 3.0, albedo: Vec3::ONE }
+        principled(Principled {
+            metallic: 0.0,
+            emission: Vec3::new(1.0, 0.5, 0.0),
+            emission_strength: 3.0,
+            ..Principled::default()
+        })
     );
-    assert_eq!(expanded.materials[3].kind, MaterialKind::Dielectric { ior: 1.33 });
+    assert_eq!(
+        expanded.materials[3].kind,
+        principled(Principled { metallic: 0.0, transmission: 1.0, ior: 1.33, ..Principled::default() })
+    );
     match &expanded.materials[2].texture {
         Some(Texture::Image { image, .. }) => {
             assert_eq!((image.width, image.height), (2, 1));
@@ -100,11 +119,20 @@ fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
         other => panic!("the lamp's base colour texture: {other:?}"),
     }
     assert!(expanded.materials[1].texture.is_none());
+    // The steel's normal map is data: read as stored, not sRGB-decoded.
+    match &expanded.materials[1].maps.normal {
+        Some(Texture::Image { image, .. }) => {
+            let mid = image_data_value(128);
+            assert_eq!(image.texels[0], [1.0, 0.0, 0.0]);
+            assert!(mid > 0.5, "{mid}");
+        }
+        other => panic!("the steel's normal map: {other:?}"),
+    }
     // Each primitive's triangle takes its material; the uvs of the first two come along.
     let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
     assert_eq!(materials, [1, 2, 3]);
     assert_eq!(expanded.triangles[0].uvs, None, "not every primitive has TEXCOORD_0: none are kept");
-    assert_eq!(warnings(&scene), ["model `m.gltf`: normalTexture is not supported and was dropped"]);
+    assert!(warnings(&scene).is_empty(), "{:?}", warnings(&scene));
 
     // A scene material overrides the model's: no model materials, no warnings.
     let overridden = parse_mesh(dir.path(), r#"(file: "m.gltf", material: "clay")"#);
@@ -144,34 +172,80 @@ fn mtl_materials_map_to_our_kinds() {
     let mtl = "newmtl red\nKd 0.8 0.1 0.1\nmap_Bump bump.png\n\
                newmtl glass\nillum 7\nNi 1.33\n\
                newmtl lamp\nKd 0.5 0.5 0.5\nKe 4 2 1\n\
-               newmtl chrome\nillum 3\nKd 0.2 0.2 0.2\nKs 0.9 0.9 0.9\nNs 250\n";
+               newmtl chrome\nillum 3\nKd 0.2 0.2 0.2\nKs 0.9 0.9 0.9\nNs 250\n\
+               newmtl blender_glass\nKd 1 1 1\nPr 0.1\nPm 0\nTf 1 1 1\nNi 1.45\nd 1\nillum 2\n\
+               newmtl bumpy\nKd 0.5 0.5 0.5\nPr 0.4\nPm 1\nnorm normal.png\nmap_Pr rough.png\n";
     std::fs::write(dir.path().join("m.mtl"), mtl).unwrap();
+    // A height map (grey) where map_Bump names one, a tangent-space normal map (blue).
+    let png = |rgb: [u8; 3], name: &str| {
+        image::RgbImage::from_pixel(2, 2, image::Rgb(rgb)).save(dir.path().join(name)).expect("write PNG")
+    };
+    png([100, 100, 100], "bump.png");
+    png([128, 128, 255], "normal.png");
+    png([51, 51, 51], "rough.png");
+    let obj = "mtllib m.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\n\
+               f 1 2 3\nusemtl red\nf 2 4 3\nusemtl glass\nf 1 2 4\nusemtl lamp\nf 1 3 4\nusemtl chrome\nf 1 2 3\n\
+               usemtl blender_glass\nf 1 2 3\nusemtl bumpy\nf 1 2 3\n";
+    std::fs::write(dir.path().join("m.obj"), obj).unwrap();
     let scene = parse_mesh(dir.path(), r#"(file: "m.obj")"#);
     let expanded = with_triangles(&scene);
     let kinds: Vec<(&str, MaterialKind)> =
         expanded.materials.iter().skip(1).map(|m| (m.name.as_str(), m.kind)).collect();
+    let p = |p: Principled| MaterialKind::Principled(p);
+    // Without Ns, roughness 1; without Pm, metallic 0.
+    let plain = Principled { metallic: 0.0, roughness: 1.0, ..Principled::default() };
     assert_eq!(
         kinds,
         [
-            ("m.obj#red", MaterialKind::Lambert { albedo: Vec3::new(0.8, 0.1, 0.1) }),
-            ("m.obj#glass", MaterialKind::Dielectric { ior: 1.33 }),
+            ("m.obj#red", p(Principled { base_color: Vec3::new(0.8, 0.1, 0.1), ..plain })),
+            (
+                "m.obj#glass",
+                p(Principled { base_color: Vec3::splat(0.8), transmission: 1.0, ior: 1.33, ..plain })
+            ),
             (
                 "m.obj#lamp",
-                MaterialKind::Emissive {
-                    color: Vec3::new(1.0, 0.5, 0.25),
-                    strength: 4.0,
-                    albedo: Vec3::splat(0.5)
-                }
+                p(Principled { base_color: Vec3::splat(0.5), emission: Vec3::new(4.0, 2.0, 1.0), ..plain })
             ),
-            // Ns 250 is roughness 1 - sqrt(0.25) = 0.5 (Blender's export).
-            ("m.obj#chrome", MaterialKind::Metal { albedo: Vec3::splat(0.9), fuzz: 0.5 }),
+            // Ns 250 is roughness 1 - sqrt(0.25) = 0.5 (Blender's export); illum 3 a metal of Ks.
+            (
+                "m.obj#chrome",
+                p(Principled { base_color: Vec3::splat(0.9), metallic: 1.0, roughness: 0.5, ..plain })
+            ),
+            // Blender's exporter writes a Principled's transmission as Tf, with illum 2.
+            (
+                "m.obj#blender_glass",
+                p(Principled {
+                    base_color: Vec3::ONE,
+                    roughness: 0.1,
+                    transmission: 1.0,
+                    ior: 1.45,
+                    ..plain
+                })
+            ),
+            (
+                "m.obj#bumpy",
+                p(Principled { base_color: Vec3::splat(0.5), metallic: 1.0, roughness: 0.4, ..plain })
+            ),
             // The faces before any `usemtl`.
-            ("m.obj#default", MaterialKind::Lambert { albedo: Vec3::splat(0.8) }),
+            ("m.obj#default", p(Principled { base_color: Vec3::splat(0.8), ..plain })),
         ]
     );
+    let bumpy = &expanded.materials[6];
+    assert!(matches!(bumpy.maps.normal, Some(Texture::Image { .. })), "norm is a normal map");
+    // map_Pr alone becomes a metallic-roughness image: G its value, B 1 (metallic as is).
+    match &bumpy.maps.metallic_roughness {
+        Some(Texture::Image { image, .. }) => assert_eq!(image.texels[0], [1.0, 0.2, 1.0]),
+        other => panic!("bumpy's metallic-roughness: {other:?}"),
+    }
+    assert!(expanded.materials[1].maps.normal.is_none(), "a grey map_Bump is a height map");
     let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
-    assert_eq!(materials, [5, 1, 2, 3, 4]);
-    assert_eq!(warnings(&scene), ["model `m.obj`: bump/norm map is not supported and was dropped"]);
+    assert_eq!(materials, [7, 1, 2, 3, 4, 5, 6]);
+    assert_eq!(
+        warnings(&scene),
+        [
+            "model `m.obj`: a height bump map (norm / map_Bump that is not a tangent-space normal map) is not supported and was dropped"
+        ]
+    );
 }
 
 /// A missing texture named by a model is an error at the mesh's `file`, naming the

@@ -83,7 +83,8 @@ fn v(x: f32, y: f32, z: f32) -> Vec3 {
 #[test]
 fn valid_scene_parses_to_the_expected_model() {
     let scene = scene::parse(VALID, "scene.ron").unwrap_or_else(|e| panic!("{e}"));
-    let material = |name: &str, kind| Material { name: name.to_owned(), kind, texture: None };
+    let material =
+        |name: &str, kind| Material { name: name.to_owned(), kind, texture: None, maps: Default::default() };
     let expected = Scene {
         camera: Camera {
             look_from: v(13.0, 2.0, 3.0),

@@ -30,21 +30,25 @@ fn small_scene() -> Scene {
                 name: "ground".into(),
                 kind: MaterialKind::Lambert { albedo: Vec3::splat(0.5) },
                 texture: None,
+                maps: Default::default(),
             },
             Material {
                 name: "say \"hi\"".into(),
                 kind: MaterialKind::Dielectric { ior: 1.5 },
                 texture: None,
+                maps: Default::default(),
             },
             Material {
                 name: "gold".into(),
                 kind: MaterialKind::Metal { albedo: Vec3::new(0.8, 0.6, 0.2), fuzz: 0.0 },
                 texture: None,
+                maps: Default::default(),
             },
             Material {
                 name: "lamp".into(),
                 kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO },
                 texture: None,
+                maps: Default::default(),
             },
         ],
         spheres: vec![
@@ -271,8 +275,11 @@ fn light() -> impl Strategy<Value = Light> {
 fn valid_scene() -> impl Strategy<Value = Scene> {
     (material_names(), prop::collection::vec(material_kind(), 6)).prop_flat_map(|(names, kinds)| {
         let count = names.len() as u32;
-        let materials: Vec<Material> =
-            names.into_iter().zip(kinds).map(|(name, kind)| Material { name, kind, texture: None }).collect();
+        let materials: Vec<Material> = names
+            .into_iter()
+            .zip(kinds)
+            .map(|(name, kind)| Material { name, kind, texture: None, maps: Default::default() })
+            .collect();
         let sphere = (vec3(finite()), positive(), 0..count).prop_map(|(center, radius, material)| Sphere {
             center,
             radius,

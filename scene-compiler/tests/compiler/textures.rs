@@ -104,7 +104,7 @@ fn a_shared_image_is_stored_once_and_each_textured_material_has_a_record() {
     let parsed = scene::parse(text, &dir.path().join("scene.ron").display().to_string()).unwrap();
     let compiled = compile_scene(&parsed, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("a textured blob parses");
-    let textures: Vec<u32> = view.materials.iter().map(|m| m.texture).collect();
+    let textures: Vec<u32> = view.materials.iter().map(|m| m.textures[0]).collect();
     assert_eq!(textures, [0, u32::MAX, 1, 2]);
     assert_eq!(view.textures.len(), 3);
     // Two materials name t.png: its 4 x 2 texels are stored once, the records share them.
@@ -259,7 +259,7 @@ fn compiled_texture(
     assert_eq!(&read_back, scene, "the saved scene reads back equal");
     let compiled = compile_scene(&read_back, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("a textured blob parses");
-    (view.textures[view.materials[0].texture as usize], view.texels.to_vec())
+    (view.textures[view.materials[0].textures[0] as usize], view.texels.to_vec())
 }
 
 #[test]
@@ -288,5 +288,6 @@ fn edited_checker_colours_and_a_swapped_image_reach_the_blob_through_the_saved_f
     let (record, texels) = compiled_texture(dir.path(), &scene);
     assert_eq!(record.image[1..], [3, 1, scene_compiler::blob::layout::WRAP_CLAMP]);
     let first = record.image[0] as usize;
-    assert_eq!(texels[first..first + 3], [[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0]]);
+    // An image without an alpha channel is opaque: alpha 1 in the texels' w lane.
+    assert_eq!(texels[first..first + 3], [[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]]);
 }

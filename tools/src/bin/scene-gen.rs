@@ -256,7 +256,7 @@ fn rtiow(csv: &Path) -> anyhow::Result<Scene> {
         let material = match materials.iter().position(|m| m.name == name) {
             Some(i) => i,
             None => {
-                materials.push(Material { name, kind, texture: None });
+                materials.push(Material::new(name, kind));
                 materials.len() - 1
             }
         };
@@ -288,8 +288,7 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
         ("mirror", MaterialKind::Metal { albedo: Vec3::splat(0.95), fuzz: 0.0 }),
         ("glass", MaterialKind::Dielectric { ior: 1.5 }),
     ];
-    let materials =
-        palette.iter().map(|(n, k)| Material { name: (*n).into(), kind: *k, texture: None }).collect();
+    let materials = palette.iter().map(|(n, k)| Material::new(*n, *k)).collect();
     // One sphere per unit cell, jittered inside it, so spheres never overlap.
     let side = (count as f64).cbrt().ceil() as usize;
     let spheres = (0..count)

@@ -5,15 +5,16 @@ use std::f32::consts::{FRAC_1_PI, TAU};
 
 use glam::Vec3A;
 
-use super::lights::direct_light;
+use super::lights::{Bsdf, direct_light};
 use super::rng::Rng;
-use super::scatter::{ScatterRandoms, scatter};
-use super::scene::CpuScene;
+use super::scatter::{ScatterRandoms, principled_of, scatter};
+use super::scene::{CpuScene, Lobe};
+use super::shading;
 use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
 use crate::backend::constants::RR_START_DEPTH;
 use crate::camera::CameraFrame;
-use scene_compiler::blob::layout::NO_TEXTURE;
+use scene_compiler::blob::layout::{NO_TEXTURE, TEXTURE_SLOT_NORMAL};
 
 /// The camera frame in SIMD lanes.
 #[derive(Clone, Copy, Debug)]
@@ -112,18 +113,28 @@ pub fn trace_sample(
         let front_face = dir.dot(surface.normal) < 0.0;
         let n = if front_face { surface.normal } else { -surface.normal };
         // Scattering and NEE shade with this; `n` decides sides and offsets.
-        let ns = if front_face { surface.shading } else { -surface.shading };
+        let mut ns = if front_face { surface.shading } else { -surface.shading };
         let untextured = shapes::material(scene, hit.prim);
         // A copy only for a textured material: untextured hits (every hit of most scenes)
         // keep the reference (docs/performance.md, "Choices in the code").
         let textured;
-        let m = if untextured.texture == NO_TEXTURE {
-            untextured
-        } else {
-            textured =
-                untextured.textured(&scene.textures, surface.point, shapes::uv(scene, hit.prim, &surface));
+        let m = if untextured.textured {
+            let uv = shapes::uv(scene, hit.prim, &surface);
+            textured = untextured.textured(&scene.textures, surface.point, uv);
+            let normal_map = textured.textures[TEXTURE_SLOT_NORMAL];
+            if normal_map != NO_TEXTURE {
+                let (dpdu, dpdv) = shapes::dpduv(scene, hit.prim, &surface);
+                let texel = scene.textures.eval(normal_map, surface.point, uv);
+                ns = shading::normal_mapped(texel, textured.normal_scale, ns, dpdu, dpdv);
+            }
             &textured
+        } else {
+            untextured
         };
+        let principled = matches!(m.lobe, Lobe::Principled { .. });
+        if principled {
+            ns = shading::valid_shading_normal(n, -dir, ns);
+        }
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
             let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
@@ -137,17 +148,28 @@ pub fn trace_sample(
         let Some(bounce) = scatter(m, dir, ns, front_face, randoms) else {
             break;
         };
-        // Around a shading normal a diffuse direction can point into the surface: the
-        // path ends (with `ns == n` it never does).
-        if bounce.diffuse && bounce.dir.dot(n) <= 0.0 {
+        // Around a shading normal a direction can leave on the wrong side of the surface
+        // (a reflection into it, a refraction out of it): the path ends, so no light
+        // leaks through (with `ns == n` a diffuse bounce never does).
+        if (bounce.diffuse && bounce.dir.dot(n) <= 0.0)
+            || (bounce.principled && bounce.transmitted == (bounce.dir.dot(n) > 0.0))
+        {
             break;
         }
         let next_origin = offset_ray_origin(&surface, if bounce.diffuse { n } else { bounce.dir });
         if nee && bounce.diffuse {
             let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
-            radiance +=
-                throughput * direct_light(scene, surface.point, next_origin, ns, n, m.albedo, u, rays);
+            let bsdf = Bsdf::Lambert(m.albedo);
+            radiance += throughput * direct_light(scene, surface.point, next_origin, ns, n, &bsdf, u, rays);
             bsdf_pdf = bounce.dir.dot(ns).max(0.0) * FRAC_1_PI;
+        } else if nee && principled && !principled_of(m).is_delta() {
+            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
+            // Lights are sampled on the side the path came from; a refracted bounce that
+            // reaches one counts it fully (bsdf_pdf 0), as NEE could not have drawn it.
+            let o = if bounce.transmitted { offset_ray_origin(&surface, n) } else { next_origin };
+            let bsdf = Bsdf::Principled { bsdf: principled_of(m), wo: -dir, entering: front_face };
+            radiance += throughput * direct_light(scene, surface.point, o, ns, n, &bsdf, u, rays);
+            bsdf_pdf = if bounce.transmitted { 0.0 } else { bounce.pdf };
         } else {
             bsdf_pdf = 0.0;
         }

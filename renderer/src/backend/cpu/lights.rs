@@ -5,9 +5,10 @@ use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::{
-    LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord, NO_TEXTURE,
+    LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord,
 };
 
+use super::principled::Principled;
 use super::sampling::sample_cone;
 use super::scene::CpuScene;
 use super::shapes;
@@ -75,11 +76,36 @@ pub fn pick_light(lights: &[Light], u: f32) -> &Light {
     if scaled - (i as f32) < light.alias_threshold { light } else { &lights[light.alias as usize] }
 }
 
-/// The radiance arriving at surface point `p` (a Lambert surface with shading normal
-/// `n` and geometric normal `ng`, both on the side the path came from) from one light
-/// sample, times the BSDF and cosine, over its pdf. Directions, distances and pdfs are
-/// taken at `p`; the shadow ray starts at `o`, `p` offset to `ng`'s side; a light below
-/// the geometric surface is not seen. `rays` counts shadow rays.
+/// What next-event estimation weighs a light sample with: the BSDF at the hit.
+#[derive(Clone, Copy, Debug)]
+pub enum Bsdf {
+    /// A Lambert surface of this albedo.
+    Lambert(Vec3A),
+    /// A Principled surface seen from `wo` (`entering`: from outside its solid).
+    Principled { bsdf: Principled, wo: Vec3A, entering: bool },
+}
+
+impl Bsdf {
+    /// The BSDF times the cosine towards unit `wi` around shading normal `n`, and the
+    /// solid-angle pdf with which scattering would have picked `wi` (for MIS); zero
+    /// where the surface does not reflect towards `wi`.
+    #[inline(always)]
+    pub fn eval(&self, n: Vec3A, wi: Vec3A) -> (Vec3A, f32) {
+        match *self {
+            Bsdf::Lambert(albedo) => {
+                let c = n.dot(wi);
+                if c <= 0.0 { (Vec3A::ZERO, 0.0) } else { (albedo * FRAC_1_PI * c, c * FRAC_1_PI) }
+            }
+            Bsdf::Principled { bsdf, wo, entering } => bsdf.eval(wo, wi, n, entering),
+        }
+    }
+}
+
+/// The radiance arriving at surface point `p` (shading normal `n` and geometric normal
+/// `ng`, both on the side the path came from) from one light sample, times the BSDF and
+/// cosine, over its pdf. Directions, distances and pdfs are taken at `p`; the shadow ray
+/// starts at `o`, `p` offset to `ng`'s side; a light below the geometric surface is not
+/// seen. `rays` counts shadow rays.
 #[allow(clippy::too_many_arguments)] // the twin of the kernel's, argument for argument
 #[inline(always)]
 pub fn direct_light(
@@ -88,80 +114,73 @@ pub fn direct_light(
     o: Vec3A,
     n: Vec3A,
     ng: Vec3A,
-    albedo: Vec3A,
+    bsdf: &Bsdf,
     u: [f32; 3],
     rays: &mut u64,
 ) -> Vec3A {
     let light = pick_light(&scene.lights, u[0]);
-    let f = albedo * FRAC_1_PI;
+    // The BSDF and cosine towards `wi`, with scattering's pdf; None when nothing arrives.
+    let seen = |wi: Vec3A| {
+        if ng.dot(wi) <= 0.0 {
+            return None;
+        }
+        let (fc, pdf) = bsdf.eval(n, wi);
+        (fc != Vec3A::ZERO).then_some((fc, pdf))
+    };
     match light.shape {
         LightShape::Point { position } => {
             let to = position - p;
             let dist2 = to.length_squared();
             let dist = dist2.sqrt();
             let wi = to / dist;
-            let c = n.dot(wi);
-            if c <= 0.0 || ng.dot(wi) <= 0.0 {
-                return Vec3A::ZERO;
-            }
+            let Some((fc, _)) = seen(wi) else { return Vec3A::ZERO };
             *rays += 1;
             if occluded(scene, o, wi, dist, u32::MAX) {
                 return Vec3A::ZERO;
             }
-            f * c * light.radiance / (dist2 * light.pdf)
+            fc * light.radiance / (dist2 * light.pdf)
         }
         LightShape::Directional { towards, one_minus_cos } => {
             let wi = sample_cone(towards, one_minus_cos, u[1], u[2]);
-            let c = n.dot(wi);
-            if c <= 0.0 || ng.dot(wi) <= 0.0 {
-                return Vec3A::ZERO;
-            }
+            let Some((fc, _)) = seen(wi) else { return Vec3A::ZERO };
             *rays += 1;
             if occluded(scene, o, wi, f32::INFINITY, u32::MAX) {
                 return Vec3A::ZERO;
             }
-            f * c * light.radiance / light.pdf
+            fc * light.radiance / light.pdf
         }
         LightShape::Area { prim } => {
             let Some(sample) = shapes::sample_towards(scene, prim, p, o, [u[1], u[2]]) else {
                 return Vec3A::ZERO;
             };
-            let c = n.dot(sample.wi);
-            if c <= 0.0 || ng.dot(sample.wi) <= 0.0 {
-                return Vec3A::ZERO;
-            }
+            let Some((fc, bsdf_pdf)) = seen(sample.wi) else { return Vec3A::ZERO };
             *rays += 1;
             if occluded(scene, o, sample.wi, sample.t_max, prim) {
                 return Vec3A::ZERO;
             }
             let light_pdf = light.pdf / sample.inv_pdf;
-            let bsdf_pdf = c * FRAC_1_PI;
             // A textured emitter's radiance at the point the shadow ray reaches.
             let m = shapes::material(scene, prim);
-            let radiance = if m.texture == NO_TEXTURE {
-                light.radiance
-            } else {
+            let radiance = if m.textured {
                 let at = shapes::surface(scene, prim, o, sample.wi, sample.t_max);
                 m.textured(&scene.textures, at.point, shapes::uv(scene, prim, &at)).emission
+            } else {
+                light.radiance
             };
-            f * c * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
+            fc * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
         LightShape::Environment => {
             let env = scene.env.as_ref().expect("BlobView::parse refuses an environment light without one");
             let Some(sample) = env.sample(u[1], u[2]) else {
                 return Vec3A::ZERO;
             };
-            let c = n.dot(sample.wi);
-            if c <= 0.0 || ng.dot(sample.wi) <= 0.0 {
-                return Vec3A::ZERO;
-            }
+            let Some((fc, bsdf_pdf)) = seen(sample.wi) else { return Vec3A::ZERO };
             *rays += 1;
             if occluded(scene, o, sample.wi, f32::INFINITY, u32::MAX) {
                 return Vec3A::ZERO;
             }
             let light_pdf = light.pdf * sample.pdf;
-            let bsdf_pdf = c * FRAC_1_PI;
-            f * c * env.radiance(sample.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
+            fc * env.radiance(sample.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
     }
 }

@@ -25,6 +25,17 @@ pub fn pcg_hash(v: u32) -> u32 {
     permute(step(v))
 }
 
+/// A uniform float in `[0, 1)` fixed by a ray and a primitive: the threshold a Blend
+/// surface's alpha is held against inside traversal (stochastic transparency, as
+/// pbrt-v4 hashes its rays for alpha), so the closest-hit and shadow queries need no
+/// random stream. The same ray through the same surface always makes the same choice.
+#[inline(always)]
+pub fn ray_hash(origin: [f32; 3], dir: [f32; 3], prim: u32) -> f32 {
+    const TWO_POW_MINUS_24: f32 = 1.0 / 16_777_216.0;
+    let h = origin.into_iter().chain(dir).fold(pcg_hash(prim), |h, x| pcg_hash(h ^ x.to_bits()));
+    (h >> 8) as f32 * TWO_POW_MINUS_24
+}
+
 /// One random stream: PCG-RXS-M-XS-32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rng {

@@ -5,6 +5,7 @@ use std::f32::consts::TAU;
 
 use glam::Vec3A;
 
+use super::principled::Principled;
 use super::rng::Rng;
 use super::scene::{Lobe, Material};
 use crate::backend::constants::DEGENERATE_DIR2;
@@ -12,19 +13,24 @@ use crate::backend::constants::DEGENERATE_DIR2;
 /// The random numbers drawn at every bounce, whichever lobe uses them.
 #[derive(Clone, Copy, Debug)]
 pub struct ScatterRandoms {
+    /// Picks a Principled material's lobe; the RTIOW kinds draw it and leave it, so
+    /// their streams, and images, are those of the renderer before it.
+    pub lobe: f32,
     pub r1: f32,
     pub r2: f32,
     pub fresnel: f32,
 }
 
 impl ScatterRandoms {
-    /// Draws them, after one number no kind uses: it picked a lobe when materials were
-    /// blends of lobes, and drawing it still keeps every stream, so every image, as it
-    /// was (docs/path-tracing.md, "One sample").
+    /// Draws them (docs/path-tracing.md, "One sample").
     #[inline(always)]
     pub fn draw(rng: &mut Rng) -> ScatterRandoms {
-        let _lobe_pick = rng.next_f32();
-        ScatterRandoms { r1: rng.next_f32(), r2: rng.next_f32(), fresnel: rng.next_f32() }
+        ScatterRandoms {
+            lobe: rng.next_f32(),
+            r1: rng.next_f32(),
+            r2: rng.next_f32(),
+            fresnel: rng.next_f32(),
+        }
     }
 }
 
@@ -32,9 +38,18 @@ impl ScatterRandoms {
 #[derive(Clone, Copy, Debug)]
 pub struct Bounce {
     pub dir: Vec3A,
+    /// The throughput's factor: the BSDF times the cosine over the pdf.
     pub attenuation: Vec3A,
-    /// The Lambert lobe: the one next-event estimation applies to.
+    /// The Lambert lobe: it must leave on the side of the geometric normal.
     pub diffuse: bool,
+    /// A Principled bounce: it must leave on the side of the geometric normal it
+    /// chose (`transmitted` or not), and `pdf` weighs an emitter it reaches by MIS.
+    pub principled: bool,
+    /// The direction goes through the surface.
+    pub transmitted: bool,
+    /// A Principled bounce's solid-angle pdf (the mixture of its lobes); 0 for a delta
+    /// lobe, which an emitter it reaches counts fully.
+    pub pdf: f32,
 }
 
 /// The scattered direction and attenuation; `None` when the path ends here (an
@@ -44,19 +59,27 @@ pub struct Bounce {
 /// `dir` is the unit incoming direction, `n` the unit normal facing against it.
 #[inline(always)]
 pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterRandoms) -> Option<Bounce> {
+    let rtiow = |dir, attenuation, diffuse| Bounce {
+        dir,
+        attenuation,
+        diffuse,
+        principled: false,
+        transmitted: false,
+        pdf: 0.0,
+    };
     match m.lobe {
         Lobe::Lambert => {
             let d = n + random_unit_vector(r.r1, r.r2);
             // A sample exactly opposite the normal would give a zero direction.
             let dir = if d.length_squared() < DEGENERATE_DIR2 { n } else { d.normalize() };
-            Some(Bounce { dir, attenuation: m.albedo, diffuse: true })
+            Some(rtiow(dir, m.albedo, true))
         }
         Lobe::Metal { fuzz } => {
             let d = reflect(dir, n) + fuzz * random_unit_vector(r.r1, r.r2);
             if d.dot(n) <= 0.0 {
                 return None;
             }
-            Some(Bounce { dir: d.normalize(), attenuation: m.albedo, diffuse: false })
+            Some(rtiow(d.normalize(), m.albedo, false))
         }
         Lobe::Dielectric { ior } => {
             let eta = if front_face { 1.0 / ior } else { ior };
@@ -66,10 +89,30 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
             let fresnel = r0 + (1.0 - r0) * (1.0 - c).powi(5);
             let d =
                 if eta * s > 1.0 || fresnel > r.fresnel { reflect(dir, n) } else { refract(dir, n, eta, c) };
-            Some(Bounce { dir: d, attenuation: m.albedo, diffuse: false })
+            Some(rtiow(d, m.albedo, false))
         }
         Lobe::Absorb => None,
+        Lobe::Principled { .. } => {
+            let sample = principled_of(m).sample(-dir, n, front_face, r.lobe, r.r1, r.r2, r.fresnel)?;
+            Some(Bounce {
+                dir: sample.wi,
+                attenuation: sample.weight,
+                diffuse: false,
+                principled: true,
+                transmitted: sample.transmitted,
+                pdf: sample.pdf,
+            })
+        }
     }
+}
+
+/// A Principled material's BSDF parameters (`m.lobe` is `Lobe::Principled`).
+#[inline(always)]
+pub fn principled_of(m: &Material) -> Principled {
+    let Lobe::Principled { metallic, roughness, ior, transmission } = m.lobe else {
+        unreachable!("principled_of a {:?}", m.lobe)
+    };
+    Principled { base_color: m.albedo, metallic, roughness, ior, transmission }
 }
 
 /// A uniform direction on the unit sphere (cylindrical projection: z uniform in [-1, 1]).

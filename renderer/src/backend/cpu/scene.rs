@@ -11,8 +11,9 @@
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
-    GlobalsRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT, MATERIAL_METAL, MaterialRecord,
-    NodeBoxesRecord, PrimKind,
+    ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, GlobalsRecord, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE,
+    MATERIAL_LAMBERT, MATERIAL_METAL, MATERIAL_PRINCIPLED, MaterialRecord, NO_TEXTURE, NodeBoxesRecord,
+    PrimKind, TEXTURE_SLOT_COLOR, TEXTURE_SLOT_EMISSION, TEXTURE_SLOT_METALLIC_ROUGHNESS,
 };
 
 use super::environment::EnvMap;
@@ -44,39 +45,92 @@ impl ChildBoxes {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Lobe {
     Lambert,
-    Metal { fuzz: f32 },
-    Dielectric { ior: f32 },
+    Metal {
+        fuzz: f32,
+    },
+    Dielectric {
+        ior: f32,
+    },
     Absorb,
+    /// The glTF metallic-roughness BSDF (`principled.rs`) with these parameters; the base
+    /// colour is the material's albedo.
+    Principled {
+        metallic: f32,
+        roughness: f32,
+        ior: f32,
+        transmission: f32,
+    },
+}
+
+/// How a material's alpha cuts its surface out (docs/path-tracing.md, "Alpha").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Alpha {
+    Opaque,
+    /// Cut out where alpha is below the cutoff.
+    Mask(f32),
+    /// Cut out with probability 1 - alpha.
+    Blend,
 }
 
 /// A material record in the form scattering takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Material {
-    /// The attenuation of a bounce (1 for a dielectric).
+    /// The attenuation of a bounce (1 for a dielectric; a Principled's base colour).
     pub albedo: Vec3A,
     pub lobe: Lobe,
     pub emission: Vec3A,
-    /// Index into [`CpuScene::textures`], or `NO_TEXTURE` (`blob::layout`).
-    pub texture: u32,
+    /// Indices into [`CpuScene::textures`] by slot (`TEXTURE_SLOT_*`), or `NO_TEXTURE`.
+    pub textures: [u32; 4],
+    /// Whether any slot holds a texture: the hot path tests this one flag.
+    pub textured: bool,
+    /// A Principled's normal-map strength (1 for the other kinds).
+    pub normal_scale: f32,
+    /// A Principled's alpha (1 for the other kinds), times its base colour texture's.
+    pub alpha: f32,
+    pub alpha_mode: Alpha,
 }
 
 impl Material {
-    /// A textured material (`texture` is not `NO_TEXTURE`: callers test that first, so
-    /// an untextured hit neither copies the material nor computes texture coordinates)
-    /// at surface point `p` with texture coordinates `uv`: its albedo and emission times
-    /// its texture there.
+    /// A textured material (`textured` is set: callers test that first, so an
+    /// untextured hit neither copies the material nor computes texture coordinates) at
+    /// surface point `p` with texture coordinates `uv`: its parameters times its
+    /// textures there (the normal map is the integrator's: it needs the tangent frame).
     #[inline(always)]
     pub fn textured(&self, textures: &Textures, p: Vec3A, uv: glam::Vec2) -> Material {
-        let colour = textures.eval(self.texture, p, uv);
-        Material { albedo: self.albedo * colour, emission: self.emission * colour, ..*self }
+        let mut m = *self;
+        let slot = |i: usize| self.textures[i];
+        if slot(TEXTURE_SLOT_COLOR) != NO_TEXTURE {
+            let colour = textures.eval4(slot(TEXTURE_SLOT_COLOR), p, uv);
+            m.albedo *= Vec3A::from_vec4(colour);
+            if let Lobe::Principled { .. } = self.lobe {
+                m.alpha *= colour.w;
+            } else {
+                // The RTIOW kinds' texture colours their emission too.
+                m.emission *= Vec3A::from_vec4(colour);
+            }
+        }
+        if let Lobe::Principled { metallic, roughness, ior, transmission } = self.lobe {
+            if slot(TEXTURE_SLOT_METALLIC_ROUGHNESS) != NO_TEXTURE {
+                let mr = textures.eval(slot(TEXTURE_SLOT_METALLIC_ROUGHNESS), p, uv);
+                m.lobe = Lobe::Principled {
+                    metallic: metallic * mr.z,
+                    roughness: roughness * mr.y,
+                    ior,
+                    transmission,
+                };
+            }
+            if slot(TEXTURE_SLOT_EMISSION) != NO_TEXTURE {
+                m.emission *= textures.eval(slot(TEXTURE_SLOT_EMISSION), p, uv);
+            }
+        }
+        m
     }
-}
 
-impl Material {
     fn from_record(m: &MaterialRecord) -> Material {
         let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
         let [.., roughness] = m.albedo_roughness;
         let [.., ior] = m.emission_ior;
+        let [metallic, transmission, normal_scale, alpha] = m.pbr;
         let albedo = lanes(m.albedo_roughness);
         let lobe = match m.kind {
             MATERIAL_LAMBERT => Lobe::Lambert,
@@ -84,9 +138,25 @@ impl Material {
             MATERIAL_DIELECTRIC => Lobe::Dielectric { ior },
             MATERIAL_EMISSIVE if albedo != Vec3A::ZERO => Lobe::Lambert,
             MATERIAL_EMISSIVE => Lobe::Absorb,
+            MATERIAL_PRINCIPLED => Lobe::Principled { metallic, roughness, ior, transmission },
             kind => unreachable!("BlobView::parse refuses material kind {kind}"),
         };
-        Material { albedo, lobe, emission: lanes(m.emission_ior), texture: m.texture }
+        let alpha_mode = match m.alpha_mode {
+            ALPHA_OPAQUE => Alpha::Opaque,
+            ALPHA_MASK => Alpha::Mask(m.alpha_cutoff),
+            ALPHA_BLEND => Alpha::Blend,
+            mode => unreachable!("BlobView::parse refuses alpha mode {mode}"),
+        };
+        Material {
+            albedo,
+            lobe,
+            emission: lanes(m.emission_ior),
+            textures: m.textures,
+            textured: m.textures != [NO_TEXTURE; 4],
+            normal_scale,
+            alpha,
+            alpha_mode,
+        }
     }
 }
 
@@ -118,6 +188,9 @@ pub struct CpuScene {
     pub sky_top: Vec3A,
     /// The environment sky, when the scene has one (then it replaces the gradient).
     pub env: Option<EnvMap>,
+    /// Whether a material cuts its surface out (`Alpha::Mask` or `Blend`): only then do
+    /// the traversals test alpha at their hits.
+    pub has_alpha: bool,
 }
 
 impl CpuScene {
@@ -126,13 +199,15 @@ impl CpuScene {
     pub fn from_blob(blob: &BlobView<'_>) -> CpuScene {
         let lane3 = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
         let g: &GlobalsRecord = blob.globals;
+        let materials: Vec<Material> = blob.materials.iter().map(Material::from_record).collect();
         CpuScene {
+            has_alpha: materials.iter().any(|m| m.alpha_mode != Alpha::Opaque),
+            materials,
             shapes: Shapes::from_blob(blob),
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),
             prim_light_pdfs: blob.prim_light_pdfs.to_vec(),
-            materials: blob.materials.iter().map(Material::from_record).collect(),
             textures: Textures::from_blob(blob),
             lights: if blob.has_light_power() {
                 blob.lights.iter().map(Light::from_record).collect()

@@ -14,7 +14,8 @@ const TURBULENCE_DEPTH: u32 = 7;
 #[derive(Clone, Debug, Default)]
 pub struct Textures {
     pub records: Vec<TextureRecord>,
-    pub texels: Vec<Vec3A>,
+    /// rgb and alpha.
+    pub texels: Vec<Vec4>,
     pub noise: Vec<NoiseRecord>,
 }
 
@@ -22,7 +23,7 @@ impl Textures {
     pub fn from_blob(blob: &BlobView<'_>) -> Textures {
         Textures {
             records: blob.textures.to_vec(),
-            texels: blob.texels.iter().map(|&t| Vec3A::from_vec4(Vec4::from_array(t))).collect(),
+            texels: blob.texels.iter().map(|&t| Vec4::from_array(t)).collect(),
             noise: blob.noise.to_vec(),
         }
     }
@@ -30,11 +31,20 @@ impl Textures {
     /// Texture `index`'s colour at world point `p` with texture coordinates `uv`.
     #[inline(always)]
     pub fn eval(&self, index: u32, p: Vec3A, uv: Vec2) -> Vec3A {
+        Vec3A::from_vec4(self.eval4(index, p, uv))
+    }
+
+    /// [`Textures::eval`] with alpha: an image's alpha channel (1 where it has none),
+    /// 1 for the procedural textures.
+    #[inline(always)]
+    pub fn eval4(&self, index: u32, p: Vec3A, uv: Vec2) -> Vec4 {
         let t = &self.records[index as usize];
         match t.kind {
             TEXTURE_IMAGE => self.image(t.image, uv),
-            TEXTURE_CHECKER => checker(t, p),
-            TEXTURE_NOISE => Vec3A::splat(0.5 * (1.0 + (t.a[0] * p.z + 10.0 * self.turbulence(p)).sin())),
+            TEXTURE_CHECKER => checker(t, p).extend(1.0),
+            TEXTURE_NOISE => {
+                Vec3A::splat(0.5 * (1.0 + (t.a[0] * p.z + 10.0 * self.turbulence(p)).sin())).extend(1.0)
+            }
             kind => unreachable!("BlobView::parse refuses texture kind {kind}"),
         }
     }
@@ -42,7 +52,7 @@ impl Textures {
     /// Bilinear between the four texels around `uv` (texel centres at half-integers, v
     /// down from the top row), repeating or clamping at the edges.
     #[inline(always)]
-    fn image(&self, [first, width, height, wrap]: [u32; 4], uv: Vec2) -> Vec3A {
+    fn image(&self, [first, width, height, wrap]: [u32; 4], uv: Vec2) -> Vec4 {
         let (w, h) = (width as f32, height as f32);
         let (u, v) = if wrap == WRAP_CLAMP {
             (uv.x.clamp(0.0, 1.0), uv.y.clamp(0.0, 1.0))

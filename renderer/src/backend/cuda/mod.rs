@@ -45,6 +45,7 @@ pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
+use super::features;
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
@@ -56,7 +57,10 @@ pub struct CudaBackend {
     stream: Arc<CudaStream>,
     ordinal: usize,
     multiprocessors: u32,
+    /// The module for the uploaded scene's features (`backend::features`).
     kernels: KernelModule,
+    /// What the kernels are compiled from: again for another scene's features.
+    sources: KernelSources,
     options: KernelOptions,
     device_name: String,
     /// "NVIDIA H200 (sm_90)".
@@ -105,10 +109,10 @@ impl CudaBackend {
         if ordinal >= count {
             bail!("there is no GPU {ordinal}: the CUDA driver reports {count} (numbered from 0)");
         }
-        guard("starting the CUDA backend", || CudaBackend::start(ordinal, &sources, options))
+        guard("starting the CUDA backend", || CudaBackend::start(ordinal, sources, options))
     }
 
-    fn start(ordinal: usize, sources: &KernelSources, options: KernelOptions) -> anyhow::Result<CudaBackend> {
+    fn start(ordinal: usize, sources: KernelSources, options: KernelOptions) -> anyhow::Result<CudaBackend> {
         let ctx =
             CudaContext::new(ordinal).with_context(|| format!("creating a CUDA context on GPU {ordinal}"))?;
         let (major, minor) = ctx.compute_capability().context("reading the GPU's compute capability")?;
@@ -124,7 +128,8 @@ impl CudaBackend {
             n => format!("CUDA · {model}, GPU {n}"),
         };
         let faults = Faults::from_env()?;
-        let kernels = KernelModule::load(&ctx, sources, &options, &arch)?;
+        // The module without scene features: an upload swaps in the one its scene needs.
+        let kernels = KernelModule::load(&ctx, &sources, &options, &arch, 0)?;
         let stream = ctx.default_stream();
         check_params(&kernels, &stream)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
@@ -136,6 +141,7 @@ impl CudaBackend {
             ordinal,
             multiprocessors: u32::try_from(multiprocessors).unwrap_or(1).max(1),
             kernels,
+            sources,
             options,
             device_name,
             model,
@@ -314,16 +320,13 @@ impl CudaBackend {
         };
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
-        let kernel = match (params.light_count > 0, scene.has_meshes, scene.has_appearance) {
-            (false, false, false) => &k.render,
-            (false, true, false) => &k.render_meshes,
-            (false, false, true) => &k.render_appearance,
-            (false, true, true) => &k.render_full,
-            (true, false, false) => &k.render_lit,
-            (true, true, false) => &k.render_lit_meshes,
-            (true, false, true) => &k.render_lit_appearance,
-            (true, true, true) => &k.render_lit_full,
-        };
+        anyhow::ensure!(
+            k.features == scene.features,
+            "the kernels have features {} but the scene needs {}",
+            features::names(k.features),
+            features::names(scene.features)
+        );
+        let kernel = if params.light_count > 0 { &k.render_lit } else { &k.render };
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
         // pointers are live allocations sized for this job (film) and the blob (scene).
         unsafe { self.stream.launch_builder(kernel).launch(cfg) }.context("launching render")?;
@@ -381,12 +384,15 @@ impl Backend for CudaBackend {
         // Compiled and checked in full before the swap, so a broken edit keeps the old
         // module running; NVRTC's error carries the compiler log with file:line.
         let sources = KernelSources::from_dir(kernels_dir)?;
+        let features = self.kernels.features;
         let kernels = guard("reloading the kernels", || {
-            let kernels = KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch)?;
+            let kernels =
+                KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch, features)?;
             check_params(&kernels, &self.stream)?;
             Ok(kernels)
         })?;
         self.kernels = kernels;
+        self.sources = sources;
         if let Some(scene) = self.scene.take() {
             let repacked = guard("repacking the BVH nodes for the new kernels", || {
                 scene.with_kernels(&self.stream, &self.kernels)
@@ -414,6 +420,14 @@ impl Backend for CudaBackend {
             // Free the old scene first: both may not fit at once.
             gpu.scene = None;
             gpu.inject(Stage::Upload)?;
+            let needed = features::scene_features(blob);
+            if gpu.kernels.features != needed {
+                // Compiled (or read from the cache) in full before the swap.
+                let kernels =
+                    KernelModule::load(gpu.stream.context(), &gpu.sources, &gpu.options, &gpu.arch, needed)?;
+                check_params(&kernels, &gpu.stream)?;
+                gpu.kernels = kernels;
+            }
             gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
             Ok(())
         })

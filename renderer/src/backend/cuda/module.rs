@@ -18,20 +18,12 @@ use crate::backend::{KernelCompile, KernelResources};
 /// The loaded module and the kernels the backend launches.
 pub struct KernelModule {
     pub module: Arc<CudaModule>,
+    /// The scene features compiled in (`backend::features`, `PT_FEATURES`).
+    pub features: u32,
     /// The path tracer without next-event estimation (no lights, or `--no-nee`).
     pub render: CudaFunction,
     /// The path tracer with next-event estimation (kernels/path.cuh says why two).
     pub render_lit: CudaFunction,
-    /// `render` and `render_lit` for scenes with triangles (kernels/shapes.cuh says why).
-    pub render_meshes: CudaFunction,
-    pub render_lit_meshes: CudaFunction,
-    /// `render` and `render_lit` with the texture and environment code, for scenes with
-    /// textures or an environment sky (kernels/path.cuh, `kAppearance`); `_full` with
-    /// the triangles' too.
-    pub render_appearance: CudaFunction,
-    pub render_lit_appearance: CudaFunction,
-    pub render_full: CudaFunction,
-    pub render_lit_full: CudaFunction,
     pub tonemap: CudaFunction,
     pub rng_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
@@ -45,16 +37,18 @@ pub struct KernelModule {
 }
 
 impl KernelModule {
-    /// Compiles `sources` for `arch` (or takes them from the cache) and loads them into `ctx`.
+    /// Compiles `sources` for `arch` with the scene features `features` (or takes them
+    /// from the cache) and loads them into `ctx`.
     pub fn load(
         ctx: &Arc<CudaContext>,
         sources: &KernelSources,
         options: &KernelOptions,
         arch: &str,
+        features: u32,
     ) -> anyhow::Result<KernelModule> {
         let start = Instant::now();
         let nvrtc = Nvrtc::load()?;
-        let args = options.nvrtc_args(arch);
+        let args = options.nvrtc_args(arch, features);
         let key = CacheKey::new(sources, &args, nvrtc.version(), driver_version()?);
         let cached = options.cache_dir.as_deref().and_then(|dir| cache::load(dir, &key));
         // A cached file the driver refuses (truncated, or from another driver) is compiled again.
@@ -64,6 +58,7 @@ impl KernelModule {
             return KernelModule::new(
                 ctx,
                 module,
+                features,
                 KernelCompile { time: start.elapsed(), cached: true },
                 log,
             );
@@ -76,12 +71,19 @@ impl KernelModule {
         let module = ctx
             .load_module(Ptx::from_binary(cubin.image))
             .with_context(|| format!("the CUDA driver did not load the kernels NVRTC compiled for {arch}"))?;
-        KernelModule::new(ctx, module, KernelCompile { time: start.elapsed(), cached: false }, cubin.log)
+        KernelModule::new(
+            ctx,
+            module,
+            features,
+            KernelCompile { time: start.elapsed(), cached: false },
+            cubin.log,
+        )
     }
 
     fn new(
         ctx: &Arc<CudaContext>,
         module: Arc<CudaModule>,
+        features: u32,
         compile: KernelCompile,
         log: String,
     ) -> anyhow::Result<KernelModule> {
@@ -103,14 +105,9 @@ impl KernelModule {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
         Ok(KernelModule {
+            features,
             render: function("render")?,
             render_lit: function("render_lit")?,
-            render_meshes: function("render_meshes")?,
-            render_lit_meshes: function("render_lit_meshes")?,
-            render_appearance: function("render_appearance")?,
-            render_lit_appearance: function("render_lit_appearance")?,
-            render_full: function("render_full")?,
-            render_lit_full: function("render_lit_full")?,
             tonemap: function("tonemap")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
@@ -150,12 +147,6 @@ impl KernelModule {
         Ok(vec![
             query("render", &self.render, render_block_threads)?,
             query("render_lit", &self.render_lit, render_block_threads)?,
-            query("render_meshes", &self.render_meshes, render_block_threads)?,
-            query("render_lit_meshes", &self.render_lit_meshes, render_block_threads)?,
-            query("render_appearance", &self.render_appearance, render_block_threads)?,
-            query("render_lit_appearance", &self.render_lit_appearance, render_block_threads)?,
-            query("render_full", &self.render_full, render_block_threads)?,
-            query("render_lit_full", &self.render_lit_full, render_block_threads)?,
             query("tonemap", &self.tonemap, film_block_threads)?,
         ])
     }

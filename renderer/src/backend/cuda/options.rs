@@ -77,7 +77,8 @@ impl KernelOptions {
     }
 
     /// The NVRTC command line for GPU architecture `arch` (`sm_90`).
-    pub fn nvrtc_args(&self, arch: &str) -> Vec<String> {
+    /// `features`: the scene features to compile in (`backend::features`).
+    pub fn nvrtc_args(&self, arch: &str, features: u32) -> Vec<String> {
         let mut args = vec![
             // A real architecture: NVRTC emits CUBIN (SASS), which loads without a JIT
             // step and does not depend on the driver accepting NVRTC's PTX version.
@@ -96,6 +97,7 @@ impl KernelOptions {
             "--ptxas-options=-v".to_owned(),
             format!("-DPT_BLOCK_W={}", self.block.0),
             format!("-DPT_BLOCK_H={}", self.block.1),
+            format!("-DPT_FEATURES={features}u"),
         ];
         args.extend(self.defines.iter().map(|d| format!("-D{d}")));
         args
@@ -136,7 +138,7 @@ mod tests {
     #[test]
     fn args_carry_the_block_and_defines() {
         let options = KernelOptions { block: (16, 8), defines: vec!["A=1".into()], cache_dir: None };
-        let args = options.nvrtc_args("sm_86");
+        let args = options.nvrtc_args("sm_86", 0);
         assert!(args.contains(&"--gpu-architecture=sm_86".to_owned()));
         assert!(args.contains(&"-DPT_BLOCK_W=16".to_owned()));
         assert!(args.contains(&"-DPT_BLOCK_H=8".to_owned()));

@@ -15,6 +15,7 @@ use scene_compiler::bvh::wide;
 
 use super::module::KernelModule;
 use super::params::SectionPointers;
+use crate::backend::features;
 
 /// A blob uploaded to the GPU.
 pub struct DeviceScene {
@@ -43,11 +44,9 @@ pub struct DeviceScene {
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
-    /// Whether the scene has triangles: it runs the kernels with their code (`_meshes`).
-    pub has_meshes: bool,
-    /// Whether it has textures or an environment sky: it runs the kernels with that code
-    /// (`_appearance`, or `_full` with triangles).
-    pub has_appearance: bool,
+    /// The kernel features the scene needs (`backend::features`): it runs a module
+    /// compiled with exactly these.
+    pub features: u32,
 }
 
 impl DeviceScene {
@@ -112,8 +111,7 @@ impl DeviceScene {
             binary_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
-            has_meshes: blob.header.prim_count(PrimKind::Triangle) > 0,
-            has_appearance: !blob.textures.is_empty() || blob.header.env_size[0] != 0,
+            features: features::scene_features(blob),
         })
     }
 

@@ -56,6 +56,7 @@ impl KernelSources {
         [
             ("blob_layout.cuh", scene_compiler::blob::cuda_header()),
             ("constants.cuh", crate::backend::constants::cuda_header()),
+            ("features.cuh", crate::backend::features::cuda_header()),
             ("launch_params.cuh", super::params::cuda_header()),
             ("wide_node.cuh", scene_compiler::bvh::wide::cuda_header()),
         ]

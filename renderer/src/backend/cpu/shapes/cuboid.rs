@@ -52,6 +52,18 @@ impl CpuShape for Cuboid {
         }
     }
 
+    /// Per face, the axes [`CpuShape::uv`] maps to `u` and `v`.
+    fn dpduv(&self, hit: &Surface) -> (Vec3A, Vec3A) {
+        let n = hit.normal.abs();
+        if n.x > 0.5 {
+            (Vec3A::Z, Vec3A::NEG_Y)
+        } else if n.y > 0.5 {
+            (Vec3A::X, Vec3A::Z)
+        } else {
+            (Vec3A::X, Vec3A::NEG_Y)
+        }
+    }
+
     #[inline(always)]
     fn intersect(&self, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<f32> {
         intersect_box(self.min, self.max, origin, dir, t_max)

@@ -15,12 +15,15 @@ pub mod triangle;
 
 use glam::{Vec2, Vec3A};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::{PRIM_KIND_MASK, PrimKind, leaf_prims, prim_parts};
+use scene_compiler::blob::layout::{
+    NO_TEXTURE, PRIM_KIND_MASK, PrimKind, TEXTURE_SLOT_COLOR, leaf_prims, prim_parts,
+};
 
 use self::cuboid::Cuboid;
 use self::sphere::Sphere;
 use self::triangle::Triangle;
-use super::scene::{CpuScene, Material};
+use super::rng::ray_hash;
+use super::scene::{Alpha, CpuScene, Material};
 
 /// What the CPU backend needs of every shape; its CUDA twin is one case per operation
 /// in kernels/shapes.cuh.
@@ -37,6 +40,9 @@ pub trait CpuShape {
     fn pdf_towards(&self, from: Vec3A, hit: &Surface) -> f32;
     /// The texture coordinates of `hit` on the shape (docs/path-tracing.md, "Textures").
     fn uv(&self, hit: &Surface) -> Vec2;
+    /// The directions in which [`CpuShape::uv`]'s `u` and `v` grow at `hit`, not
+    /// normalised: a normal map's tangent frame (docs/path-tracing.md, "Normal maps").
+    fn dpduv(&self, hit: &Surface) -> (Vec3A, Vec3A);
 }
 
 /// A direction towards a light's shape, drawn for next-event estimation.
@@ -149,7 +155,9 @@ pub fn intersect_leaf(
     let kind_bits = first & PRIM_KIND_MASK;
     with_shapes!(scene.shapes, kind_of(first), list => {
         for i in index..index + count {
-            if let Some(t) = list[i as usize].intersect(origin, dir, *t_closest) {
+            if let Some(t) = list[i as usize].intersect(origin, dir, *t_closest)
+                && !(scene.has_alpha && cut_out(scene, kind_bits | i, origin, dir, t))
+            {
                 *t_closest = t;
                 *closest = Some(kind_bits | i);
             }
@@ -164,8 +172,32 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
     let index = prim_parts(first).1;
     let kind_bits = first & PRIM_KIND_MASK;
     with_shapes!(scene.shapes, kind_of(first), list => (index..index + count).any(|i| {
-        kind_bits | i != skip && list[i as usize].intersect(origin, dir, t_max).is_some()
+        kind_bits | i != skip
+            && list[i as usize]
+                .intersect(origin, dir, t_max)
+                .is_some_and(|t| !(scene.has_alpha && cut_out(scene, kind_bits | i, origin, dir, t)))
     }))
+}
+
+/// Whether the ray's hit at `t` on primitive `prim` falls where its material's alpha
+/// (its `alpha` times its colour texture's) cuts the surface out: below the cutoff
+/// (`Mask`), or below a number the ray hashes to (`Blend`: transparent with probability
+/// 1 - alpha). The any-hit test of both queries (docs/path-tracing.md, "Alpha").
+#[inline(never)]
+fn cut_out(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> bool {
+    let m = material(scene, prim);
+    let threshold = match m.alpha_mode {
+        Alpha::Opaque => return false,
+        Alpha::Mask(cutoff) => cutoff,
+        Alpha::Blend => ray_hash(origin.to_array(), dir.to_array(), prim),
+    };
+    let mut alpha = m.alpha;
+    let colour = m.textures[TEXTURE_SLOT_COLOR];
+    if colour != NO_TEXTURE {
+        let hit = surface(scene, prim, origin, dir, t);
+        alpha *= scene.textures.eval4(colour, hit.point, uv(scene, prim, &hit)).w;
+    }
+    alpha < threshold
 }
 
 /// The hit of the ray `(origin, dir)` on primitive `prim` at distance `t`.
@@ -180,6 +212,13 @@ pub fn surface(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -
 pub fn uv(scene: &CpuScene, prim: u32, hit: &Surface) -> Vec2 {
     let index = prim_parts(prim).1 as usize;
     with_shapes!(scene.shapes, kind_of(prim), list => list[index].uv(hit))
+}
+
+/// The directions of growing `u` and `v` at `hit` on primitive `prim`.
+#[inline(always)]
+pub fn dpduv(scene: &CpuScene, prim: u32, hit: &Surface) -> (Vec3A, Vec3A) {
+    let index = prim_parts(prim).1 as usize;
+    with_shapes!(scene.shapes, kind_of(prim), list => list[index].dpduv(hit))
 }
 
 /// A direction from `p` towards emissive primitive `prim` (shadow ray from `o`).

@@ -54,6 +54,13 @@ impl CpuShape for Sphere {
     fn uv(&self, hit: &Surface) -> glam::Vec2 {
         sphere_uv(hit.normal)
     }
+
+    /// `u` grows with the azimuth about +y, `v` from the north pole down.
+    fn dpduv(&self, hit: &Surface) -> (Vec3A, Vec3A) {
+        let n = hit.normal;
+        let dpdu = Vec3A::new(-n.z, 0.0, n.x);
+        (dpdu, n.cross(dpdu))
+    }
 }
 
 /// `u = atan2(n.x, -n.z) / 2π` wrapped into [0, 1), `v = acos(n.y) / π` (0 at the

@@ -199,6 +199,20 @@ impl CpuShape for Triangle {
             None => Vec2::new(b1, b2),
         }
     }
+
+    /// From the edges and their texture coordinates (per triangle, as MikkTSpace's
+    /// per-face step); the edges themselves when the coordinates are degenerate.
+    fn dpduv(&self, _hit: &Surface) -> (Vec3A, Vec3A) {
+        let (e1, e2) = (self.v[1] - self.v[0], self.v[2] - self.v[0]);
+        let Some([a, b, c]) = self.uvs else { return (e1, e2) };
+        let (d1, d2) = (b - a, c - a);
+        let det = d1.x * d2.y - d2.x * d1.y;
+        if det.abs() < 1e-20 || !det.is_finite() {
+            return (e1, e2);
+        }
+        let inv = 1.0 / det;
+        ((e1 * d2.y - e2 * d1.y) * inv, (e2 * d1.x - e1 * d2.x) * inv)
+    }
 }
 
 /// The barycentrics of point `p` (on the triangle's plane) with respect to `v`.

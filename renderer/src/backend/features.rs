@@ -1,0 +1,94 @@
+//! The kernels' compile-time features, one line each in [`FEATURES`]: what a scene
+//! uses decides which it needs ([`scene_features`]), and the CUDA backend compiles one
+//! kernel module per set of features (`-DPT_FEATURES=<bits>`), so a scene pays only for
+//! the code it uses (docs/performance.md, "Choices in the code": carried by scenes that
+//! did not use it, the triangle code cost RTIOW a tenth, the texture code a mesh scene
+//! 8 %). The kernels read them as `constexpr bool`s from `kernels/features.cuh`,
+//! generated from this list (`cargo run -p tools --bin layout-header`).
+//!
+//! Next-event estimation is not one of them: it depends on the job (`--no-nee`), so every
+//! module has both `render` and `render_lit`.
+
+use std::fmt::Write;
+
+use scene_compiler::BlobView;
+use scene_compiler::blob::generated_banner;
+use scene_compiler::blob::layout::{ALPHA_OPAQUE, MATERIAL_PRINCIPLED, PrimKind};
+
+/// A part of the kernels that only some scenes need.
+pub struct Feature {
+    /// Its name in logs and `bench` output.
+    pub name: &'static str,
+    /// The `constexpr bool` the kernels test.
+    pub constant: &'static str,
+    /// Whether a scene needs it.
+    pub used_by: fn(&BlobView<'_>) -> bool,
+}
+
+/// Every feature; its index is its bit in `PT_FEATURES`.
+pub const FEATURES: &[Feature] = &[
+    Feature { name: "meshes", constant: "kMeshes", used_by: |b| b.header.prim_count(PrimKind::Triangle) > 0 },
+    Feature {
+        name: "appearance",
+        constant: "kAppearance",
+        used_by: |b| !b.textures.is_empty() || b.header.env_size[0] != 0,
+    },
+    Feature {
+        name: "principled",
+        constant: "kPrincipled",
+        used_by: |b| b.materials.iter().any(|m| m.kind == MATERIAL_PRINCIPLED),
+    },
+    Feature {
+        name: "alpha",
+        constant: "kAlpha",
+        used_by: |b| b.materials.iter().any(|m| m.alpha_mode != ALPHA_OPAQUE),
+    },
+];
+
+/// The features a scene needs, as `PT_FEATURES` bits.
+pub fn scene_features(blob: &BlobView<'_>) -> u32 {
+    FEATURES.iter().enumerate().filter(|(_, f)| (f.used_by)(blob)).fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
+/// "meshes+appearance", or "none".
+pub fn names(bits: u32) -> String {
+    let on: Vec<_> =
+        FEATURES.iter().enumerate().filter(|(i, _)| bits & 1 << i != 0).map(|(_, f)| f.name).collect();
+    if on.is_empty() { "none".to_owned() } else { on.join("+") }
+}
+
+/// Every feature on: what the compile tests build.
+pub fn all() -> u32 {
+    (1 << FEATURES.len()) - 1
+}
+
+/// The full text of `kernels/features.cuh`.
+pub fn cuda_header() -> String {
+    let mut out = generated_banner("renderer/src/backend/features.rs");
+    out.push_str(
+        "// The host passes -DPT_FEATURES=<bits>; without it (tools compiling a file alone) none.\n",
+    );
+    out.push_str("#ifndef PT_FEATURES\n#define PT_FEATURES 0u\n#endif\n\n");
+    for (i, f) in FEATURES.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "static constexpr bool {} = (PT_FEATURES & {}u) != 0u; // {}",
+            f.constant,
+            1u32 << i,
+            f.name
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_bits_agree() {
+        assert_eq!(names(0), "none");
+        assert_eq!(names(all()), FEATURES.iter().map(|f| f.name).collect::<Vec<_>>().join("+"));
+        assert!(FEATURES.len() < 32);
+    }
+}
