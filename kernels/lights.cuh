@@ -23,27 +23,25 @@ __device__ __forceinline__ const LightRecord* pick_light(float u) {
 }
 
 // What next-event estimation weighs a light sample with: the BSDF at the hit, Lambert
-// of `albedo`, or (with kPrincipled) the Principled `p` seen from `wo` (CPU: lights.rs
-// `Bsdf`).
+// of `albedo` (kPrincipledBsdf false) or the Principled `p` seen from `wo` (CPU:
+// lights.rs `Bsdf`).
 struct NeeBsdf {
     float3 albedo;
-    bool principled;
     PrincipledParams p;
     float3 wo;
     bool entering;
 };
 
-// The BSDF times the cosine towards unit `wi` around shading normal `n`, and the pdf of
-// scattering towards `wi` (for MIS); zero where the surface does not reflect there.
+// The BSDF times the cosine towards unit `wi` around shading normal `n` (0 where the
+// surface does not reflect there), and the pdf of scattering towards `wi` (for MIS).
+// The Lambert case is the arithmetic the kernels had before the Principled BSDF, so its
+// registers, and RTIOW's speed, are unchanged.
+template <bool kPrincipledBsdf>
 __device__ __forceinline__ float3 nee_eval(const NeeBsdf& b, float3 n, float3 wi, float& pdf) {
-    if (kPrincipled && b.principled) return principled_eval(b.p, b.wo, wi, n, b.entering, pdf);
-    const float c = dot(n, wi);
-    if (c <= 0.0f) {
-        pdf = 0.0f;
-        return make_float3(0.0f, 0.0f, 0.0f);
-    }
+    if (kPrincipledBsdf) return principled_eval(b.p, b.wo, wi, n, b.entering, pdf);
+    const float c = fmaxf(dot(n, wi), 0.0f);
     pdf = c * PT_INV_PI;
-    return b.albedo * (c * PT_INV_PI);
+    return (b.albedo * PT_INV_PI) * c;
 }
 
 // The radiance arriving at surface point `p` (shading normal `n` and geometric normal
@@ -51,6 +49,7 @@ __device__ __forceinline__ float3 nee_eval(const NeeBsdf& b, float3 n, float3 wi
 // cosine, over its pdf. Directions, distances and pdfs are taken at `p`; the shadow ray
 // starts at `o`, `p` offset to `ng`'s side; a light below the geometric surface is not
 // seen. `rays` counts shadow rays.
+template <bool kPrincipledBsdf>
 __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 ng, const NeeBsdf& bsdf,
                                                float u_pick, float u1, float u2, unsigned int& rays) {
     const LightRecord* light = pick_light(u_pick);
@@ -58,38 +57,38 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     const float4 radiance_pdf = __ldg(&light->radiance_pdf);
     const unsigned int kind = __ldg(&light->kind);
     const float3 zero = make_float3(0.0f, 0.0f, 0.0f);
+    // Whether the surface can send light from `wi` the path's way at all: a Lambert
+    // surface facing it (the test the kernels always had), any Principled lobe.
+    const auto faces = [&](float3 wi) {
+        return dot(ng, wi) > 0.0f && (kPrincipledBsdf || dot(n, wi) > 0.0f);
+    };
     float bsdf_pdf;
     if (kind == BLOB_LIGHT_POINT) {
         const float3 to = xyz(vector_cos) - p;
         const float dist2 = dot(to, to);
         const float dist = sqrtf(dist2);
         const float3 wi = to / dist;
-        if (dot(ng, wi) <= 0.0f) return zero;
-        const float3 fc = nee_eval(bsdf, n, wi, bsdf_pdf);
-        if (max_component(fc) <= 0.0f) return zero;
+        if (!faces(wi)) return zero;
         ++rays;
         if (occluded(o, wi, dist, NO_HIT)) return zero;
-        return fc * xyz(radiance_pdf) / (dist2 * radiance_pdf.w);
+        return nee_eval<kPrincipledBsdf>(bsdf, n, wi, bsdf_pdf) * xyz(radiance_pdf) / (dist2 * radiance_pdf.w);
     }
     if (kind == BLOB_LIGHT_DIRECTIONAL) {
         const float3 wi = sample_cone(xyz(vector_cos), 1.0f - vector_cos.w, u1, u2);
-        if (dot(ng, wi) <= 0.0f) return zero;
-        const float3 fc = nee_eval(bsdf, n, wi, bsdf_pdf);
-        if (max_component(fc) <= 0.0f) return zero;
+        if (!faces(wi)) return zero;
         ++rays;
         if (occluded(o, wi, PT_INFINITY, NO_HIT)) return zero;
-        return fc * xyz(radiance_pdf) / radiance_pdf.w;
+        return nee_eval<kPrincipledBsdf>(bsdf, n, wi, bsdf_pdf) * xyz(radiance_pdf) / radiance_pdf.w;
     }
     if (kind == BLOB_LIGHT_ENVIRONMENT) {
         // A scene with an environment runs kernels with `kAppearance` (path.cuh).
         if (!kAppearance) __builtin_unreachable();
         EnvSample es;
         if (!env_sample(u1, u2, es)) return zero;
-        if (dot(ng, es.wi) <= 0.0f) return zero;
-        const float3 fc = nee_eval(bsdf, n, es.wi, bsdf_pdf);
-        if (max_component(fc) <= 0.0f) return zero;
+        if (!faces(es.wi)) return zero;
         ++rays;
         if (occluded(o, es.wi, PT_INFINITY, NO_HIT)) return zero;
+        const float3 fc = nee_eval<kPrincipledBsdf>(bsdf, n, es.wi, bsdf_pdf);
         const float light_pdf = radiance_pdf.w * es.pdf;
         return fc * env_radiance(es.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
     }
@@ -98,9 +97,7 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     const unsigned int prim = __ldg(&light->prim);
     LightSample ls;
     if (!sample_towards(prim, p, o, u1, u2, ls)) return zero;
-    if (dot(ng, ls.wi) <= 0.0f) return zero;
-    const float3 fc = nee_eval(bsdf, n, ls.wi, bsdf_pdf);
-    if (max_component(fc) <= 0.0f) return zero;
+    if (!faces(ls.wi)) return zero;
     ++rays;
     if (occluded(o, ls.wi, ls.t_max, prim)) return zero;
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;
@@ -109,9 +106,9 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         // A textured emitter's radiance at the point the shadow ray reaches.
         const MaterialRecord* m = prim_material(prim);
         const uint4 textures = __ldg(&m->textures);
-        const bool principled = kPrincipled && __ldg(&m->kind) == BLOB_MATERIAL_PRINCIPLED;
         // A Principled's emission has its own texture; the RTIOW kinds' colour texture
         // colours their emission.
+        const bool principled = kPrincipled && __ldg(&m->kind) == BLOB_MATERIAL_PRINCIPLED;
         const unsigned int texture = principled ? textures.z : textures.x;
         if (texture != BLOB_NO_TEXTURE) {
             const Surface at = surface(prim, o, ls.wi, ls.t_max);
@@ -119,5 +116,6 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
             radiance = xyz(__ldg(&m->emission_ior)) * texture_eval(texture, at.point, uv.x, uv.y);
         }
     }
+    const float3 fc = nee_eval<kPrincipledBsdf>(bsdf, n, ls.wi, bsdf_pdf);
     return fc * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
 }

@@ -168,6 +168,21 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
     const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, ns, front_face, r)
                                      : scatter(sh.kind, sh.albedo_roughness, sh.emission_ior.w, p.dir, ns, front_face, r);
+    // A Principled hit's next-event estimation does not depend on the scattered direction:
+    // it runs even when that direction ends the path (a rough lobe's sample below the
+    // horizon), or those hits would lose their direct light (CPU: integrator.rs). Lights
+    // are sampled on the side the path came from.
+    if (kNee && principled && !principled_is_delta(principled_params(sh))) {
+        const float u_pick = next_f32(p.rng);
+        const float u1 = next_f32(p.rng);
+        const float u2 = next_f32(p.rng);
+        NeeBsdf nb;
+        nb.p = principled_params(sh);
+        nb.wo = -p.dir;
+        nb.entering = front_face;
+        p.radiance +=
+            p.throughput * direct_light<true>(s.point, offset_ray_origin(s, n), ns, n, nb, u_pick, u1, u2, rays);
+    }
     if (bounce.absorbed) return false;
     // Around a shading normal a direction can leave on the wrong side of the surface (a
     // reflection into it, a refraction out of it): the path ends, so no light leaks
@@ -176,25 +191,18 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     if (kPrincipled && bounce.principled && bounce.transmitted == (dot(bounce.dir, n) > 0.0f)) return false;
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
-    if (kNee && (bounce.diffuse || (principled && !principled_is_delta(principled_params(sh))))) {
+    if (kNee && bounce.diffuse) {
         const float u_pick = next_f32(p.rng);
         const float u1 = next_f32(p.rng);
         const float u2 = next_f32(p.rng);
         NeeBsdf nb;
         nb.albedo = xyz(sh.albedo_roughness);
-        nb.principled = principled;
-        if (principled) {
-            nb.p = principled_params(sh);
-            nb.wo = -p.dir;
-            nb.entering = front_face;
-        }
-        // Lights are sampled on the side the path came from; a refracted bounce that
-        // reaches one counts it fully (bsdf_pdf 0), as NEE could not have drawn it.
-        const float3 o = bounce.transmitted ? offset_ray_origin(s, n) : next_origin;
-        p.radiance += p.throughput * direct_light(s.point, o, ns, n, nb, u_pick, u1, u2, rays);
-        p.bsdf_pdf = bounce.diffuse ? fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI
-                                    : (bounce.transmitted ? 0.0f : bounce.pdf);
+        p.radiance += p.throughput * direct_light<false>(s.point, next_origin, ns, n, nb, u_pick, u1, u2, rays);
+        p.bsdf_pdf = fmaxf(dot(bounce.dir, ns), 0.0f) * PT_INV_PI;
     }
+    // A refracted bounce reaches emitters NEE, on the near side, could not have drawn:
+    // they count fully (bsdf_pdf 0).
+    if (kNee && kPrincipled && bounce.principled && !bounce.transmitted) p.bsdf_pdf = bounce.pdf;
     p.throughput *= bounce.attenuation;
     const float max_throughput = max_component(p.throughput);
     // Nothing more can be added to this path: stopping is unbiased.

@@ -145,7 +145,18 @@ pub fn trace_sample(
         }
         radiance += throughput * m.emission * weight;
         let randoms = ScatterRandoms::draw(rng);
-        let Some(bounce) = scatter(m, dir, ns, front_face, randoms) else {
+        let bounce = scatter(m, dir, ns, front_face, randoms);
+        // A Principled hit's next-event estimation does not depend on the scattered
+        // direction: it runs even when that direction ends the path (a rough lobe's
+        // sample below the horizon), or those hits would lose their direct light. Lights
+        // are sampled on the side the path came from.
+        if nee && principled && !principled_of(m).is_delta() {
+            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
+            let bsdf = Bsdf::Principled { bsdf: principled_of(m), wo: -dir, entering: front_face };
+            let o = offset_ray_origin(&surface, n);
+            radiance += throughput * direct_light(scene, surface.point, o, ns, n, &bsdf, u, rays);
+        }
+        let Some(bounce) = bounce else {
             break;
         };
         // Around a shading normal a direction can leave on the wrong side of the surface
@@ -157,21 +168,17 @@ pub fn trace_sample(
             break;
         }
         let next_origin = offset_ray_origin(&surface, if bounce.diffuse { n } else { bounce.dir });
+        bsdf_pdf = 0.0;
         if nee && bounce.diffuse {
             let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
             let bsdf = Bsdf::Lambert(m.albedo);
             radiance += throughput * direct_light(scene, surface.point, next_origin, ns, n, &bsdf, u, rays);
             bsdf_pdf = bounce.dir.dot(ns).max(0.0) * FRAC_1_PI;
-        } else if nee && principled && !principled_of(m).is_delta() {
-            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
-            // Lights are sampled on the side the path came from; a refracted bounce that
-            // reaches one counts it fully (bsdf_pdf 0), as NEE could not have drawn it.
-            let o = if bounce.transmitted { offset_ray_origin(&surface, n) } else { next_origin };
-            let bsdf = Bsdf::Principled { bsdf: principled_of(m), wo: -dir, entering: front_face };
-            radiance += throughput * direct_light(scene, surface.point, o, ns, n, &bsdf, u, rays);
-            bsdf_pdf = if bounce.transmitted { 0.0 } else { bounce.pdf };
-        } else {
-            bsdf_pdf = 0.0;
+        }
+        // A refracted bounce reaches emitters NEE, on the near side, could not have drawn:
+        // they count fully (bsdf_pdf 0).
+        if nee && bounce.principled && !bounce.transmitted {
+            bsdf_pdf = bounce.pdf;
         }
         throughput *= bounce.attenuation;
         let max_throughput = throughput.max_element();

@@ -93,8 +93,8 @@ impl Bsdf {
     pub fn eval(&self, n: Vec3A, wi: Vec3A) -> (Vec3A, f32) {
         match *self {
             Bsdf::Lambert(albedo) => {
-                let c = n.dot(wi);
-                if c <= 0.0 { (Vec3A::ZERO, 0.0) } else { (albedo * FRAC_1_PI * c, c * FRAC_1_PI) }
+                let c = n.dot(wi).max(0.0);
+                (albedo * FRAC_1_PI * c, c * FRAC_1_PI)
             }
             Bsdf::Principled { bsdf, wo, entering } => bsdf.eval(wo, wi, n, entering),
         }
@@ -119,45 +119,48 @@ pub fn direct_light(
     rays: &mut u64,
 ) -> Vec3A {
     let light = pick_light(&scene.lights, u[0]);
-    // The BSDF and cosine towards `wi`, with scattering's pdf; None when nothing arrives.
-    let seen = |wi: Vec3A| {
-        if ng.dot(wi) <= 0.0 {
-            return None;
-        }
-        let (fc, pdf) = bsdf.eval(n, wi);
-        (fc != Vec3A::ZERO).then_some((fc, pdf))
-    };
+    // Whether the surface can send light from `wi` the path's way at all: a Lambert
+    // surface facing it, any Principled lobe (the BSDF itself is evaluated after the
+    // shadow ray, as the kernels do to keep fewer registers live across it).
+    let faces = |wi: Vec3A| ng.dot(wi) > 0.0 && (matches!(bsdf, Bsdf::Principled { .. }) || n.dot(wi) > 0.0);
     match light.shape {
         LightShape::Point { position } => {
             let to = position - p;
             let dist2 = to.length_squared();
             let dist = dist2.sqrt();
             let wi = to / dist;
-            let Some((fc, _)) = seen(wi) else { return Vec3A::ZERO };
+            if !faces(wi) {
+                return Vec3A::ZERO;
+            }
             *rays += 1;
             if occluded(scene, o, wi, dist, u32::MAX) {
                 return Vec3A::ZERO;
             }
-            fc * light.radiance / (dist2 * light.pdf)
+            bsdf.eval(n, wi).0 * light.radiance / (dist2 * light.pdf)
         }
         LightShape::Directional { towards, one_minus_cos } => {
             let wi = sample_cone(towards, one_minus_cos, u[1], u[2]);
-            let Some((fc, _)) = seen(wi) else { return Vec3A::ZERO };
+            if !faces(wi) {
+                return Vec3A::ZERO;
+            }
             *rays += 1;
             if occluded(scene, o, wi, f32::INFINITY, u32::MAX) {
                 return Vec3A::ZERO;
             }
-            fc * light.radiance / light.pdf
+            bsdf.eval(n, wi).0 * light.radiance / light.pdf
         }
         LightShape::Area { prim } => {
             let Some(sample) = shapes::sample_towards(scene, prim, p, o, [u[1], u[2]]) else {
                 return Vec3A::ZERO;
             };
-            let Some((fc, bsdf_pdf)) = seen(sample.wi) else { return Vec3A::ZERO };
+            if !faces(sample.wi) {
+                return Vec3A::ZERO;
+            }
             *rays += 1;
             if occluded(scene, o, sample.wi, sample.t_max, prim) {
                 return Vec3A::ZERO;
             }
+            let (fc, bsdf_pdf) = bsdf.eval(n, sample.wi);
             let light_pdf = light.pdf / sample.inv_pdf;
             // A textured emitter's radiance at the point the shadow ray reaches.
             let m = shapes::material(scene, prim);
@@ -174,11 +177,14 @@ pub fn direct_light(
             let Some(sample) = env.sample(u[1], u[2]) else {
                 return Vec3A::ZERO;
             };
-            let Some((fc, bsdf_pdf)) = seen(sample.wi) else { return Vec3A::ZERO };
+            if !faces(sample.wi) {
+                return Vec3A::ZERO;
+            }
             *rays += 1;
             if occluded(scene, o, sample.wi, f32::INFINITY, u32::MAX) {
                 return Vec3A::ZERO;
             }
+            let (fc, bsdf_pdf) = bsdf.eval(n, sample.wi);
             let light_pdf = light.pdf * sample.pdf;
             fc * env.radiance(sample.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
