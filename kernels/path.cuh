@@ -33,6 +33,8 @@ struct Path {
     float bsdf_pdf;
     // The surface point the last bounce left from: light pdfs are taken there.
     float3 bounce_point;
+    // The product of eta² over the refractions so far (1 without any; kPrincipled only).
+    float eta_scale;
 };
 
 // The camera ray of sample `sample_index` of pixel (x, y), with its own random stream.
@@ -48,6 +50,7 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     p.depth = 0;
     p.bsdf_pdf = 0.0f;
     p.bounce_point = make_float3(0.0f, 0.0f, 0.0f);
+    p.eta_scale = 1.0f;
     return p;
 }
 
@@ -207,8 +210,15 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const float max_throughput = max_component(p.throughput);
     // Nothing more can be added to this path: stopping is unbiased.
     if (max_throughput == 0.0f) return false;
+    if (kPrincipled && bounce.transmitted) {
+        const float ior = sh.emission_ior.w;
+        const float eta = front_face ? ior : 1.0f / ior;
+        p.eta_scale *= eta * eta;
+    }
     if (p.depth + 1 >= RR_START_DEPTH) {
-        const float q = fminf(max_throughput, 1.0f);
+        // Roulette on the throughput without the 1 / eta² of refractions (pbrt-v4's
+        // `etaScale`; CPU: integrator.rs).
+        const float q = fminf(kPrincipled ? max_throughput * p.eta_scale : max_throughput, 1.0f);
         if (next_f32(p.rng) >= q) return false;
         p.throughput = p.throughput / q;
     }

@@ -93,6 +93,8 @@ pub fn trace_sample(
     let mut bsdf_pdf = 0.0f32;
     // The surface point the last bounce left from: light pdfs are taken there.
     let mut bounce_point = Vec3A::ZERO;
+    // The product of eta² over the refractions so far (1 without any).
+    let mut eta_scale = 1.0f32;
     for depth in 0..max_depth {
         *rays += 1;
         let Some(hit) = traverse(scene, origin, dir, f32::INFINITY) else {
@@ -186,8 +188,17 @@ pub fn trace_sample(
         if max_throughput == 0.0 {
             break;
         }
+        if bounce.transmitted
+            && let Lobe::Principled { ior, .. } = m.lobe
+        {
+            let eta = if front_face { ior } else { 1.0 / ior };
+            eta_scale *= eta * eta;
+        }
         if depth + 1 >= RR_START_DEPTH {
-            let q = max_throughput.min(1.0);
+            // Roulette on the throughput without the 1 / eta² of refractions (pbrt-v4's
+            // `etaScale`): radiance entering glass is divided by 2.25 and multiplied back
+            // on the way out, and a path inside should not die for that.
+            let q = (max_throughput * eta_scale).min(1.0);
             if rng.next_f32() >= q {
                 break;
             }
