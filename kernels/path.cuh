@@ -126,10 +126,10 @@ __device__ __forceinline__ PrincipledParams principled_params(const Shade& sh) {
 // scene without lights runs a kernel with none of that code, whose registers and
 // local memory are those of the plain path tracer (compiled in and skipped at run time,
 // the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
-// `kMeshes` does the same for triangles (shapes.cuh), `kAppearance` for textures and
-// the environment sky: the `_appearance` kernels (and `_full`, with the triangle code)
-// run every scene with either; carried in the `_meshes` kernels they cost a scene of
-// triangles alone 8 % (docs/performance.md, "Choices in the code").
+// The scene features (features.cuh: kMeshes, kAppearance, kPrincipled, kAlpha) do the
+// same per module: a scene runs a module compiled with exactly the features it uses
+// (carried where they were not used, textures cost a scene of triangles alone 8 %:
+// docs/performance.md, "Choices in the code").
 template <bool kNee>
 __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     ++rays;
@@ -182,7 +182,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         NeeBsdf nb;
         nb.p = principled_params(sh);
         nb.wo = -p.dir;
-        nb.entering = front_face;
+        nb.entering = principled_entering(nb.p, front_face);
         p.radiance +=
             p.throughput * direct_light<true>(s.point, offset_ray_origin(s, n), ns, n, nb, u_pick, u1, u2, rays);
     }

@@ -106,13 +106,19 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
     return b;
 }
 
+// Whether a ray arriving on the front face of a Principled surface enters its solid:
+// only a transmissive surface has an inside (CPU: scatter.rs `entering`).
+__device__ __forceinline__ bool principled_entering(const PrincipledParams& p, bool front_face) {
+    return front_face || p.transmission <= 0.0f;
+}
+
 // A Principled material's bounce (`p` its parameters after textures): the glTF BSDF's
 // sample (principled.cuh).
 __device__ __forceinline__ Bounce scatter_principled(const PrincipledParams& p, float3 dir, float3 n, bool front_face,
                                                      ScatterRandoms r) {
     Bounce b;
     BsdfSample s;
-    b.absorbed = !principled_sample(p, -dir, n, front_face, r.lobe, r.r1, r.r2, r.fresnel, s);
+    b.absorbed = !principled_sample(p, -dir, n, principled_entering(p, front_face), r.lobe, r.r1, r.r2, r.fresnel, s);
     b.dir = s.wi;
     b.attenuation = s.weight;
     b.diffuse = false;
@@ -125,7 +131,7 @@ __device__ __forceinline__ Bounce scatter_principled(const PrincipledParams& p, 
 // Radiance of a ray leaving the scene along unit `dir`: the environment's, or
 // lerp(bottom, top, 0.5 (dir.y + 1)).
 __device__ __forceinline__ float3 sky(float3 dir) {
-    // The environment's code is in the `_appearance` and `_full` kernels only (path.cuh).
+    // The environment's code is in the modules with the appearance feature only (path.cuh).
     if (kAppearance && params.env_size.x != 0u) return env_radiance(dir);
     return lerp(xyz(params.sky_bottom), xyz(params.sky_top), 0.5f * (dir.y + 1.0f));
 }

@@ -7,10 +7,10 @@
 // leaf_hits, surface, sample_towards, pdf_towards, surface_uv. No switch has a default: the blob
 // loader refuses kinds it does not know, so none reaches a kernel.
 //
-// `kMeshes`: whether the kernel handles triangles. The render kernels come with and
-// without them (render.cu); a scene without meshes runs kernels with no triangle code,
-// whose registers and speed are those of the spheres-and-boxes kernels
-// (docs/performance.md, "Choices in the code").
+// `kMeshes` (features.cuh): whether the module handles triangles. A scene without meshes
+// runs a module with no triangle code, whose registers and speed are those of the
+// spheres-and-boxes kernels (docs/performance.md, "Choices in the code"). `kAlpha`: the
+// any-hit test of alpha-cut surfaces in the leaf loops.
 #pragma once
 
 #include "blob_layout.cuh"

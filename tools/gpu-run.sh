@@ -19,7 +19,7 @@
 #   6. hot reload: tools/gpu-watch.sh on the RTIOW scene and on a 1M-sphere grid (a PLY sphere file)
 #   7. compute-sanitizer memcheck on a 160x90, 4 spp render, and on the lit scenes
 #      (cornell, point_light, sun), the box scenes (boxes, box_lamp, city), the
-#      meshes and the textures at 160x120
+#      meshes, the textures and the Principled reference scenes at 160x120
 # The whole run takes a few minutes; every step has a timeout.
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
@@ -93,6 +93,14 @@ if [ -f "$scene" ]; then
         "$BUNDLE/bin/renderer" bench "$BUNDLE/assets/scenes/textures.ron" --backend cuda --width 1280 --height 720 \
         --spp 30 --max-depth 50 --json
     cat "$OUT/bench-textures-1280x720.json"
+    # The Blender glTF scenes: Principled metal, plastic and glass, normal maps,
+    # metallic-roughness textures (pbr_showcase), an alpha-masked leaf (pbr_features).
+    for ref in pbr_showcase pbr_features; do
+        step "bench-$ref-1280x720" 120 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-$ref-1280x720.json" \
+            "$BUNDLE/bin/renderer" bench "$BUNDLE/assets/scenes/reference/$ref.ron" --backend cuda --width 1280 \
+            --height 720 --spp 30 --max-depth 16 --json
+        cat "$OUT/bench-$ref-1280x720.json"
+    done
     step bench-cpu-1280x720 300 bash -c 'out=$1; shift; "$@" > "$out"' _ "$OUT/bench-cpu-1280x720.json" \
         "$BUNDLE/bin/renderer" bench "$scene" --backend cpu --width 1280 --height 720 --spp 30 --max-depth 50 \
         --frames 5 --warmup 1 --json
@@ -111,6 +119,13 @@ if [ -f "$scene" ]; then
         step "memcheck-$lit" 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
             "$BUNDLE/bin/renderer" render "$BUNDLE/assets/scenes/$lit.ron" --backend cuda --width 160 --height 120 \
             --spp 4 --output "$OUT/memcheck-$lit.png"
+    done
+    # The Principled material: rough metal and glass under an environment, and the
+    # Blender glTF scenes (normal maps, metallic-roughness textures, an alpha mask).
+    for ref in rough_metal_r07 rough_glass_r03 pbr_features pbr_showcase; do
+        step "memcheck-$ref" 300 compute-sanitizer --tool memcheck --error-exitcode 1 \
+            "$BUNDLE/bin/renderer" render "$BUNDLE/assets/scenes/reference/$ref.ron" --backend cuda --width 160 \
+            --height 120 --spp 4 --output "$OUT/memcheck-$ref.png"
     done
 else
     echo "bench, memcheck: skipped, no $scene" | tee -a "$summary"

@@ -7,7 +7,7 @@ use glam::Vec3A;
 
 use super::lights::{Bsdf, direct_light};
 use super::rng::Rng;
-use super::scatter::{ScatterRandoms, principled_of, scatter};
+use super::scatter::{ScatterRandoms, entering, principled_of, scatter};
 use super::scene::{CpuScene, Lobe};
 use super::shading;
 use super::shapes::{self, offset_ray_origin};
@@ -154,7 +154,8 @@ pub fn trace_sample(
         // are sampled on the side the path came from.
         if nee && principled && !principled_of(m).is_delta() {
             let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
-            let bsdf = Bsdf::Principled { bsdf: principled_of(m), wo: -dir, entering: front_face };
+            let p = principled_of(m);
+            let bsdf = Bsdf::Principled { bsdf: p, wo: -dir, entering: entering(&p, front_face) };
             let o = offset_ray_origin(&surface, n);
             radiance += throughput * direct_light(scene, surface.point, o, ns, n, &bsdf, u, rays);
         }

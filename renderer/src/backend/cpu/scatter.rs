@@ -93,7 +93,8 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
         }
         Lobe::Absorb => None,
         Lobe::Principled { .. } => {
-            let sample = principled_of(m).sample(-dir, n, front_face, r.lobe, r.r1, r.r2, r.fresnel)?;
+            let p = principled_of(m);
+            let sample = p.sample(-dir, n, entering(&p, front_face), r.lobe, r.r1, r.r2, r.fresnel)?;
             Some(Bounce {
                 dir: sample.wi,
                 attenuation: sample.weight,
@@ -104,6 +105,15 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
             })
         }
     }
+}
+
+/// Whether a ray arriving on the `front_face` side of a Principled surface enters its
+/// solid. Only a transmissive surface has an inside: an opaque one is the same seen from
+/// either side (a single-sided leaf seen from behind would otherwise reflect the sky by
+/// total internal reflection).
+#[inline(always)]
+pub fn entering(p: &Principled, front_face: bool) -> bool {
+    front_face || p.transmission <= 0.0
 }
 
 /// A Principled material's BSDF parameters (`m.lobe` is `Lobe::Principled`).
