@@ -47,7 +47,7 @@ for line in sys.stdin:
     cp "$executable" "$BUNDLE/tests/$name"
 done
 
-strip --strip-debug "$BUNDLE"/bin/* "$BUNDLE"/tests/*
+strip --strip-all "$BUNDLE"/bin/* "$BUNDLE"/tests/*
 cp -r assets kernels "$BUNDLE/"
 
 {
