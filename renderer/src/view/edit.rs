@@ -111,7 +111,11 @@ impl Editor {
     /// Whether the selection can be deleted: it exists, and is not the scene's last
     /// thing (a scene without any does not validate).
     pub fn can_delete(&self, scene: &Scene) -> bool {
-        let things = scene.spheres.len() + scene.boxes.len() + scene.terrains.len();
+        let things = scene.spheres.len()
+            + scene.boxes.len()
+            + scene.terrains.len()
+            + scene.meshes.len()
+            + scene.sphere_files.len();
         self.selected.is_some_and(|s| s.exists_in(scene)) && things > 1
     }
 

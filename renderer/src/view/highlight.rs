@@ -1,9 +1,9 @@
 //! The selection drawn over the render: a ring around a sphere, a box's edges, a
 //! terrain's footprint on its origin's plane (its top would need the highest of every
-//! pixel, each frame).
+//! pixel, each frame), a mesh's model-space bounding box placed by its transform.
 
 use eframe::egui::{Color32, Painter, Pos2, Rect, Stroke};
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 use scene_compiler::scene::Scene;
 
 use super::pick;
@@ -27,14 +27,24 @@ pub(super) fn draw(painter: &Painter, rect: Rect, camera: &CameraFrame, scene: &
             }
             return;
         }
-        Selected::Box(i) => scene.boxes.get(i).map(|b| (b.min, b.max)),
+        Selected::Box(i) => scene.boxes.get(i).map(|b| (b.min, b.max, Affine3A::IDENTITY)),
         Selected::Terrain(i) => scene.terrains.get(i).map(|t| {
             let extent = Vec3::new(t.heights.width as f32, 0.0, t.heights.depth as f32) * t.cell;
-            (t.origin, t.origin + extent)
+            (t.origin, t.origin + extent, Affine3A::IDENTITY)
+        }),
+        // One pass over the positions per frame: about a millisecond per million vertices.
+        Selected::Mesh(i) => scene.meshes.get(i).and_then(|m| {
+            let positions = &m.data.positions;
+            let min = positions.iter().copied().reduce(Vec3::min)?;
+            let max = positions.iter().copied().reduce(Vec3::max)?;
+            Some((min, max, m.transform.matrix()))
         }),
     };
-    let Some((min, max)) = corners else { return };
-    let corner = |k: usize| Vec3::select(glam::BVec3::new(k & 1 != 0, k & 2 != 0, k & 4 != 0), max, min);
+    let Some((min, max, to_world)) = corners else { return };
+    let corner = |k: usize| {
+        let local = Vec3::select(glam::BVec3::new(k & 1 != 0, k & 2 != 0, k & 4 != 0), max, min);
+        to_world.transform_point3(local)
+    };
     let on_screen = |k: usize| pick::project(camera, corner(k), 0.0).map(|(s, t, _)| in_rect(rect, s, t));
     // Corners differing in one bit share an edge; one behind the camera drops its edges.
     for k in 0..8 {

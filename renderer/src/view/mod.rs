@@ -1,7 +1,7 @@
 //! `renderer view`: a live editor. The window shows the scene path-traced
-//! progressively; the scene file hot-reloads through a [`Session`]; spheres, boxes and
-//! terrains can be picked (or chosen in the outline) and edited, spheres added, any of
-//! them deleted, with undo/redo, and the scene saved back as RON.
+//! progressively; the scene file hot-reloads through a [`Session`]; spheres, boxes,
+//! terrains and meshes can be picked (or chosen in the outline) and edited, spheres
+//! added, any of them deleted, with undo/redo, and the scene saved back as RON.
 //!
 //! One [`ViewApp`] holds the UI state. Its [`ViewApp::show`] only lays out widgets and
 //! sends commands: compiles happen in the session (milliseconds), renders on the
@@ -14,10 +14,12 @@
 //! - [`edit`]: selection, edits through the session, undo/redo.
 //! - [`panels`]: the side panel, tool bar and error panel; [`outline`] and
 //!   [`selection_editor`]: the side panel's list of things and the editor of the selected one,
-//!   with [`texture_editor`] for its material's texture.
+//!   with [`material_editor`] for its material and [`texture_editor`] for the material's
+//!   textures.
 
 pub mod edit;
 mod highlight;
+mod material_editor;
 pub mod orbit;
 mod outline;
 mod panels;
@@ -100,7 +102,7 @@ pub struct ViewApp {
     picker: Option<(u64, Picker)>,
     frame: Option<Box<Frame>>,
     texture: Option<egui::TextureHandle>,
-    /// The selected material's texture rows: the image file being typed, the thumbnail.
+    /// The selected material's texture rows: the image files being typed, the thumbnails.
     textures: texture_editor::TextureUi,
     device: String,
     backend_note: Option<String>,

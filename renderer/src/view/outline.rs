@@ -1,4 +1,4 @@
-//! The outline: the scene's spheres, boxes and terrains, listed by kind; clicking an
+//! The outline: the scene's spheres, boxes, terrains and meshes, listed by kind; clicking an
 //! entry selects it. Only the rows in view are laid out, so a million spheres cost
 //! what a dozen do.
 
@@ -19,10 +19,11 @@ impl ViewApp {
         // Without a scene the selection editor below says so.
         let Some(current) = self.session.current().cloned() else { return };
         let scene = &current.scene;
-        let lists: [List; 3] = [
+        let lists: [List; 4] = [
             ("Spheres", scene.spheres.len(), Selected::Sphere),
             ("Boxes", scene.boxes.len(), Selected::Box),
             ("Terrains", scene.terrains.len(), Selected::Terrain),
+            ("Meshes", scene.meshes.len(), Selected::Mesh),
         ];
         for (title, count, select) in lists.into_iter().filter(|&(_, count, _)| count > 0) {
             egui::CollapsingHeader::new(format!("{title} ({count})"))
@@ -55,6 +56,7 @@ impl ViewApp {
                     let entry = select(i);
                     let text = match entry {
                         Selected::Terrain(t) => format!("{entry} · {}", scene.terrains[t].image),
+                        Selected::Mesh(m) => format!("{entry} · {}", scene.meshes[m].file),
                         _ => entry.to_string(),
                     };
                     let button = Button::selectable(self.editor.selected == Some(entry), text)

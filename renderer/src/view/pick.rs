@@ -7,7 +7,9 @@
 //! after terrain (`scene_compiler::terrain::with_columns`): a box past the scene's own
 //! selects the terrain whose columns it falls among. The blob's spheres are the
 //! scene's own followed by its sphere files' (`scene_compiler::sphere_files`): those
-//! render but are not selectable, like mesh triangles.
+//! render but are not selectable. The blob's triangles are the scene's own (only a
+//! scene read back from a blob has any) followed by every mesh's, mesh after mesh
+//! (`scene_compiler::meshes::with_triangles`): a triangle selects its mesh.
 
 use glam::{Vec3, Vec3A};
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
@@ -27,6 +29,8 @@ pub struct Picker {
     terrain_starts: Vec<usize>,
     /// The scene's own spheres: those past them come from sphere files.
     own_spheres: usize,
+    /// Per mesh, the index of its first triangle among the blob's triangles.
+    mesh_starts: Vec<usize>,
 }
 
 impl Picker {
@@ -42,7 +46,21 @@ impl Picker {
                 terrain_starts.push(next);
             }
         }
-        Picker { scene: CpuScene::from_blob(view), terrain_starts, own_spheres: scene.spheres.len() }
+        let mesh_starts = scene
+            .meshes
+            .iter()
+            .scan(scene.triangles.len(), |next, mesh| {
+                let start = *next;
+                *next += mesh.data.triangles.len();
+                Some(start)
+            })
+            .collect();
+        Picker {
+            scene: CpuScene::from_blob(view),
+            terrain_starts,
+            own_spheres: scene.spheres.len(),
+            mesh_starts,
+        }
     }
 
     /// What is nearest under `(s, t)` of `camera`'s image (`s` left to right, `t` top
@@ -66,8 +84,10 @@ impl Picker {
                 0 => Selected::Box(source),
                 after => Selected::Terrain(after - 1),
             }),
-            // Meshes have no panel in the editor yet: rendered, not selectable.
-            PrimKind::Triangle => None,
+            PrimKind::Triangle => match self.mesh_starts.partition_point(|&start| start <= source) {
+                0 => None,
+                after => Some(Selected::Mesh(after - 1)),
+            },
         }
     }
 }
@@ -184,6 +204,19 @@ mod tests {
             assert_eq!(pick_point(Vec3::new(x, 0.5, 0.0)), Some(Selected::Terrain(0)), "column at x {x}");
         }
         assert_eq!(pick_point(Vec3::new(4.5, 0.5, 0.0)), Some(Selected::Terrain(1)));
+    }
+
+    #[test]
+    fn a_meshs_triangles_pick_the_mesh() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/scenes/meshes.ron");
+        let scene = scene::load_file(Path::new(path)).expect("asset scene loads");
+        let picker = picker(&scene);
+        let camera = CameraFrame::new(&scene.camera, 480, 270);
+        // The first three meshes are icospheres in a row, each centred on its translation.
+        for (i, mesh) in scene.meshes.iter().enumerate().take(3) {
+            let (s, t, _) = project(&camera, mesh.transform.translate, 0.0).expect("in front of the camera");
+            assert_eq!(picker.pick(&camera, s, t), Some(Selected::Mesh(i)), "mesh {i}");
+        }
     }
 
     #[test]

@@ -1,13 +1,13 @@
-//! The selection editor: the selected sphere's, box's or terrain's fields, and its
-//! material with its texture (`texture_editor`). A change edits a copy of the thing; only then is the scene copied, the
-//! copy put in, and the whole applied through [`super::edit::Editor`] (validated,
-//! undoable), so an idle frame never copies a large scene.
+//! The selection editor: the selected sphere's, box's, terrain's or mesh's fields (a
+//! mesh's: its material, the model's own or one of the scene's), and its material
+//! (`material_editor`, with its textures in `texture_editor`). A change edits a copy of
+//! the thing; only then is the scene copied, the copy put in, and the whole applied
+//! through [`super::edit::Editor`] (validated, undoable), so an idle frame never copies
+//! a large scene.
 
 use eframe::egui::{self, DragValue, RichText};
 use glam::Vec3;
-use scene_compiler::scene::{
-    AlphaMode, Cuboid, Material, MaterialKind, Principled, Scene, Sphere, Terrain, TerrainSurface,
-};
+use scene_compiler::scene::{Cuboid, Material, Mesh, Scene, Sphere, Terrain, TerrainSurface};
 
 use super::ViewApp;
 use super::edit::EditKey;
@@ -74,6 +74,14 @@ impl ViewApp {
                     (edited, field)
                 })
             }
+            Selected::Mesh(i) => {
+                let mut mesh = scene.meshes[i].clone();
+                mesh_rows(ui, &mut mesh, &scene.materials).map(|field| {
+                    let mut edited = scene.clone();
+                    edited.meshes[i] = mesh;
+                    (edited, field)
+                })
+            }
         });
         let mut edit = edited.inner.map(|(scene, field)| (scene, EditKey::Field(selected, field)));
         if let Selected::Terrain(i) = selected {
@@ -83,31 +91,15 @@ impl ViewApp {
                 ui.label(format!("coloured by height: {} bands (edit them in the scene file)", bands.len()));
             }
         }
+        if let Selected::Mesh(i) = selected {
+            mesh_notes(ui, &scene.meshes[i]);
+        }
         // A material edit below overrides one above: two in one frame is not a thing a pointer does.
         if let Some(index) = selected.material(scene)
-            && let Some(material) = scene.materials.get(index as usize)
+            && (index as usize) < scene.materials.len()
+            && let Some(material_edit) = self.material_panel(ui, scene, index as usize)
         {
-            ui.label(
-                RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong(),
-            );
-            let (index, mut kind) = (index as usize, material.kind);
-            let changed = egui::Grid::new("material").num_columns(2).show(ui, |ui| {
-                let kind_changed = material_editor(ui, &mut kind);
-                (kind_changed, self.textures.show(ui, index, scene))
-            });
-            let (kind_changed, texture) = changed.inner;
-            if kind_changed {
-                let mut edited = scene.clone();
-                edited.materials[index].kind = kind;
-                edit = Some((edited, EditKey::Material(index)));
-            }
-            if let Some(texture) = texture {
-                let mut edited = scene.clone();
-                edited.materials[index].texture = texture.texture;
-                // A new kind, file or wrap mode is one undo step; a drag coalesces with the material's.
-                let key = if texture.step { EditKey::Structure } else { EditKey::Material(index) };
-                edit = Some((edited, key));
-            }
+            edit = Some(material_edit);
         }
         if let Some((edited, key)) = edit {
             let result = self.editor.apply(&mut self.session, edited, key);
@@ -179,6 +171,42 @@ fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]
     field
 }
 
+/// A mesh's material: the model's own (when it has any) or one of the scene's; the
+/// field changed.
+fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
+    let label = ui.label("material");
+    let own = "model's own materials";
+    let current = match mesh.material {
+        None => own,
+        Some(m) => materials.get(m as usize).map_or("?", |m| m.name.as_str()),
+    };
+    let mut changed = false;
+    let combo = egui::ComboBox::from_id_salt("mesh material").selected_text(current).show_ui(ui, |ui| {
+        // A model without materials of its own needs one of the scene's.
+        ui.add_enabled_ui(!mesh.data.materials.is_empty(), |ui| {
+            changed |= ui.selectable_value(&mut mesh.material, None, own).changed();
+        });
+        for (i, m) in materials.iter().enumerate() {
+            changed |= ui.selectable_value(&mut mesh.material, Some(i as u32), m.name.as_str()).changed();
+        }
+    });
+    combo.response.labelled_by(label.id);
+    ui.end_row();
+    changed.then_some("material")
+}
+
+/// What a mesh's panel says besides its rows: its file and size, and the model's own
+/// materials when the mesh uses them.
+fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
+    let data = &mesh.data;
+    ui.label(format!("model {} · {} triangles", mesh.file, data.triangles.len()));
+    if mesh.material.is_some() {
+        return;
+    }
+    let names: Vec<&str> = data.materials.iter().map(|m| m.name.as_str()).collect();
+    ui.label(format!("the model's materials: {} (edit them in the model file)", names.join(", ")));
+}
+
 /// [`labelled_drag`] of a value that must stay positive: a change ends at least
 /// [`MIN_SIZE`] (however it came, a set value included); a smaller value the file already
 /// holds is shown as it is, since clamping it would be an edit nobody made.
@@ -202,7 +230,7 @@ fn vector_drags(ui: &mut egui::Ui, names: [&str; 3], vector: &mut Vec3, speed: f
 }
 
 /// A label and a drag value in one grid row, linked for accessibility (and tests); true when changed.
-fn labelled_drag(ui: &mut egui::Ui, name: &str, drag: DragValue<'_>) -> bool {
+pub(super) fn labelled_drag(ui: &mut egui::Ui, name: &str, drag: DragValue<'_>) -> bool {
     let label = ui.label(name);
     let changed = ui.add(drag).labelled_by(label.id).changed();
     ui.end_row();
@@ -231,80 +259,5 @@ pub(super) fn color_row(ui: &mut egui::Ui, name: &str, value: &mut Vec3) -> bool
     let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
     *value = Vec3::from_array(rgb);
     ui.end_row();
-    changed
-}
-
-/// The parameters of one material kind; true when one changed.
-fn material_editor(ui: &mut egui::Ui, kind: &mut MaterialKind) -> bool {
-    let color = color_row;
-    match kind {
-        MaterialKind::Lambert { albedo } => color(ui, "albedo", albedo),
-        MaterialKind::Metal { albedo, fuzz } => {
-            let a = color(ui, "albedo", albedo);
-            a | labelled_drag(ui, "fuzz", DragValue::new(fuzz).speed(0.01).range(0.0..=1.0))
-        }
-        MaterialKind::Dielectric { ior } => {
-            labelled_drag(ui, "ior", DragValue::new(ior).speed(0.01).range(1.0..=4.0))
-        }
-        MaterialKind::Emissive { color: emitted, strength, albedo } => {
-            let a = color(ui, "color", emitted);
-            let b = labelled_drag(ui, "strength", DragValue::new(strength).speed(0.05).range(0.0..=1e4));
-            a | b | color(ui, "albedo", albedo)
-        }
-        MaterialKind::Principled(p) => principled_editor(ui, p),
-    }
-}
-
-/// A Principled material's factors (its textures are the texture rows'); true when one
-/// changed.
-fn principled_editor(ui: &mut egui::Ui, p: &mut Principled) -> bool {
-    let unit = |ui: &mut egui::Ui, name: &str, v: &mut f32| {
-        labelled_drag(ui, name, DragValue::new(v).speed(0.01).range(0.0..=1.0))
-    };
-    let mut changed = color_row(ui, "base colour", &mut p.base_color);
-    changed |= unit(ui, "metallic", &mut p.metallic);
-    changed |= unit(ui, "roughness", &mut p.roughness);
-    changed |= labelled_drag(ui, "ior", DragValue::new(&mut p.ior).speed(0.01).range(1.0..=4.0));
-    changed |= unit(ui, "transmission", &mut p.transmission);
-    changed |= color_row(ui, "emission", &mut p.emission);
-    changed |= labelled_drag(
-        ui,
-        "emission strength",
-        DragValue::new(&mut p.emission_strength).speed(0.05).range(0.0..=1e4),
-    );
-    changed |=
-        labelled_drag(ui, "normal scale", DragValue::new(&mut p.normal_scale).speed(0.01).range(0.0..=4.0));
-    changed |= unit(ui, "alpha", &mut p.alpha);
-    changed |= alpha_mode_row(ui, &mut p.alpha_mode);
-    changed
-}
-
-/// The alpha mode: a combo of the three, and a Mask's cutoff.
-fn alpha_mode_row(ui: &mut egui::Ui, mode: &mut AlphaMode) -> bool {
-    let label = ui.label("alpha mode");
-    let names = ["Opaque", "Mask", "Blend"];
-    let current = match mode {
-        AlphaMode::Opaque => 0,
-        AlphaMode::Mask(_) => 1,
-        AlphaMode::Blend => 2,
-    };
-    let mut chosen = current;
-    egui::ComboBox::from_id_salt("alpha mode")
-        .selected_text(names[current])
-        .show_ui(ui, |ui| {
-            for (i, name) in names.iter().enumerate() {
-                ui.selectable_value(&mut chosen, i, *name);
-            }
-        })
-        .response
-        .labelled_by(label.id);
-    ui.end_row();
-    let mut changed = chosen != current;
-    if changed {
-        *mode = [AlphaMode::Opaque, AlphaMode::Mask(0.5), AlphaMode::Blend][chosen];
-    }
-    if let AlphaMode::Mask(cutoff) = mode {
-        changed |= labelled_drag(ui, "alpha cutoff", DragValue::new(cutoff).speed(0.01).range(0.0..=1.0));
-    }
     changed
 }

@@ -1,19 +1,26 @@
-//! The selected material's texture in the selection editor: its kind (none, image,
-//! checker, noise), chosen in a combo box; an image's file (a text field read again on
-//! Enter or with the Read button), wrap mode and a thumbnail; a checker's size and two
-//! colours; a noise's scale. A change returns the edited texture; the selection editor
-//! applies it like any material edit (validated by the session, undoable).
+//! The selected material's textures in the selection editor, one [`Slot`] after the
+//! other: the colour texture (`texture`, a Principled's `base_color_texture`) of a kind
+//! that takes one, then a Principled's maps (`metallic_roughness_texture`,
+//! `emission_texture`, `normal_texture`). Each slot's kind (none, image, checker, noise)
+//! is chosen in a combo box; an image's file (a text field read again on Enter or with
+//! the Read button), wrap mode and a thumbnail; a checker's size and two colours; a
+//! noise's scale. A change returns the edited slot; the material editor applies it like
+//! any material edit (validated by the session, undoable).
 //!
 //! A new image file becomes [`Texture::image_to_read`]: [`crate::session::Session::apply`]
-//! reads it from the scene's folder as a scene file's image is read, so a missing or
-//! unreadable image is the compiler's message in the error panel and the scene stays.
+//! reads it from the scene's folder as a scene file's image is read (a data map without
+//! sRGB decoding), so a missing or unreadable image is the compiler's message in the
+//! error panel and the scene stays.
 
 use std::sync::Arc;
 
 use eframe::egui::{self, Key};
 use glam::Vec3;
-use scene_compiler::scene::{Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
+use scene_compiler::scene::{
+    MAP_COUNT, MAP_FIELDS, Maps, Material, MaterialKind, Scene, Texture, TextureImage, Wrap,
+};
 
+use super::material_editor::kind_name;
 use super::selection_editor::{color_row, positive_drag};
 
 /// The longest side of a thumbnail, in pixels.
@@ -24,28 +31,102 @@ const NEW_CHECKER: Texture = Texture::Checker { size: 1.0, even: Vec3::ONE, odd:
 /// What a new noise starts as.
 const NEW_NOISE: Texture = Texture::Noise { scale: 4.0 };
 
-/// What the texture rows keep between frames.
+/// One texture of a material: its colour texture, or its map `i` (in [`Maps::slots`]
+/// order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Color,
+    Map(usize),
+}
+
+impl Slot {
+    /// Every slot, in the order the panel shows them.
+    pub const ALL: [Slot; 1 + MAP_COUNT] = [Slot::Color, Slot::Map(0), Slot::Map(1), Slot::Map(2)];
+
+    /// The slots a material of `kind` has.
+    pub fn of(kind: &MaterialKind) -> impl Iterator<Item = Slot> + use<> {
+        let (colour, maps) = (kind.takes_texture(), kind.takes_maps());
+        Slot::ALL.into_iter().filter(move |slot| if *slot == Slot::Color { colour } else { maps })
+    }
+
+    /// Its field in a scene file (for a material of `kind`).
+    pub fn field(self, kind: &MaterialKind) -> &'static str {
+        match self {
+            Slot::Color => kind.texture_field(),
+            Slot::Map(i) => MAP_FIELDS[i],
+        }
+    }
+
+    /// Its texture in `material`.
+    pub fn get(self, material: &Material) -> Option<&Texture> {
+        match self {
+            Slot::Color => material.texture.as_ref(),
+            Slot::Map(i) => material.maps.slots()[i],
+        }
+    }
+
+    /// Puts `texture` in `material`.
+    pub fn set(self, material: &mut Material, texture: Option<Texture>) {
+        match self {
+            Slot::Color => material.texture = texture,
+            Slot::Map(i) => *material.maps.slots_mut()[i] = texture,
+        }
+    }
+
+    /// Whether its image holds numbers (read without sRGB decoding, shown as stored).
+    pub fn is_data(self) -> bool {
+        matches!(self, Slot::Map(i) if Maps::is_data(i))
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Slot::Color => 0,
+            Slot::Map(i) => 1 + i,
+        }
+    }
+
+    /// The label of its row `name`: as it is for the colour texture, after the map's name
+    /// for a map (`normal image file`), so every row of the panel has its own.
+    fn label(self, name: &str) -> String {
+        match self {
+            Slot::Color => name.to_owned(),
+            Slot::Map(i) => {
+                let map = MAP_FIELDS[i].strip_suffix("_texture").unwrap_or(MAP_FIELDS[i]);
+                format!("{map} {name}")
+            }
+        }
+    }
+}
+
+/// What the texture rows keep between frames, per slot.
 #[derive(Default)]
 pub struct TextureUi {
+    slots: [SlotUi; 1 + MAP_COUNT],
+}
+
+/// What one slot's rows keep between frames.
+#[derive(Default)]
+struct SlotUi {
     field: Option<FileField>,
     /// The thumbnail of the image shown last; made again only for another image.
     thumbnail: Option<(Arc<TextureImage>, egui::TextureHandle)>,
 }
 
-/// The image file field of one material.
+/// The image file field of one slot of one material.
 struct FileField {
     material: usize,
-    /// The material's image file when `text` was last set from it (`None`: no image).
+    /// The slot's image file when `text` was last set from it (`None`: no image).
     shown: Option<String>,
     /// What the field holds: the file, or what the user is typing.
     text: String,
-    /// "image" was chosen for a material without an image: the field waits for a file.
+    /// "image" was chosen for a slot without an image: the field waits for a file.
     choosing: bool,
 }
 
 /// A texture edit.
 #[derive(Debug, PartialEq)]
 pub struct TextureEdit {
+    pub slot: Slot,
     pub texture: Option<Texture>,
     /// A change of kind, wrap or file: its own undo step. Otherwise a drag or colour,
     /// which coalesces with the material's other edits.
@@ -65,11 +146,29 @@ fn kind_of(texture: Option<&Texture>) -> &'static str {
 }
 
 impl TextureUi {
-    /// The texture rows of material `index` of `scene`, inside a two-column grid; the
-    /// edit, when one was made.
+    /// The texture rows of material `index` of `scene`, inside a two-column grid: one
+    /// group per slot its kind takes. The edit, when one was made.
     pub fn show(&mut self, ui: &mut egui::Ui, index: usize, scene: &Scene) -> Option<TextureEdit> {
+        let kind = &scene.materials[index].kind;
+        if !kind.takes_texture() {
+            ui.label("texture");
+            ui.label(format!("none (a {} takes none)", kind_name(kind)));
+            ui.end_row();
+        }
+        let mut edit = None;
+        for slot in Slot::of(kind) {
+            edit = self.slots[slot.index()].show(ui, slot, index, scene).or(edit);
+        }
+        edit
+    }
+}
+
+impl SlotUi {
+    /// The rows of `slot` of material `index`.
+    fn show(&mut self, ui: &mut egui::Ui, slot: Slot, index: usize, scene: &Scene) -> Option<TextureEdit> {
         let material = &scene.materials[index];
-        let file = match &material.texture {
+        let texture = slot.get(material);
+        let file = match texture {
             Some(Texture::Image { file, .. }) => Some(file.clone()),
             _ => None,
         };
@@ -77,44 +176,51 @@ impl TextureUi {
         if field.material != index || field.shown != file {
             *field = FileField::new(index, file);
         }
-        if let MaterialKind::Dielectric { .. } = material.kind {
-            ui.label("texture");
-            ui.label("none (a Dielectric takes none)");
-            ui.end_row();
-            return None;
-        }
-        let mut edit = self.kind_row(ui, material, scene);
+        let edit = self.kind_row(ui, slot, material, scene);
         let choosing = self.field.as_ref().is_some_and(|f| f.choosing);
-        edit = match &material.texture {
-            _ if choosing => self.image_rows(ui, None, Wrap::Repeat).or(edit),
-            Some(Texture::Image { image, wrap, .. }) => self.image_rows(ui, Some(image), *wrap).or(edit),
-            &Some(Texture::Checker { mut size, mut even, mut odd }) => {
-                let changed = positive_drag(ui, "size", &mut size)
-                    | color_row(ui, "even", &mut even)
-                    | color_row(ui, "odd", &mut odd);
-                let texture = Some(Texture::Checker { size, even, odd });
-                if changed { Some(TextureEdit { texture, step: false }) } else { edit }
+        let changed = |texture| Some(TextureEdit { slot, texture: Some(texture), step: false });
+        match texture {
+            _ if choosing => self.image_rows(ui, slot, None, Wrap::Repeat).or(edit),
+            Some(Texture::Image { image, wrap, .. }) => {
+                self.image_rows(ui, slot, Some(image), *wrap).or(edit)
             }
-            &Some(Texture::Noise { mut scale }) => {
-                if positive_drag(ui, "scale", &mut scale) {
-                    Some(TextureEdit { texture: Some(Texture::Noise { scale }), step: false })
+            Some(&Texture::Checker { mut size, mut even, mut odd }) => {
+                let resized = positive_drag(ui, &slot.label("size"), &mut size);
+                let even_changed = color_row(ui, &slot.label("even"), &mut even);
+                if resized | even_changed | color_row(ui, &slot.label("odd"), &mut odd) {
+                    changed(Texture::Checker { size, even, odd })
+                } else {
+                    edit
+                }
+            }
+            Some(&Texture::Noise { mut scale }) => {
+                if positive_drag(ui, &slot.label("scale"), &mut scale) {
+                    changed(Texture::Noise { scale })
                 } else {
                     edit
                 }
             }
             None => edit,
-        };
-        edit
+        }
     }
 
-    /// The "texture" row: a combo box of the kinds; choosing another one is an edit
-    /// (or, for an image with no file known yet, waits for the file field).
-    fn kind_row(&mut self, ui: &mut egui::Ui, material: &Material, scene: &Scene) -> Option<TextureEdit> {
+    /// The slot's first row, labelled with its field: a combo box of the kinds; choosing
+    /// another one is an edit (or, for an image with no file known yet, waits for the
+    /// file field).
+    fn kind_row(
+        &mut self,
+        ui: &mut egui::Ui,
+        slot: Slot,
+        material: &Material,
+        scene: &Scene,
+    ) -> Option<TextureEdit> {
         let field = self.field.as_mut()?;
-        let current = if field.choosing { "image" } else { kind_of(material.texture.as_ref()) };
+        let has = kind_of(slot.get(material));
+        let current = if field.choosing { "image" } else { has };
         let mut chosen = current;
-        let label = ui.label("texture");
-        egui::ComboBox::from_id_salt("texture")
+        let name = slot.field(&material.kind);
+        let label = ui.label(name);
+        egui::ComboBox::from_id_salt(name)
             .selected_text(current)
             .show_ui(ui, |ui| {
                 for kind in KINDS {
@@ -128,7 +234,7 @@ impl TextureUi {
             return None;
         }
         field.choosing = false;
-        if chosen == kind_of(material.texture.as_ref()) {
+        if chosen == has {
             // Back to the kind it has while waiting for an image file: nothing changes.
             return None;
         }
@@ -136,8 +242,8 @@ impl TextureUi {
             "none" => None,
             "checker" => Some(NEW_CHECKER),
             "noise" => Some(NEW_NOISE),
-            _ => match another_image(scene) {
-                // Another material's image: shared, nothing to read.
+            _ => match another_image(scene, slot.is_data()) {
+                // Another slot's image, read as this one reads: shared, nothing to read.
                 Some(texture) => Some(texture.clone()),
                 None => {
                     field.choosing = true;
@@ -146,7 +252,7 @@ impl TextureUi {
                 }
             },
         };
-        Some(TextureEdit { texture, step: true })
+        Some(TextureEdit { slot, texture, step: true })
     }
 
     /// An image's file field, wrap mode, size and thumbnail; `image` is `None` while
@@ -154,15 +260,17 @@ impl TextureUi {
     fn image_rows(
         &mut self,
         ui: &mut egui::Ui,
+        slot: Slot,
         image: Option<&Arc<TextureImage>>,
         wrap: Wrap,
     ) -> Option<TextureEdit> {
         let mut edit = None;
         let field = self.field.as_mut()?;
-        let label = ui.label("image file");
+        let label = ui.label(slot.label("image file"));
         let read = ui
             .horizontal(|ui| {
                 let text = egui::TextEdit::singleline(&mut field.text)
+                    .id_salt(("texture file", slot.index()))
                     .hint_text("relative to the scene file")
                     .desired_width(160.0);
                 let response = ui.add(text).labelled_by(label.id);
@@ -174,10 +282,10 @@ impl TextureUi {
         ui.end_row();
         if read && !field.text.trim().is_empty() {
             let texture = Texture::image_to_read(field.text.trim(), wrap);
-            edit = Some(TextureEdit { texture: Some(texture), step: true });
+            edit = Some(TextureEdit { slot, texture: Some(texture), step: true });
         }
         let Some(image) = image else { return edit };
-        let label = ui.label("wrap");
+        let label = ui.label(slot.label("wrap"));
         let mut chosen = wrap;
         ui.horizontal(|ui| {
             ui.radio_value(&mut chosen, Wrap::Repeat, "repeat").labelled_by(label.id);
@@ -187,28 +295,34 @@ impl TextureUi {
         if chosen != wrap && edit.is_none() {
             let file = field.shown.clone().unwrap_or_default();
             let texture = Texture::Image { file, image: Arc::clone(image), wrap: chosen };
-            edit = Some(TextureEdit { texture: Some(texture), step: true });
+            edit = Some(TextureEdit { slot, texture: Some(texture), step: true });
         }
         ui.label(format!("{} x {} pixels", image.width, image.height));
-        let handle = self.thumbnail(ui.ctx(), image);
+        let handle = self.thumbnail(ui.ctx(), slot, image);
         ui.image(egui::load::SizedTexture::from_handle(handle));
         ui.end_row();
         edit
     }
 
     /// The egui texture of `image`'s thumbnail, made when the image is not the last one.
-    fn thumbnail(&mut self, ctx: &egui::Context, image: &Arc<TextureImage>) -> &egui::TextureHandle {
+    fn thumbnail(
+        &mut self,
+        ctx: &egui::Context,
+        slot: Slot,
+        image: &Arc<TextureImage>,
+    ) -> &egui::TextureHandle {
         if self.thumbnail.as_ref().is_none_or(|(shown, _)| !Arc::ptr_eq(shown, image)) {
-            let (width, height, rgb) = thumbnail_pixels(image, THUMBNAIL_SIDE);
+            let (width, height, rgb) = thumbnail_pixels(image, THUMBNAIL_SIDE, slot.is_data());
             let pixels = egui::ColorImage::from_rgb([width as usize, height as usize], &rgb);
-            // One handle for the editor's life: a new image replaces its pixels.
+            // One handle per slot for the editor's life: a new image replaces its pixels.
             match &mut self.thumbnail {
                 Some((shown, handle)) => {
                     handle.set(pixels, egui::TextureOptions::LINEAR);
                     *shown = Arc::clone(image);
                 }
                 None => {
-                    let handle = ctx.load_texture("texture thumbnail", pixels, egui::TextureOptions::LINEAR);
+                    let name = format!("texture thumbnail {}", slot.index());
+                    let handle = ctx.load_texture(name, pixels, egui::TextureOptions::LINEAR);
                     self.thumbnail = Some((Arc::clone(image), handle));
                 }
             }
@@ -223,15 +337,22 @@ impl FileField {
     }
 }
 
-/// The first image texture of the scene's materials, if any has one.
-fn another_image(scene: &Scene) -> Option<&Texture> {
-    scene.materials.iter().filter_map(|m| m.texture.as_ref()).find(|t| matches!(t, Texture::Image { .. }))
+/// The first image texture of the scene's materials in a slot read as data (`data`) or
+/// as colour, whichever the slot it is for is, if any has one.
+fn another_image(scene: &Scene, data: bool) -> Option<&Texture> {
+    scene
+        .materials
+        .iter()
+        .flat_map(|m| Slot::ALL.into_iter().filter(|s| s.is_data() == data).filter_map(|s| s.get(m)))
+        .find(|t| matches!(t, Texture::Image { .. }))
 }
 
 /// `image` scaled down to at most `side` pixels on its longer side (never up), each
 /// pixel the mean of the texels it covers, in linear light; then sRGB-encoded as 8-bit
-/// RGB for display. Width, height and `3 * width * height` bytes.
-pub fn thumbnail_pixels(image: &TextureImage, side: u32) -> (u32, u32, Vec<u8>) {
+/// RGB for display, or for a `data` image (a normal or metallic-roughness map, read
+/// without decoding) scaled to 0..=255 as stored. Width, height and
+/// `3 * width * height` bytes.
+pub fn thumbnail_pixels(image: &TextureImage, side: u32, data: bool) -> (u32, u32, Vec<u8>) {
     let (w, h) = (image.width.max(1), image.height.max(1));
     let scale = f64::from(side) / f64::from(w.max(h));
     let (tw, th) = if scale >= 1.0 {
@@ -260,7 +381,11 @@ pub fn thumbnail_pixels(image: &TextureImage, side: u32) -> (u32, u32, Vec<u8>) 
                 }
             }
             let mean = sum.map(|s| (s / f64::from(n.max(1))) as f32);
-            rgb.extend(mean.map(egui::ecolor::gamma_u8_from_linear_f32));
+            if data {
+                rgb.extend(mean.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8));
+            } else {
+                rgb.extend(mean.map(egui::ecolor::gamma_u8_from_linear_f32));
+            }
         }
     }
     (tw, th, rgb)
@@ -278,11 +403,11 @@ mod tests {
     #[test]
     fn a_thumbnail_keeps_small_images_and_the_aspect_of_large_ones() {
         let small = image(3, 2, |_, _| [1.0, 0.0, 0.0]);
-        let (w, h, rgb) = thumbnail_pixels(&small, 96);
+        let (w, h, rgb) = thumbnail_pixels(&small, 96, false);
         assert_eq!((w, h), (3, 2));
         assert_eq!(&rgb[..3], &[255, 0, 0]);
         let wide = image(1000, 250, |_, _| [0.0; 3]);
-        let (w, h, rgb) = thumbnail_pixels(&wide, 96);
+        let (w, h, rgb) = thumbnail_pixels(&wide, 96, false);
         assert_eq!((w, h, rgb.len()), (96, 24, 96 * 24 * 3));
     }
 
@@ -291,8 +416,11 @@ mod tests {
         // Columns alternate black and white: every 2 x 2 block averages to linear 0.5,
         // which sRGB encodes as 188, not 128.
         let stripes = image(4, 4, |x, _| if x % 2 == 0 { [0.0; 3] } else { [1.0; 3] });
-        let (w, h, rgb) = thumbnail_pixels(&stripes, 2);
+        let (w, h, rgb) = thumbnail_pixels(&stripes, 2, false);
         assert_eq!((w, h), (2, 2));
         assert!(rgb.iter().all(|&v| v == 188), "{rgb:?}");
+        // A data map's mean is shown as stored: 0.5 is 128.
+        let (_, _, rgb) = thumbnail_pixels(&stripes, 2, true);
+        assert!(rgb.iter().all(|&v| v == 128), "{rgb:?}");
     }
 }

@@ -1,7 +1,8 @@
 //! The live editor driven headless with egui_kittest (no display): pick a sphere by
 //! clicking its pixel, edit its radius in the panel, undo/redo, save; select boxes and
 //! terrains in the outline and edit them; a material's texture shown, edited and its
-//! image swapped; hot reload of a broken file, the
+//! image swapped; a material switched to Principled and its maps read as data; a
+//! mesh's material overridden; hot reload of a broken file, the
 //! byte-identical round trip of a save without edits. The rendered
 //! snapshot of the window needs wgpu: it lives in tools/editor-snapshot.
 
@@ -400,17 +401,23 @@ fn image_of(texture: Option<scene::Texture>) -> Option<(String, u32, u32, scene:
     }
 }
 
-/// Picks `kind` in the "texture" combo box. A choice made by accessibility click leaves
-/// the popup's open state behind, so the box is clicked until the choice shows.
-fn choose_texture_kind(harness: &mut Harness<'_, ViewApp>, kind: &str) {
+/// Picks `option` in the combo box labelled `combo`. A choice made by accessibility
+/// click leaves the popup's open state behind, so the box is clicked until the choice
+/// shows.
+fn choose(harness: &mut Harness<'_, ViewApp>, combo: &str, option: &str) {
     for _ in 0..2 {
-        if harness.query_by_label(kind).is_none() {
-            harness.get_by_label("texture").click_accesskit();
+        if harness.query_by_label(option).is_none() {
+            harness.get_by_label(combo).click_accesskit();
             harness.run_steps(2);
         }
     }
-    harness.get_by_label(kind).click_accesskit();
+    harness.get_by_label(option).click_accesskit();
     harness.run_steps(2);
+}
+
+/// Picks `kind` in the "texture" combo box.
+fn choose_texture_kind(harness: &mut Harness<'_, ViewApp>, kind: &str) {
+    choose(harness, "texture", kind);
 }
 
 #[test]
@@ -529,6 +536,182 @@ fn an_image_for_a_scene_without_one_waits_for_its_file() {
     choose_texture_kind(&mut harness, "none");
     assert_eq!(current(&harness), before);
     assert!(harness.state().editor.can_redo(), "no edit was made, so the redo is still there");
+}
+
+/// Material `index` of the editor's current scene.
+fn material_of(harness: &Harness<'_, ViewApp>, index: usize) -> scene::Material {
+    current(harness).materials[index].clone()
+}
+
+#[test]
+fn a_material_switched_to_principled_starts_at_gltfs_defaults_and_edits_a_factor() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("sphere 1").click_accesskit();
+    harness.run_steps(2);
+    let material = current(&harness).spheres[1].material as usize;
+    let before = material_of(&harness, material);
+
+    choose(&mut harness, "kind", "Principled");
+    let principled = scene::MaterialKind::Principled(scene::Principled::default());
+    assert_eq!(material_of(&harness, material).kind, principled);
+    // Its texture rows: the base colour's and the three maps'.
+    for row in ["base_color_texture", "metallic_roughness_texture", "emission_texture", "normal_texture"] {
+        harness.get_by_label(row);
+    }
+    harness.get_by_label("roughness").set_value_accesskit(0.25);
+    harness.run_steps(2);
+    let scene::MaterialKind::Principled(edited) = material_of(&harness, material).kind else {
+        panic!("still a Principled")
+    };
+    assert_eq!(edited, scene::Principled { roughness: 0.25, ..scene::Principled::default() });
+    assert!(harness.state().session.last_error().is_none(), "every edit validated");
+
+    // Two undo steps: the factor, then the kind.
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(material_of(&harness, material).kind, principled);
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(material_of(&harness, material), before);
+}
+
+/// A scene of one sphere of a Principled material, and `maps/normal.png`, a 2 x 1 RGB
+/// image of the bytes [`NORMAL_BYTES`], in `dir`.
+fn principled_scene(dir: &Path) -> PathBuf {
+    std::fs::create_dir(dir.join("maps")).expect("temp dir is writable");
+    let normal = image::RgbImage::from_raw(2, 1, NORMAL_BYTES.to_vec()).expect("2 x 1 pixels");
+    normal.save(dir.join("maps/normal.png")).expect("write normal.png");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 6.0), look_at: (0.0, 0.0, 0.0), vfov_deg: 40.0),
+    settings: (width: 64, height: 48, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"pbr\": Principled(base_color: (0.8, 0.7, 0.6), metallic: 0.0, roughness: 0.5) },
+    spheres: [(center: (0.0, 0.0, 0.0), radius: 1.0, material: \"pbr\")],
+)
+";
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+/// The normal map's bytes: sRGB decoding would change every one but 0 and 255.
+const NORMAL_BYTES: [u8; 6] = [128, 64, 255, 0, 200, 30];
+
+/// The texels of a map that must hold `NORMAL_BYTES` read as data: each byte / 255.
+fn assert_read_as_data(map: Option<&scene::Texture>) {
+    let Some(scene::Texture::Image { image, .. }) = map else { panic!("an image: {map:?}") };
+    let texels: Vec<f32> = image.texels.iter().flatten().copied().collect();
+    let stored: Vec<f32> = NORMAL_BYTES.iter().map(|&b| f32::from(b) / 255.0).collect();
+    assert_eq!(texels, stored, "read without sRGB decoding");
+}
+
+#[test]
+fn a_principled_normal_map_is_read_as_data_and_saved_and_a_missing_one_keeps_the_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = principled_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("sphere 0").click_accesskit();
+    harness.run_steps(2);
+
+    // No data image in the scene to share: the row waits for a file, read with Read.
+    choose(&mut harness, "normal_texture", "image");
+    assert_eq!(material_of(&harness, 0).maps.normal, None);
+    harness.get_by_label("normal image file").set_text_value_accesskit("maps/normal.png");
+    harness.run_steps(2);
+    harness.get_by_label("Read").click_accesskit();
+    harness.run_steps(3);
+    assert!(harness.state().session.last_error().is_none(), "the map was read");
+    assert_read_as_data(material_of(&harness, 0).maps.normal.as_ref());
+    harness.get_by_label("2 x 1 pixels");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let saved = std::fs::read_to_string(&path).expect("saved file");
+    assert!(saved.contains("normal_texture: Image(file: \"maps/normal.png\")"), "{saved}");
+    let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_read_as_data(read_back.materials[0].maps.normal.as_ref());
+
+    // A missing image, entered with Enter: an error at its path, the scene kept.
+    harness.get_by_label("normal image file").set_text_value_accesskit("maps/missing.png");
+    harness.run_steps(2);
+    harness.get_by_label("normal image file").focus();
+    harness.run_steps(1);
+    harness.key_press(Key::Enter);
+    harness.run_steps(3);
+    let error = harness.state().session.last_error().expect("the missing map is an error").clone();
+    assert!(
+        error.message.contains(
+            "materials[0].normal_texture.file: cannot use texture image `maps/missing.png`: cannot open"
+        ),
+        "{error}"
+    );
+    assert_read_as_data(material_of(&harness, 0).maps.normal.as_ref());
+
+    // Another kind takes no maps: they go, and come back with Ctrl+Z.
+    choose(&mut harness, "kind", "Lambert");
+    let lambert = material_of(&harness, 0);
+    assert!(matches!(lambert.kind, scene::MaterialKind::Lambert { .. }), "{lambert:?}");
+    assert_eq!(lambert.maps, scene::Maps::default());
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_read_as_data(material_of(&harness, 0).maps.normal.as_ref());
+}
+
+/// A scene of a floor box and a quad read from `quad.obj`, whose MTL gives it a
+/// material of its own, in `dir`.
+fn mesh_scene(dir: &Path) -> PathBuf {
+    let obj = "mtllib quad.mtl\nv -1 0 0\nv 1 0 0\nv 1 1 0\nv -1 1 0\nusemtl paint\nf 1 2 3\nf 1 3 4\n";
+    std::fs::write(dir.join("quad.obj"), obj).expect("temp dir is writable");
+    std::fs::write(dir.join("quad.mtl"), "newmtl paint\nKd 0.2 0.6 0.2\n").expect("temp dir is writable");
+    let text = "Scene(
+    camera: (look_from: (0.0, 1.0, 6.0), look_at: (0.0, 0.5, 0.0), vfov_deg: 40.0),
+    settings: (width: 64, height: 48, spp: 1, max_depth: 4, seed: 0),
+    materials: { \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)), \"red\": Lambert(albedo: (0.8, 0.1, 0.1)) },
+    boxes: [(min: (-3.0, -1.0, -3.0), max: (3.0, 0.0, 3.0), material: \"grey\")],
+    meshes: [(file: \"quad.obj\")],
+)
+";
+    let path = dir.join("scene.ron");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+#[test]
+fn a_meshs_material_is_overridden_from_the_panel_saved_and_undone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = mesh_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.get_by_label("mesh 0 · quad.obj").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(harness.state().editor.selected, Some(Selected::Mesh(0)));
+    harness.get_by_label_contains("the model's materials: paint");
+
+    choose(&mut harness, "material", "red");
+    assert_eq!(current(&harness).meshes[0].material, Some(1));
+    assert!(harness.state().session.last_error().is_none(), "the override validated");
+    harness.get_by_label_contains("material \"red\"");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let saved = std::fs::read_to_string(&path).expect("saved file");
+    assert!(saved.contains("(file: \"quad.obj\", material: \"red\")"), "{saved}");
+    let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_eq!(read_back.meshes[0].material, Some(1));
+    assert_eq!(read_back, current(&harness));
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(current(&harness).meshes[0].material, None, "Ctrl+Z gives the model its own back");
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(current(&harness).meshes[0].material, Some(1));
+
+    // Back to the model's own from the combo box.
+    choose(&mut harness, "material", "model's own materials");
+    assert_eq!(current(&harness).meshes[0].material, None);
 }
 
 /// 1-based line and column (in characters) of the first `needle` in `text`.

@@ -38,7 +38,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
-pub use material::{AlphaMode, MaterialKind, Principled};
+pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};
 pub use model::*;
 pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
