@@ -1,6 +1,7 @@
-//! The CPU backend against closed forms, independent computations and itself
-//! (determinism, sample splits, several CPU "devices"), one module per subject, in one
-//! test binary: each of the ten it replaces linked the renderer again.
+//! The CPU backend against closed forms, independent computations, other renderers'
+//! references and itself (determinism, sample splits, several CPU "devices"), one module
+//! per subject, in one test binary: each of the ten it replaces linked the renderer
+//! again.
 
 #[path = "../cpu_support/mod.rs"]
 mod cpu_support;
@@ -13,6 +14,8 @@ mod lights;
 mod meshes;
 mod mis;
 mod multi;
+mod principled;
+mod references;
 mod rng;
 mod robust;
 mod textures;

@@ -1,9 +1,12 @@
 //! Scenes built in code and one-call CPU renders, shared by the CPU and CLI tests.
 //!
 //! Scenes are built as `scene_compiler::Scene` values and compiled in memory, so
-//! the tests do not depend on asset files. Each test binary uses a different subset
-//! of these helpers, hence the `dead_code` allowance.
+//! the tests do not depend on asset files; [`blocks`] alone reads them (the reference
+//! scenes and the block means other renderers made of them). Each test binary uses a
+//! different subset of these helpers, hence the `dead_code` allowance.
 #![allow(dead_code)]
+
+pub mod blocks;
 
 use glam::Vec3;
 use renderer::backend::cpu::CpuBackend;
