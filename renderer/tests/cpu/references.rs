@@ -223,8 +223,6 @@ fn lambert_check_matches_cycles() {
 }
 
 #[test]
-#[ignore = "the alpha-masked leaf's blocks (2, 1) and (1, 2) are +10 % against Cycles (5 % allowed), \
-            (1, 1) +7 %: under investigation"]
 fn pbr_features_matches_cycles() {
     Reference::cycles("pbr_features", 512, 0.05).check();
 }
@@ -233,7 +231,8 @@ fn pbr_features_matches_cycles() {
 /// blocks (the glass cube and its caustics, up to 1.1 %).
 #[test]
 #[ignore = "15 of 48 blocks are 7 to 40 % brighter than Cycles' (the glass cube's (6, 2) +40 %, \
-            (6, 4) +35 %; ground, plastic sphere and Suzanne blocks +7 to +17 %): under investigation"]
+            (6, 4) +35 %; ground, plastic sphere and Suzanne blocks +7 to +17 %): README, \"Models that \
+            look like themselves\""]
 fn pbr_showcase_matches_cycles() {
     let noisy = &[
         ((4, 3), 0.011),
