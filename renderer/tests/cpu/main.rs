@@ -15,5 +15,6 @@ mod mis;
 mod multi;
 mod rng;
 mod robust;
+mod tangents;
 mod textures;
 mod traverse;
