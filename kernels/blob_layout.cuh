@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 9u
+#define BLOB_FORMAT_VERSION 10u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -45,14 +45,15 @@
 #define BLOB_SECTION_TRIANGLES 7
 #define BLOB_SECTION_TRIANGLE_NORMALS 8
 #define BLOB_SECTION_TRIANGLE_UVS 9
-#define BLOB_SECTION_PRIM_MATERIALS 10
-#define BLOB_SECTION_PRIM_SOURCES 11
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 12
-#define BLOB_SECTION_NODE_BOXES 13
-#define BLOB_SECTION_NODE_LINKS 14
-#define BLOB_SECTION_LIGHTS 15
-#define BLOB_SECTION_ENV_TEXELS 16
-#define BLOB_SECTION_ENV_SAMPLING 17
+#define BLOB_SECTION_TRIANGLE_TANGENTS 10
+#define BLOB_SECTION_PRIM_MATERIALS 11
+#define BLOB_SECTION_PRIM_SOURCES 12
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 13
+#define BLOB_SECTION_NODE_BOXES 14
+#define BLOB_SECTION_NODE_LINKS 15
+#define BLOB_SECTION_LIGHTS 16
+#define BLOB_SECTION_ENV_TEXELS 17
+#define BLOB_SECTION_ENV_SAMPLING 18
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -183,6 +184,19 @@ static_assert(sizeof(TriangleUvsRecord) == 32, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(TriangleUvsRecord, uv01) == 0, "layout drift");
 static_assert(__builtin_offsetof(TriangleUvsRecord, uv2) == 16, "layout drift");
+#endif
+
+// A triangle's unit vertex tangents, same index as its TriangleRecord (present when FLAG_TRIANGLE_TANGENTS is set): glTF's TANGENT, the bitangent being w * (n x t) with n the shading normal, pointing up the image (towards decreasing v). A triangle with a normal-mapped material has its mesh's (the file's TANGENT, else MikkTSpace); any other has the tangent its texture coordinates give per face (its edges without them), thrice.
+struct __align__(16) TriangleTangentsRecord {
+    float4 t0; // offset   0: v0's tangent xyz, w the bitangent sign (+1 or -1).
+    float4 t1; // offset  16: v1's tangent xyz, w the bitangent sign.
+    float4 t2; // offset  32: v2's tangent xyz, w the bitangent sign.
+};
+static_assert(sizeof(TriangleTangentsRecord) == 48, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(TriangleTangentsRecord, t0) == 0, "layout drift");
+static_assert(__builtin_offsetof(TriangleTangentsRecord, t1) == 16, "layout drift");
+static_assert(__builtin_offsetof(TriangleTangentsRecord, t2) == 32, "layout drift");
 #endif
 
 // An inner BVH node's two child boxes, one row per axis. Leaves have no record: a link holds their primitives. The CUDA backend adds each row's mirror, (left.max, right.max, left.min, right.min), in its device copy of the nodes, so a ray reads its near planes from lanes x, y and far planes from z, w whatever its direction; the blob stores each row once.

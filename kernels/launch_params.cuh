@@ -41,8 +41,10 @@ struct __align__(16) LaunchParams {
     uint4 env_size; // offset 320: The environment image's width and height (0, 0 without one), two zeros.
     const EnvTexelRecord* env_texels; // offset 336: Blob section: the environment's texels, or null without one.
     const EnvAliasRecord* env_sampling; // offset 344: Blob section: the environment's alias tables, or null without one.
+    const TriangleTangentsRecord* triangle_tangents; // offset 352: Blob section: the triangles' vertex tangents, or null when the blob has none.
+    unsigned int reserved[2]; // offset 360: Zeros (the struct is a whole number of 16-byte lanes).
 };
-static_assert(sizeof(LaunchParams) == 352, "layout drift");
+static_assert(sizeof(LaunchParams) == 368, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -78,5 +80,7 @@ static_assert(__builtin_offsetof(LaunchParams, env_rotation_pdf) == 304, "layout
 static_assert(__builtin_offsetof(LaunchParams, env_size) == 320, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, env_texels) == 336, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 344, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, triangle_tangents) == 352, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, reserved) == 360, "layout drift");
 #endif
 

@@ -114,30 +114,46 @@ __device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3
     return s;
 }
 
-// Next-event estimation: a point uniform by area (b0 = 1 - sqrt(u1), b1 = u2 sqrt(u1)),
-// the direction to it from `p`, and the shadow ray's length from `o` to the triangle's
-// plane; false when the direction grazes it. Both faces emit.
-// The vertices' texture coordinates (params.triangle_uvs, when the blob has them)
-// interpolated with the barycentrics of `p` (recovered from the point), or the
-// barycentrics (b1, b2) themselves without any.
-__device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, unsigned int i, float3 p) {
+// The barycentrics (b0, b1, b2) of point `p` on the triangle's plane (CPU: `barycentrics`).
+__device__ __forceinline__ float3 triangle_barycentrics(float3 v0, float3 v1, float3 v2, float3 p) {
     const float3 e1 = v1 - v0, e2 = v2 - v0, d = p - v0;
     const float d00 = dot(e1, e1), d01 = dot(e1, e2), d11 = dot(e2, e2);
     const float d20 = dot(d, e1), d21 = dot(d, e2);
     const float inv = 1.0f / (d00 * d11 - d01 * d01);
     const float b1 = (d11 * d20 - d01 * d21) * inv;
     const float b2 = (d00 * d21 - d01 * d20) * inv;
-    if (!params.triangle_uvs) return make_float2(b1, b2);
-    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
-    const float b0 = 1.0f - b1 - b2;
-    return make_float2(uv01.x * b0 + uv01.z * b1 + uv2.x * b2, uv01.y * b0 + uv01.w * b1 + uv2.y * b2);
+    return make_float3(1.0f - b1 - b2, b1, b2);
 }
 
-// The directions in which the texture coordinates grow, from the edges and their
-// coordinates (per triangle); the edges themselves without coordinates or when they are
-// degenerate.
-__device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, unsigned int i, float3& dpdu,
-                                               float3& dpdv) {
+// The vertices' texture coordinates (params.triangle_uvs, when the blob has them)
+// interpolated with the barycentrics of `p` (recovered from the point), or the
+// barycentrics (b1, b2) themselves without any.
+__device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, unsigned int i, float3 p) {
+    const float3 b = triangle_barycentrics(v0, v1, v2, p);
+    if (!params.triangle_uvs) return make_float2(b.y, b.z);
+    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
+    return make_float2(uv01.x * b.x + uv01.z * b.y + uv2.x * b.z, uv01.y * b.x + uv01.w * b.y + uv2.y * b.z);
+}
+
+// A normal map's frame at `hit`: with the blob's vertex tangents (params.triangle_tangents,
+// glTF's convention), (T, -B) with T the tangents interpolated at the hit and B = w (n x T)
+// glTF's bitangent (n the shading normal, w the sign of the interpolated signs), so that
+// normal_mapped, which turns its bitangent away from dpdv, ends with B (CPU:
+// `Triangle::tangent_dpduv`). Without them, the directions in which the texture
+// coordinates grow, from the edges and their coordinates (per triangle); the edges
+// themselves without coordinates or when they are degenerate.
+__device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, unsigned int i, const Surface& hit,
+                                               float3& dpdu, float3& dpdv) {
+    if (params.triangle_tangents) {
+        const float3 b = triangle_barycentrics(v0, v1, v2, hit.point);
+        const TriangleTangentsRecord* r = &params.triangle_tangents[i];
+        const float4 t0 = __ldg(&r->t0), t1 = __ldg(&r->t1), t2 = __ldg(&r->t2);
+        dpdu = xyz(t0) * b.x + xyz(t1) * b.y + xyz(t2) * b.z;
+        const float w = t0.w * b.x + t1.w * b.y + t2.w * b.z;
+        const float3 bitangent = cross(hit.shading, dpdu);
+        dpdv = w < 0.0f ? bitangent : -bitangent;
+        return;
+    }
     const float3 e1 = v1 - v0, e2 = v2 - v0;
     dpdu = e1;
     dpdv = e2;
@@ -151,6 +167,9 @@ __device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, 
     dpdv = (e2 * d1x - e1 * d2x) * inv;
 }
 
+// Next-event estimation: a point uniform by area (b0 = 1 - sqrt(u1), b1 = u2 sqrt(u1)),
+// the direction to it from `p`, and the shadow ray's length from `o` to the triangle's
+// plane; false when the direction grazes it. Both faces emit.
 __device__ __forceinline__ bool triangle_sample(float3 v0, float3 v1, float3 v2, float3 p, float3 o, float u1,
                                                 float u2, LightSample& s) {
     const float root = sqrtf(u1);

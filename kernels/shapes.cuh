@@ -229,7 +229,7 @@ __device__ __forceinline__ void surface_dpduv(unsigned int prim, const Surface& 
         case BLOB_PRIM_TRIANGLE: {
             if (!kMeshes) __builtin_unreachable();
             const TriangleRecord* tri = triangle_at(i);
-            triangle_dpduv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, dpdu, dpdv);
+            triangle_dpduv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, hit, dpdu, dpdv);
             return;
         }
     }

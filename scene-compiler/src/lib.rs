@@ -28,6 +28,7 @@ pub mod procedural_sky;
 pub mod scene;
 pub mod shapes;
 pub mod sphere_files;
+pub mod tangents;
 pub mod terrain;
 pub mod testing;
 

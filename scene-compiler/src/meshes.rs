@@ -7,12 +7,17 @@
 //!
 //! A mesh without a scene `material` brings its model's materials: they are appended
 //! to the scene's (named `file#name`), after every scene material, in mesh order.
+//!
+//! Triangles whose material has a normal map get vertex tangents (`crate::tangents`:
+//! the file's, else MikkTSpace's over the whole model); a mesh without such a
+//! triangle computes none.
 
 use std::borrow::Cow;
 
 use rayon::prelude::*;
 
 use crate::scene::{Material, Mesh, Scene, Triangle};
+use crate::tangents;
 
 /// `scene` with its meshes' triangles appended to its triangles and their models'
 /// materials to its materials (the scene itself when it has no meshes); the meshes
@@ -32,7 +37,7 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
                 maps: m.maps.clone(),
             }));
         }
-        expanded.triangles.extend(triangles(mesh, first_material));
+        expanded.triangles.extend(triangles(mesh, first_material, &expanded.materials));
     }
     Cow::Owned(expanded)
 }
@@ -50,10 +55,15 @@ pub fn warnings(scene: &Scene) -> Vec<String> {
 }
 
 /// A mesh's triangles in world space, in the file's order. `first_material` is the
-/// scene index of its model's first material (used when the mesh names none).
-pub fn triangles(mesh: &Mesh, first_material: u32) -> Vec<Triangle> {
+/// scene index of its model's first material (used when the mesh names none);
+/// `materials` the scene's, its model's among them, which say which triangles are
+/// normal-mapped.
+pub fn triangles(mesh: &Mesh, first_material: u32, materials: &[Material]) -> Vec<Triangle> {
     let to_world = mesh.transform.matrix();
     let data = &mesh.data;
+    let material = |n: usize| mesh.material.unwrap_or_else(|| first_material + data.triangle_materials[n]);
+    let normal_mapped = |n: usize| materials[material(n) as usize].maps.normal.is_some();
+    let tangents = if (0..data.triangles.len()).any(normal_mapped) { tangents::of_mesh(data) } else { None };
     let world: Vec<glam::Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
     // The scale is uniform: normals turn with the rotation, and are made unit again.
     let normals: Vec<glam::Vec3> =
@@ -63,9 +73,13 @@ pub fn triangles(mesh: &Mesh, first_material: u32) -> Vec<Triangle> {
         .enumerate()
         .map(|(n, t)| Triangle {
             v: t.map(|i| world[i as usize]),
-            material: mesh.material.unwrap_or_else(|| first_material + data.triangle_materials[n]),
+            material: material(n),
             normals: (!normals.is_empty()).then(|| t.map(|i| normals[i as usize])),
             uvs: (!data.uvs.is_empty()).then(|| t.map(|i| data.uvs[i as usize])),
+            tangents: tangents
+                .as_ref()
+                .filter(|_| normal_mapped(n))
+                .map(|all| Box::new(all[n].map(|t| tangents::to_world(t, &to_world)))),
         })
         .collect()
 }

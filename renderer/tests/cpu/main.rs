@@ -18,5 +18,6 @@ mod principled;
 mod references;
 mod rng;
 mod robust;
+mod tangents;
 mod textures;
 mod traverse;

@@ -63,7 +63,9 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    uint4 env_size; // offset 320:",
         "    const EnvTexelRecord* env_texels; // offset 336:",
         "    const EnvAliasRecord* env_sampling; // offset 344:",
-        "static_assert(sizeof(LaunchParams) == 352, \"layout drift\");",
+        "    const TriangleTangentsRecord* triangle_tangents; // offset 352:",
+        "    unsigned int reserved[2]; // offset 360:",
+        "static_assert(sizeof(LaunchParams) == 368, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
         "static_assert(__builtin_offsetof(LaunchParams, samples) == 276, \"layout drift\");",
     ] {

@@ -376,6 +376,19 @@ fn leaf_with_holes() -> (u32, u32, Vec<[f32; 4]>) {
     (8, 8, texels.collect())
 }
 
+/// The Principled reference scene exported by Blender: a metallic-roughness ground under
+/// a normal map whose frame comes from the file's tangents (the blob's
+/// `triangle_tangents`), an alpha-masked leaf, a copper Suzanne: the Principled and
+/// tangent-frame twins agree.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn pbr_features_gpu_matches_cpu() {
+    let mut gpu = cuda();
+    let path = gpu_support::repo_root().join("assets/scenes/reference/pbr_features.ron");
+    let scene = scene_compiler::scene::load_file(&path).expect("the pbr_features reference loads");
+    compare(&mut gpu, &scene, (64, 48));
+}
+
 fn compare(gpu: &mut dyn Backend, scene: &Scene, size: (u32, u32)) {
     let blob = compile(scene);
     let blob = view(&blob);

@@ -106,6 +106,7 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     }
     one::<TriangleNormalsRecord>(out, emit);
     one::<TriangleUvsRecord>(out, emit);
+    one::<TriangleTangentsRecord>(out, emit);
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);
     one::<LightRecord>(out, emit);

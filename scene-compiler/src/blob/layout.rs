@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -31,6 +31,10 @@ pub const FLAG_NOISE: u32 = 4;
 /// texture coordinates); without it the section is empty and a triangle's coordinates
 /// are its barycentrics.
 pub const FLAG_TRIANGLE_UVS: u32 = 8;
+/// Header flag: the `triangle_tangents` section holds one record per triangle (some
+/// triangle's material has a normal map); without it the section is empty and a normal
+/// map's frame comes from the texture coordinates, per triangle.
+pub const FLAG_TRIANGLE_TANGENTS: u32 = 16;
 /// Entries of the Perlin table (`noise` section): "The Next Week"'s point count.
 pub const NOISE_POINTS: usize = 256;
 
@@ -278,6 +282,19 @@ blob_record! {
 }
 
 blob_record! {
+    /// A triangle's unit vertex tangents, same index as its TriangleRecord (present when FLAG_TRIANGLE_TANGENTS is set): glTF's TANGENT, the bitangent being w * (n x t) with n the shading normal, pointing up the image (towards decreasing v). A triangle with a normal-mapped material has its mesh's (the file's TANGENT, else MikkTSpace); any other has the tangent its texture coordinates give per face (its edges without them), thrice.
+    #[align(16)]
+    pub struct TriangleTangentsRecord as "TriangleTangentsRecord" {
+        /// v0's tangent xyz, w the bitangent sign (+1 or -1).
+        pub t0: [f32; 4],
+        /// v1's tangent xyz, w the bitangent sign.
+        pub t1: [f32; 4],
+        /// v2's tangent xyz, w the bitangent sign.
+        pub t2: [f32; 4],
+    }
+}
+
+blob_record! {
     /// A sphere, in BVH leaf order.
     #[align(16)]
     pub struct SphereRecord as "SphereRecord" {
@@ -417,6 +434,8 @@ pub enum SectionId {
     TriangleNormals,
     /// Per triangle, same order, when the header has FLAG_TRIANGLE_UVS: its texture coordinates.
     TriangleUvs,
+    /// Per triangle, same order, when the header has FLAG_TRIANGLE_TANGENTS: its vertex tangents.
+    TriangleTangents,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -433,7 +452,7 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 18;
+pub const SECTION_COUNT: usize = 19;
 
 impl SectionId {
     /// All sections, in file order.
@@ -448,6 +467,7 @@ impl SectionId {
         SectionId::Triangles,
         SectionId::TriangleNormals,
         SectionId::TriangleUvs,
+        SectionId::TriangleTangents,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
         SectionId::PrimLightPdfs,
@@ -471,6 +491,7 @@ impl SectionId {
             SectionId::Triangles => "triangles",
             SectionId::TriangleNormals => "triangle_normals",
             SectionId::TriangleUvs => "triangle_uvs",
+            SectionId::TriangleTangents => "triangle_tangents",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
             SectionId::PrimLightPdfs => "prim_light_pdfs",
@@ -496,6 +517,7 @@ impl SectionId {
             SectionId::Triangles => size_of::<TriangleRecord>(),
             SectionId::TriangleNormals => size_of::<TriangleNormalsRecord>(),
             SectionId::TriangleUvs => size_of::<TriangleUvsRecord>(),
+            SectionId::TriangleTangents => size_of::<TriangleTangentsRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
             SectionId::NodeBoxes => size_of::<NodeBoxesRecord>(),
@@ -586,6 +608,10 @@ impl BlobHeader {
                 self.prim_count(PrimKind::Triangle).into()
             }
             SectionId::TriangleUvs => 0,
+            SectionId::TriangleTangents if self.flags & FLAG_TRIANGLE_TANGENTS != 0 => {
+                self.prim_count(PrimKind::Triangle).into()
+            }
+            SectionId::TriangleTangents => 0,
             SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
@@ -623,7 +649,8 @@ mod tests {
         assert_eq!(size_of::<TextureRecord>(), 64);
         assert_eq!(size_of::<NoiseRecord>(), 32);
         assert_eq!(size_of::<TriangleUvsRecord>(), 32);
-        assert_eq!(HEADER_LEN, 384);
+        assert_eq!(size_of::<TriangleTangentsRecord>(), 48);
+        assert_eq!(HEADER_LEN, 400);
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub struct BlobView<'a> {
     pub triangle_normals: &'a [TriangleNormalsRecord],
     /// Per triangle, when the header has [`FLAG_TRIANGLE_UVS`] (else empty).
     pub triangle_uvs: &'a [TriangleUvsRecord],
+    /// Per triangle, when the header has [`FLAG_TRIANGLE_TANGENTS`] (else empty).
+    pub triangle_tangents: &'a [TriangleTangentsRecord],
     pub node_boxes: &'a [NodeBoxesRecord],
     pub node_links: &'a [NodeLinksRecord],
     pub lights: &'a [LightRecord],
@@ -115,6 +117,7 @@ impl<'a> BlobView<'a> {
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
             triangle_normals: cast(section(SectionId::TriangleNormals)),
             triangle_uvs: cast(section(SectionId::TriangleUvs)),
+            triangle_tangents: cast(section(SectionId::TriangleTangents)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
             lights: cast(section(SectionId::Lights)),
@@ -335,6 +338,11 @@ impl<'a> BlobView<'a> {
                     i,
                     "non-finite texture coordinates or stray lanes",
                 ));
+            }
+        }
+        for (i, t) in self.triangle_tangents.iter().enumerate() {
+            if let Err(problem) = check_tangents(t) {
+                return Err(BlobError::record(S::TriangleTangents, i, problem));
             }
         }
         for (i, b) in self.node_boxes.iter().enumerate() {
@@ -691,6 +699,26 @@ fn alias_mismatch(table: &[EnvAliasRecord], pdfs: &[f64]) -> Option<usize> {
     alias_mass(&cells).iter().zip(pdfs).position(|(&m, &pdf)| !alias_matches(m, pdf))
 }
 
+/// How far a stored tangent's length may be from 1: the writer normalises in f32.
+const TANGENT_LENGTH_TOLERANCE: f32 = 1e-3;
+
+/// A triangle's tangents: finite, unit length, w exactly +1 or -1.
+fn check_tangents(t: &TriangleTangentsRecord) -> Result<(), &'static str> {
+    for v in [t.t0, t.t1, t.t2] {
+        if !v.iter().all(|x| x.is_finite()) {
+            return Err("a non-finite tangent");
+        }
+        let len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+        if (len2 - 1.0).abs() >= TANGENT_LENGTH_TOLERANCE {
+            return Err("a tangent is not unit length");
+        }
+        if v[3].abs() != 1.0 {
+            return Err("a tangent's bitangent sign (w) is not +1 or -1");
+        }
+    }
+    Ok(())
+}
+
 /// How much of a blob to check.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Checks {
@@ -710,7 +738,9 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.total_len != bytes.len() as u64 {
         return Err(mismatch("total_len (file size)", h.total_len, bytes.len() as u64));
     }
-    if h.flags & !(FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS | FLAG_NOISE | FLAG_TRIANGLE_UVS) != 0 {
+    let known =
+        FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS | FLAG_NOISE | FLAG_TRIANGLE_UVS | FLAG_TRIANGLE_TANGENTS;
+    if h.flags & !known != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
     if checks == Checks::Full {

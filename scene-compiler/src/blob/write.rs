@@ -55,6 +55,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         flags: flags
             | flag(scene.triangles.iter().any(|t| t.normals.is_some()), FLAG_SHADING_NORMALS)
             | flag(scene.triangles.iter().any(|t| t.uvs.is_some()), FLAG_TRIANGLE_UVS)
+            | flag(scene.triangles.iter().any(|t| t.tangents.is_some()), FLAG_TRIANGLE_TANGENTS)
             | flag(textures.has_noise, FLAG_NOISE),
         prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
         material_count: count(scene.materials.len()),
@@ -101,6 +102,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     }
     prims.write_normals(&scene.triangles, take(SectionId::TriangleNormals));
     prims.write_uvs(&scene.triangles, take(SectionId::TriangleUvs));
+    prims.write_tangents(&scene.triangles, take(SectionId::TriangleTangents));
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
         .iter()
@@ -307,6 +309,30 @@ impl Prims {
             let [a, b, c] = triangles[source as usize].uvs.unwrap_or(corners);
             records[within as usize] =
                 TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] };
+        }
+    }
+
+    /// The triangles' vertex tangents, in their records' order, into `section` (empty
+    /// unless the header has [`FLAG_TRIANGLE_TANGENTS`]); a triangle without them (its
+    /// material has no normal map, or its mesh neither tangents nor texture
+    /// coordinates) gets the tangent its texture coordinates give it as a whole, thrice:
+    /// the frame the renderers make of them without the section.
+    fn write_tangents(&self, triangles: &[Triangle], section: &mut [u8]) {
+        let records = records_mut::<TriangleTangentsRecord>(section);
+        if records.is_empty() {
+            return;
+        }
+        for &(kind, within, source) in &self.slots {
+            if kind != PrimKind::Triangle {
+                continue;
+            }
+            let t = &triangles[source as usize];
+            let [t0, t1, t2] = match &t.tangents {
+                Some(tangents) => **tangents,
+                None => [crate::tangents::face_tangent(t.v, t.uvs); 3],
+            }
+            .map(|t| t.to_array());
+            records[within as usize] = TriangleTangentsRecord { t0, t1, t2 };
         }
     }
 

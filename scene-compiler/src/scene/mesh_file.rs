@@ -3,9 +3,9 @@
 //! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`; polygons are
 //! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
 //!
-//! What is read: positions, triangles, vertex normals and texture coordinates (each
-//! when every vertex has one), and the model's own materials (glTF, OBJ's MTL) mapped
-//! to ours by `model_materials`, with a material index per triangle.
+//! What is read: positions, triangles, vertex normals, texture coordinates and glTF
+//! tangents (each when every vertex has one), and the model's own materials (glTF,
+//! OBJ's MTL) mapped to ours by `model_materials`, with a material index per triangle.
 //! Errors say what is wrong inside the file (which element, accessor or index); the
 //! scene's validation puts them at the `file` value.
 //!
@@ -14,7 +14,7 @@
 use std::io::BufReader;
 use std::path::Path;
 
-use glam::{Mat4, Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3, Vec4};
 use ply_rs_bw::{parser, ply};
 
 use super::model::{MeshData, ModelMaterial};
@@ -36,11 +36,13 @@ pub fn read(path: &Path) -> Result<MeshData, String> {
     if let Some(i) = uvs.iter().position(|uv| !uv.is_finite()) {
         return Err(format!("vertex {i} has a non-finite texture coordinate {}", uvs[i]));
     }
+    let tangents = unit_tangents(g.tangents, g.positions.len())?;
     Ok(MeshData {
         path: path.to_path_buf(),
         positions: g.positions,
         normals,
         uvs,
+        tangents,
         triangles: g.triangles,
         materials: g.materials,
         triangle_materials: g.triangle_materials,
@@ -58,6 +60,24 @@ fn unit_normals(normals: Vec<Vec3>, vertices: usize) -> Result<Vec<Vec3>, String
         .into_iter()
         .enumerate()
         .map(|(i, n)| n.try_normalize().ok_or_else(|| format!("vertex {i} has a normal {n} of no direction")))
+        .collect()
+}
+
+/// The file's tangents with unit xyz and w +1 or -1 (`tangents::unit`), when every
+/// vertex has one; none otherwise. One of no direction is kept as zero: its triangles'
+/// corners take their face's tangent (`tangents::of_mesh`), as MikkTSpace's degenerate
+/// faces do.
+fn unit_tangents(tangents: Vec<Vec4>, vertices: usize) -> Result<Vec<Vec4>, String> {
+    if tangents.len() != vertices {
+        return Ok(Vec::new());
+    }
+    tangents
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| match t.is_finite() {
+            true => Ok(crate::tangents::unit(t).unwrap_or(Vec4::ZERO)),
+            false => Err(format!("vertex {i} has a non-finite tangent {t}")),
+        })
         .collect()
 }
 
@@ -89,13 +109,14 @@ fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
     Ok(())
 }
 
-/// What a reader returns: normals and uvs are one per position, or fewer when the
-/// file has none; `triangle_materials` one per triangle when `materials` is not empty.
+/// What a reader returns: normals, uvs and tangents are one per position, or fewer
+/// when the file has none; `triangle_materials` one per triangle when `materials` is not empty.
 #[derive(Default)]
 struct Geometry {
     positions: Vec<Vec3>,
     normals: Vec<Vec3>,
     uvs: Vec<Vec2>,
+    tangents: Vec<Vec4>,
     triangles: Vec<[u32; 3]>,
     materials: Vec<ModelMaterial>,
     triangle_materials: Vec<u32>,
@@ -286,7 +307,7 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
     for material in document.materials() {
         g.materials.push(model_materials::gltf(&material, path, &buffers, &mut g.dropped)?);
     }
-    let mut every = Every { normal: true, uv: true, default_material: None };
+    let mut every = Every { normal: true, uv: true, tangent: true, default_material: None };
     for node in scene.nodes() {
         gltf_node(&node, Mat4::IDENTITY, path, &buffers, &mut g, &mut every, 0)?;
     }
@@ -296,14 +317,18 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
     if !every.uv {
         g.uvs.clear();
     }
+    if !every.tangent {
+        g.tangents.clear();
+    }
     Ok(g)
 }
 
-/// What a glTF walk learns across primitives: whether every one had normals and
-/// texture coordinates, and the default material's index once one needs it.
+/// What a glTF walk learns across primitives: whether every one had normals, texture
+/// coordinates and tangents, and the default material's index once one needs it.
 struct Every {
     normal: bool,
     uv: bool,
+    tangent: bool,
     default_material: Option<u32>,
 }
 
@@ -328,8 +353,12 @@ fn gltf_node(
         ));
     }
     let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
-    // Normals go through the inverse transpose, so a non-uniform scale keeps them normal.
-    let normal_matrix = glam::Mat3::from_mat4(world).inverse().transpose();
+    // Normals go through the inverse transpose, so a non-uniform scale keeps them normal;
+    // tangents lie on the surface and turn with it (its linear part), their bitangent
+    // sign flipped where the node mirrors (`tangents::to_world`).
+    let linear = glam::Mat3::from_mat4(world);
+    let normal_matrix = linear.inverse().transpose();
+    let mirrors = linear.determinant() < 0.0;
     let (positions, triangles) = (&mut g.positions, &mut g.triangles);
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives() {
@@ -362,6 +391,16 @@ fn gltf_node(
                     return Err(unreadable(gltf::Semantic::TexCoords(0), "TEXCOORD_0"));
                 }
                 None => every.uv = false,
+            }
+            match reader.read_tangents() {
+                Some(tangents) => g.tangents.extend(tangents.map(|t| {
+                    let xyz = linear * Vec3::new(t[0], t[1], t[2]);
+                    xyz.extend(if mirrors { -t[3] } else { t[3] })
+                })),
+                None if primitive.get(&gltf::Semantic::Tangents).is_some() => {
+                    return Err(unreadable(gltf::Semantic::Tangents, "TANGENT"));
+                }
+                None => every.tangent = false,
             }
             let indices: Vec<u32> = match (reader.read_indices(), primitive.indices()) {
                 (Some(indices), _) => indices.into_u32().collect(),

@@ -418,6 +418,10 @@ pub struct MeshData {
     pub normals: Vec<Vec3>,
     /// Texture coordinates, one per position, or none.
     pub uvs: Vec<glam::Vec2>,
+    /// The file's vertex tangents (glTF `TANGENT`), one per position, or none: xyz unit
+    /// (zero where the file's has no direction), w the bitangent sign, +1 or -1
+    /// (`crate::tangents`).
+    pub tangents: Vec<glam::Vec4>,
     /// Three indices into `positions` (and `normals`, `uvs`) per triangle.
     pub triangles: Vec<[u32; 3]>,
     /// The model's own materials mapped to ours (docs/scene-format.md, "Model

@@ -2,7 +2,7 @@
 //! from meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
 //! kernels/shape_triangle.cuh; CPU: the renderer's `backend/cpu/shapes/triangle.rs`.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 use super::Shape;
 use crate::blob::layout::{PrimKind, TriangleRecord};
@@ -12,13 +12,17 @@ use crate::scene::Scene;
 /// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
 /// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
 /// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
-/// `uvs`, its vertices' texture coordinates when its mesh has them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// `uvs`, its vertices' texture coordinates when its mesh has them; `tangents`, its
+/// vertices' tangents (`crate::tangents`: xyz unit, w the bitangent sign) when its
+/// material has a normal map and its mesh has tangents or texture coordinates. Boxed:
+/// a triangle without them (of every scene without normal maps) pays one pointer.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Triangle {
     pub v: [Vec3; 3],
     pub material: u32,
     pub normals: Option<[Vec3; 3]>,
     pub uvs: Option<[glam::Vec2; 3]>,
+    pub tangents: Option<Box<[Vec4; 3]>>,
 }
 
 impl Shape for Triangle {
@@ -42,8 +46,8 @@ impl Shape for Triangle {
         self.material
     }
 
-    /// Without its normals: they are in their own section (`blob::write`), which a
-    /// scene read back from a blob does not restore.
+    /// Without its normals, texture coordinates and tangents: they are in their own
+    /// sections (`blob::write`), which a scene read back from a blob does not restore.
     fn from_record(record: &TriangleRecord, material: u32) -> Triangle {
         let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
         Triangle {
@@ -51,6 +55,7 @@ impl Shape for Triangle {
             material,
             normals: None,
             uvs: None,
+            tangents: None,
         }
     }
 

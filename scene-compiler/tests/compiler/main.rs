@@ -18,5 +18,6 @@ mod scale;
 mod scene_errors;
 mod scene_roundtrip;
 mod sphere_files;
+mod tangents;
 mod terrain;
 mod textures;

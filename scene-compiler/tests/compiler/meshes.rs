@@ -52,6 +52,10 @@ fn triangles_of(scene: &Scene) -> Vec<Triangle> {
                     glam::Vec2::new(t.uv2[0], t.uv2[1]),
                 ]
             }),
+            tangents: view
+                .triangle_tangents
+                .get(i)
+                .map(|t| Box::new([t.t0, t.t1, t.t2].map(glam::Vec4::from_array))),
         });
     }
     out.into_iter().map(|t| t.expect("prim_sources is a permutation")).collect()
@@ -66,6 +70,7 @@ fn expected(g: &Geometry) -> Vec<Triangle> {
             material: 0,
             normals: normals(t),
             uvs: None,
+            tangents: None,
         })
         .collect()
 }
@@ -113,7 +118,7 @@ fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
     write(&one, Format::Obj, &dir.path().join("one.obj")).unwrap();
     let mesh = r#"(file: "one.obj", material: "clay", transform: (translate: (10, 0, 0), rotate_deg: (90, 90, 0), scale: 2)),"#;
     let scene = parse_in(dir.path(), mesh).expect("valid");
-    let t = triangles_of(&scene)[0];
+    let t = &triangles_of(&scene)[0];
     // x: scaled to 2x; about X it stays, about Y (+90°) it goes to -z; then +10 x.
     // y: to 2y; about X (+90°) to +z; about Y to +x.  z: to 2z; about X to -y; Y keeps it.
     let close = |a: Vec3, b: Vec3| (a - b).abs().max_element() < 1e-5;

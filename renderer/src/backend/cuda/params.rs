@@ -6,7 +6,7 @@
 
 use scene_compiler::blob::layout::{
     EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord,
-    TriangleNormalsRecord, TriangleUvsRecord,
+    TriangleNormalsRecord, TriangleTangentsRecord, TriangleUvsRecord,
 };
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{cuda_struct, generated_banner};
@@ -96,11 +96,15 @@ blob_record! {
         pub env_texels: DevicePtr<EnvTexelRecord>,
         /// Blob section: the environment's alias tables, or null without one.
         pub env_sampling: DevicePtr<EnvAliasRecord>,
+        /// Blob section: the triangles' vertex tangents, or null when the blob has none.
+        pub triangle_tangents: DevicePtr<TriangleTangentsRecord>,
+        /// Zeros (the struct is a whole number of 16-byte lanes).
+        pub reserved: [u32; 2],
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 352);
+const _: () = assert!(size_of::<LaunchParams>() == 368);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -124,6 +128,8 @@ pub struct SectionPointers {
     pub triangle_normals: u64,
     /// 0 when the blob has no triangle texture coordinates.
     pub triangle_uvs: u64,
+    /// 0 when the blob has no triangle tangents.
+    pub triangle_tangents: u64,
     pub textures: u64,
     pub texels: u64,
     /// 0 when the blob has no noise table.
@@ -159,6 +165,7 @@ impl LaunchParams {
         self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
         self.triangle_normals = DevicePtr::new(sections.triangle_normals);
         self.triangle_uvs = DevicePtr::new(sections.triangle_uvs);
+        self.triangle_tangents = DevicePtr::new(sections.triangle_tangents);
         self.textures = DevicePtr::new(sections.textures);
         self.texels = DevicePtr::new(sections.texels);
         self.noise = DevicePtr::new(sections.noise);

@@ -85,6 +85,11 @@ impl DeviceScene {
                 at(SectionId::TriangleNormals)
             },
             triangle_uvs: if blob.triangle_uvs.is_empty() { 0 } else { at(SectionId::TriangleUvs) },
+            triangle_tangents: if blob.triangle_tangents.is_empty() {
+                0
+            } else {
+                at(SectionId::TriangleTangents)
+            },
             textures: if blob.textures.is_empty() { 0 } else { at(SectionId::Textures) },
             texels: at(SectionId::Texels),
             noise: if blob.noise.is_empty() { 0 } else { at(SectionId::Noise) },

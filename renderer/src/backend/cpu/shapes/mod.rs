@@ -13,7 +13,7 @@ pub mod cuboid;
 pub mod sphere;
 pub mod triangle;
 
-use glam::{Vec2, Vec3A};
+use glam::{Vec2, Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{
     NO_TEXTURE, PRIM_KIND_MASK, PrimKind, TEXTURE_SLOT_COLOR, leaf_prims, prim_parts,
@@ -62,6 +62,11 @@ pub struct Shapes {
     pub spheres: Vec<Sphere>,
     pub boxes: Vec<Cuboid>,
     pub triangles: Vec<Triangle>,
+    /// Per triangle (same index), its vertex tangents when the blob has them, else
+    /// empty: the twin of the kernels' `params.triangle_tangents`, kept beside the
+    /// triangles so that a scene without normal maps carries none of it where rays
+    /// intersect.
+    pub triangle_tangents: Vec<[Vec4; 3]>,
 }
 
 /// Runs `$body` with `$list` bound to the slice of `$shapes` (a [`Shapes`]) holding
@@ -103,6 +108,11 @@ impl Shapes {
                     .map(|((r, n), uv)| Triangle::from_record(r, n, uv))
                     .collect()
             },
+            triangle_tangents: blob
+                .triangle_tangents
+                .iter()
+                .map(|t| [t.t0, t.t1, t.t2].map(Vec4::from_array))
+                .collect(),
         }
     }
 }
@@ -214,11 +224,19 @@ pub fn uv(scene: &CpuScene, prim: u32, hit: &Surface) -> Vec2 {
     with_shapes!(scene.shapes, kind_of(prim), list => list[index].uv(hit))
 }
 
-/// The directions of growing `u` and `v` at `hit` on primitive `prim`.
+/// The directions of growing `u` and `v` at `hit` on primitive `prim`: a normal map's
+/// frame. A triangle with stored tangents ([`Shapes::triangle_tangents`]) takes it from
+/// them (`Triangle::tangent_dpduv`), any other primitive from [`CpuShape::dpduv`].
 #[inline(always)]
 pub fn dpduv(scene: &CpuScene, prim: u32, hit: &Surface) -> (Vec3A, Vec3A) {
     let index = prim_parts(prim).1 as usize;
-    with_shapes!(scene.shapes, kind_of(prim), list => list[index].dpduv(hit))
+    let kind = kind_of(prim);
+    if kind == PrimKind::Triangle
+        && let Some(tangents) = scene.shapes.triangle_tangents.get(index)
+    {
+        return scene.shapes.triangles[index].tangent_dpduv(tangents, hit);
+    }
+    with_shapes!(scene.shapes, kind, list => list[index].dpduv(hit))
 }
 
 /// A direction from `p` towards emissive primitive `prim` (shadow ray from `o`).

@@ -55,6 +55,21 @@ impl Triangle {
         }
     }
 
+    /// A normal map's frame at `hit` from the triangle's vertex tangents (the blob's
+    /// `triangle_tangents`, glTF's convention): `(T, -B)`, T the tangents interpolated
+    /// with the hit's barycentrics and B = w (n × T) glTF's bitangent, n the shading
+    /// normal and w the sign of the interpolated bitangent signs. `normal_mapped`
+    /// (`shading.rs`), which turns its bitangent away from the second direction, then
+    /// ends with B (CUDA twin: `triangle_dpduv` with `params.triangle_tangents`).
+    #[inline(always)]
+    pub fn tangent_dpduv(&self, tangents: &[Vec4; 3], hit: &Surface) -> (Vec3A, Vec3A) {
+        let [b0, b1, b2] = barycentrics(&self.v, hit.point);
+        let t = tangents[0] * b0 + tangents[1] * b1 + tangents[2] * b2;
+        let tangent = Vec3A::from_vec4(t);
+        let bitangent = hit.shading.cross(tangent);
+        (tangent, if t.w < 0.0 { bitangent } else { -bitangent })
+    }
+
     /// The unnormalised geometric normal, `(v1 - v0) × (v2 - v0)`.
     #[inline(always)]
     fn cross(&self) -> Vec3A {
@@ -201,7 +216,8 @@ impl CpuShape for Triangle {
     }
 
     /// From the edges and their texture coordinates (per triangle, as MikkTSpace's
-    /// per-face step); the edges themselves when the coordinates are degenerate.
+    /// per-face step); the edges themselves when the coordinates are degenerate. A
+    /// triangle whose blob stores its tangents uses [`Triangle::tangent_dpduv`] instead.
     fn dpduv(&self, _hit: &Surface) -> (Vec3A, Vec3A) {
         let (e1, e2) = (self.v[1] - self.v[0], self.v[2] - self.v[0]);
         let Some([a, b, c]) = self.uvs else { return (e1, e2) };
