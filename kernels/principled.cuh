@@ -224,16 +224,7 @@ __device__ __forceinline__ float3 principled_eval_local(const PrincipledParams& 
 // direction, `u_fresnel` reflection or refraction at the microfacet. False when the path
 // ends here (wo below the shading normal, a sample under the horizon, any degenerate
 // division).
-// PT_PRINCIPLED_CALL=1 compiles the two entry points below as calls (__noinline__)
-// instead of inlining them into the bounce loop: an experiment on the register pressure
-// they add to every path of a scene that uses the material (docs/performance.md).
-#if PT_PRINCIPLED_CALL
-#define PT_PRINCIPLED_ENTRY __device__ __noinline__
-#else
-#define PT_PRINCIPLED_ENTRY __device__ __forceinline__
-#endif
-
-PT_PRINCIPLED_ENTRY bool principled_sample(const PrincipledParams& mat, float3 wo, float3 n, bool entering,
+__device__ __forceinline__ bool principled_sample(const PrincipledParams& mat, float3 wo, float3 n, bool entering,
                                                   float u_lobe, float u1, float u2, float u_fresnel,
                                                   BsdfSample& out) {
     float3 t, b;
@@ -311,7 +302,7 @@ PT_PRINCIPLED_ENTRY bool principled_sample(const PrincipledParams& mat, float3 w
 
 // f(wo, wi) |n.wi|, and in `pdf` the mixture pdf of sampling wi, over the non-delta lobes
 // only (for NEE and MIS); arguments as for principled_sample.
-PT_PRINCIPLED_ENTRY float3 principled_eval(const PrincipledParams& mat, float3 wo, float3 wi, float3 n,
+__device__ __forceinline__ float3 principled_eval(const PrincipledParams& mat, float3 wo, float3 wi, float3 n,
                                                   bool entering, float& pdf) {
     float3 t, b;
     onb(n, t, b);
