@@ -42,13 +42,21 @@ struct NodeRay {
     unsigned int row_x, row_y, row_z;
 };
 
+// A direction component smaller than this (zero included) is this, with its sign, in
+// the slab test, as on the CPU (`SLAB_MIN_DIR`, cpu/traverse.rs). With an exact zero,
+// inv_dir is infinite and the folded plane distance fma(plane, inv, -origin * inv) is
+// inf - inf, a NaN, for every box, which fminf/fmaxf drop: the ray ignored that axis and
+// walked every node its other two axes crossed. One camera ray of the 10M-sphere grid
+// with dir.x exactly 0 (seed 1, one pixel's jitter) took 3 to 6 times a frame's normal
+// time, on whichever GPU rendered that sample (issue 38). Clamped, a ray that lies in a
+// box's plane gets the distance 0 (the two products are equal) and keeps the box.
+#define PT_SLAB_MIN_DIR 1e-20f
+
+__device__ __forceinline__ float slab_dir(float d) { return copysignf(fmaxf(fabsf(d), PT_SLAB_MIN_DIR), d); }
+
 __device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
     NodeRay r;
-    // A zero component makes inv_dir infinite and, for an origin on a box's plane, the
-    // plane distance 0 * inf a NaN: slab_enter and slab_exit's fmaxf and fminf drop it,
-    // which keeps the box for the ray that lies in its closed slab (the CPU twin, whose
-    // SIMD max does not drop NaNs, clamps the direction instead: cpu/traverse.rs).
-    r.inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    r.inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
     r.neg_origin_inv_dir = -origin * r.inv_dir;
     r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
     r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);
