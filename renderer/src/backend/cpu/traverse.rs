@@ -11,8 +11,8 @@ use super::shapes::{intersect_leaf, occludes_leaf};
 /// A ray direction component smaller than this (zero included) is this, with its sign,
 /// in the slab test: `0 · ∞` would make a NaN plane distance for an origin on a box's
 /// plane, and SSE's max keeps NaNs, so the box would be missed by a ray that lies in
-/// its closed slab (from the world origin along an axis plane, say). The kernels' fmaxf
-/// drops the NaN instead (kernels/traverse.cuh). 10^-20 leaves the ray parallel over
+/// its closed slab (from the world origin along an axis plane, say). The kernels clamp
+/// the same way (kernels/traverse.cuh `slab_dir`). 10^-20 leaves the ray parallel over
 /// any distance a scene has, and its inverse finite times any coordinate.
 const SLAB_MIN_DIR: f32 = 1e-20;
 
