@@ -274,66 +274,58 @@ impl Prims {
         }
     }
 
-    /// The triangles' vertex normals, in their records' order, into `section` (empty
-    /// unless the header has [`FLAG_SHADING_NORMALS`]); a triangle without normals gets
-    /// its geometric one.
-    fn write_normals(&self, triangles: &[Triangle], section: &mut [u8]) {
-        let records = records_mut::<TriangleNormalsRecord>(section);
+    /// One record per triangle, in their records' order, into `section` (empty unless
+    /// the header has the section's flag): `record` of each triangle.
+    fn write_per_triangle<R: Pod>(
+        &self,
+        triangles: &[Triangle],
+        section: &mut [u8],
+        record: impl Fn(&Triangle) -> R,
+    ) {
+        let records = records_mut::<R>(section);
         if records.is_empty() {
             return;
         }
         for &(kind, within, source) in &self.slots {
-            if kind != PrimKind::Triangle {
-                continue;
+            if kind == PrimKind::Triangle {
+                records[within as usize] = record(&triangles[source as usize]);
             }
-            let t = &triangles[source as usize];
+        }
+    }
+
+    /// The triangles' vertex normals ([`FLAG_SHADING_NORMALS`]); a triangle without
+    /// normals gets its geometric one.
+    fn write_normals(&self, triangles: &[Triangle], section: &mut [u8]) {
+        self.write_per_triangle(triangles, section, |t| {
             let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
             let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
-            records[within as usize] = TriangleNormalsRecord { n0, n1, n2 };
-        }
+            TriangleNormalsRecord { n0, n1, n2 }
+        });
     }
 
-    /// The triangles' texture coordinates, in their records' order, into `section` (empty
-    /// unless the header has [`FLAG_TRIANGLE_UVS`]); a triangle without them gets its
-    /// barycentric corners.
+    /// The triangles' texture coordinates ([`FLAG_TRIANGLE_UVS`]); a triangle without
+    /// them gets its barycentric corners.
     fn write_uvs(&self, triangles: &[Triangle], section: &mut [u8]) {
-        let records = records_mut::<TriangleUvsRecord>(section);
-        if records.is_empty() {
-            return;
-        }
-        for &(kind, within, source) in &self.slots {
-            if kind != PrimKind::Triangle {
-                continue;
-            }
+        self.write_per_triangle(triangles, section, |t| {
             let corners = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y];
-            let [a, b, c] = triangles[source as usize].uvs.unwrap_or(corners);
-            records[within as usize] =
-                TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] };
-        }
+            let [a, b, c] = t.uvs.unwrap_or(corners);
+            TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] }
+        });
     }
 
-    /// The triangles' vertex tangents, in their records' order, into `section` (empty
-    /// unless the header has [`FLAG_TRIANGLE_TANGENTS`]); a triangle without them (its
-    /// material has no normal map, or its mesh neither tangents nor texture
+    /// The triangles' vertex tangents ([`FLAG_TRIANGLE_TANGENTS`]); a triangle without
+    /// them (its material has no normal map, or its mesh neither tangents nor texture
     /// coordinates) gets the tangent its texture coordinates give it as a whole, thrice:
     /// the frame the renderers make of them without the section.
     fn write_tangents(&self, triangles: &[Triangle], section: &mut [u8]) {
-        let records = records_mut::<TriangleTangentsRecord>(section);
-        if records.is_empty() {
-            return;
-        }
-        for &(kind, within, source) in &self.slots {
-            if kind != PrimKind::Triangle {
-                continue;
-            }
-            let t = &triangles[source as usize];
+        self.write_per_triangle(triangles, section, |t| {
             let [t0, t1, t2] = match &t.tangents {
                 Some(tangents) => **tangents,
                 None => [crate::tangents::face_tangent(t.v, t.uvs); 3],
             }
             .map(|t| t.to_array());
-            records[within as usize] = TriangleTangentsRecord { t0, t1, t2 };
-        }
+            TriangleTangentsRecord { t0, t1, t2 }
+        });
     }
 
     /// The emissive primitives, kind after kind, each kind in leaf order: the area lights.

@@ -85,18 +85,18 @@ pub(crate) fn gltf(
         gltf::material::AlphaMode::Mask => AlphaMode::Mask(cutoff.clamp(0.0, 1.0)),
         gltf::material::AlphaMode::Blend => AlphaMode::Blend,
     };
-    let principled = Principled {
-        base_color: clamp01(base_color),
-        metallic: metallic.clamp(0.0, 1.0),
-        roughness: roughness.clamp(0.0, 1.0),
-        ior: ior.max(1.0),
-        transmission: transmission.clamp(0.0, 1.0),
-        emission: emission.max(Vec3::ZERO),
-        emission_strength: emission_strength.max(0.0),
-        normal_scale: normal_scale.max(0.0),
-        alpha: alpha.clamp(0.0, 1.0),
+    let principled = in_range(Principled {
+        base_color,
+        metallic,
+        roughness,
+        ior,
+        transmission,
+        emission,
+        emission_strength,
+        normal_scale,
+        alpha,
         alpha_mode,
-    };
+    });
     let mut texture = |info: Option<(gltf::Texture<'_>, u32)>, what: &str, encoding: Encoding| {
         let Some((texture, tex_coord)) = info else { return Ok(None) };
         if tex_coord != 0 {
@@ -225,18 +225,18 @@ pub(crate) fn mtl(
     let transmission = if glass { tf.filter(|_| pbr).unwrap_or(1.0) } else { 0.0 };
     // A legacy reflective material's colour is its specular colour.
     let base_color = if pm.is_none() && reflective && !glass { ks.unwrap_or(kd) } else { kd };
-    let principled = Principled {
-        base_color: clamp01(base_color),
-        metallic: metallic.clamp(0.0, 1.0),
-        roughness: roughness.clamp(0.0, 1.0),
-        ior: ior.max(1.0),
-        transmission: transmission.clamp(0.0, 1.0),
-        emission: ke.max(Vec3::ZERO),
+    let principled = in_range(Principled {
+        base_color,
+        metallic,
+        roughness,
+        ior,
+        transmission,
+        emission: ke,
         emission_strength: 1.0,
         normal_scale: 1.0,
-        alpha: if glass { 1.0 } else { d.clamp(0.0, 1.0) },
+        alpha: if glass { 1.0 } else { d },
         alpha_mode: if !glass && d < 1.0 { AlphaMode::Blend } else { AlphaMode::Opaque },
-    };
+    });
     let map = |key: &Option<String>,
                what: &str,
                encoding: Encoding|
@@ -316,6 +316,23 @@ fn merge_metallic_roughness(
         .map(|(x, y)| [1.0, at(&roughness, x, y), at(&metallic, x, y)])
         .collect();
     Some((file, TextureImage { path, width, height, texels, alpha: Vec::new() }))
+}
+
+/// A model's factors brought into the Principled kind's ranges: a value outside them is
+/// the exporter's mistake (the alpha cutoff is clamped where it is read).
+fn in_range(p: Principled) -> Principled {
+    Principled {
+        base_color: clamp01(p.base_color),
+        metallic: p.metallic.clamp(0.0, 1.0),
+        roughness: p.roughness.clamp(0.0, 1.0),
+        ior: p.ior.max(1.0),
+        transmission: p.transmission.clamp(0.0, 1.0),
+        emission: p.emission.max(Vec3::ZERO),
+        emission_strength: p.emission_strength.max(0.0),
+        normal_scale: p.normal_scale.max(0.0),
+        alpha: p.alpha.clamp(0.0, 1.0),
+        alpha_mode: p.alpha_mode,
+    }
 }
 
 /// A model's colours are reflectances: a value outside [0, 1] is the exporter's mistake,
