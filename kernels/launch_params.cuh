@@ -42,9 +42,12 @@ struct __align__(16) LaunchParams {
     const EnvTexelRecord* env_texels; // offset 336: Blob section: the environment's texels, or null without one.
     const EnvAliasRecord* env_sampling; // offset 344: Blob section: the environment's alias tables, or null without one.
     const TriangleTangentsRecord* triangle_tangents; // offset 352: Blob section: the triangles' vertex tangents, or null when the blob has none.
-    unsigned int reserved[2]; // offset 360: Zeros (the struct is a whole number of 16-byte lanes).
+    unsigned int sun_count; // offset 360: Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
+    unsigned int reserved; // offset 364: Zero.
+    float4 sun_towards_cos[4]; // offset 368: Per sun: the unit direction towards it, w the cosine of its angular radius.
+    float4 sun_radiance[4]; // offset 432: Per sun: its disc's radiance (irradiance over solid angle), w 0.
 };
-static_assert(sizeof(LaunchParams) == 368, "layout drift");
+static_assert(sizeof(LaunchParams) == 496, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(LaunchParams, cam_origin_lens) == 0, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, cam_lower_left) == 16, "layout drift");
@@ -81,6 +84,9 @@ static_assert(__builtin_offsetof(LaunchParams, env_size) == 320, "layout drift")
 static_assert(__builtin_offsetof(LaunchParams, env_texels) == 336, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 344, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, triangle_tangents) == 352, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved) == 360, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_count) == 360, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, reserved) == 364, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_towards_cos) == 368, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_radiance) == 432, "layout drift");
 #endif
 

@@ -30,6 +30,8 @@ struct NeeBsdf {
     PrincipledParams p;
     float3 wo;
     bool entering;
+    // The Principled hit's normals (their `specular` is the `n` NEE is given).
+    PrincipledNormals normals;
 };
 
 // The BSDF times the cosine towards unit `wi` around shading normal `n` (0 where the
@@ -38,7 +40,7 @@ struct NeeBsdf {
 // registers, and RTIOW's speed, are unchanged.
 template <bool kPrincipledBsdf>
 __device__ __forceinline__ float3 nee_eval(const NeeBsdf& b, float3 n, float3 wi, float& pdf) {
-    if (kPrincipledBsdf) return principled_eval(b.p, b.wo, wi, n, b.entering, pdf);
+    if (kPrincipledBsdf) return principled_eval(b.p, b.wo, wi, b.normals, b.entering, pdf);
     const float c = fmaxf(dot(n, wi), 0.0f);
     pdf = c * PT_INV_PI;
     return (b.albedo * PT_INV_PI) * c;

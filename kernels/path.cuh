@@ -143,6 +143,16 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
         p.radiance += p.throughput * sky(p.dir) * weight;
+        // A sun that NEE could have drawn along this direction is NEE's.
+        if (!kNee || p.bsdf_pdf == 0.0f) {
+            for (unsigned int i = 0; i < params.sun_count; ++i) {
+                const float4 sun = params.sun_towards_cos[i];
+                if (dot(p.dir, make_float3(sun.x, sun.y, sun.z)) >= sun.w) {
+                    const float4 l = params.sun_radiance[i];
+                    p.radiance += p.throughput * make_float3(l.x, l.y, l.z);
+                }
+            }
+        }
         return false;
     }
     const Surface s = surface(hit.prim, p.origin, p.dir, hit.t);
@@ -166,10 +176,16 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     sh.pbr = kPrincipled ? __ldg(&m->pbr) : make_float4(0.0f, 0.0f, 1.0f, 1.0f);
     if (kAppearance) textured(m, hit.prim, s, sh, ns);
     const bool principled = kPrincipled && sh.kind == BLOB_MATERIAL_PRINCIPLED;
-    if (principled) ns = valid_shading_normal(n, -p.dir, ns);
+    PrincipledNormals normals;
+    if (principled) {
+        normals.smooth = front_face ? s.shading : -s.shading;
+        normals.diffuse = ns;
+        ns = valid_shading_normal(n, -p.dir, ns);
+        normals.specular = ns;
+    }
     p.radiance += p.throughput * xyz(sh.emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
-    const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, ns, front_face, r)
+    const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, normals, front_face, r)
                                      : scatter(sh.kind, sh.albedo_roughness, sh.emission_ior.w, p.dir, ns, front_face, r);
     // A Principled hit's next-event estimation does not depend on the scattered direction:
     // it runs even when that direction ends the path (a rough lobe's sample below the
@@ -183,6 +199,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         nb.p = principled_params(sh);
         nb.wo = -p.dir;
         nb.entering = principled_entering(nb.p, front_face);
+        nb.normals = normals;
         p.radiance +=
             p.throughput * direct_light<true>(s.point, offset_ray_origin(s, n), ns, n, nb, u_pick, u1, u2, rays);
     }

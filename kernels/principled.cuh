@@ -2,7 +2,8 @@
 // KHR_materials_transmission and KHR_materials_ior: a GGX conductor tinted by the base
 // colour, mixed by `metallic` with a dielectric whose GGX specular layer (exact Fresnel
 // from `ior`) sits over a Lambert base or, by `transmission`, refracts (Walter et al.
-// 2007). CPU twin: renderer/src/backend/cpu/principled.rs, which holds the tests, the
+// 2007); the base is weighted by one minus the layer's directional albedo at wo (Cycles'
+// layering: specular_albedo.rs). CPU twin: renderer/src/backend/cpu/principled.rs, which holds the tests, the
 // energy-loss table and the longer reasons; the functions here are its functions in
 // the same order, prefixed `principled_` or `ggx_`, and consume the four random numbers
 // the same way.
@@ -15,6 +16,7 @@
 #pragma once
 
 #include "sampling.cuh"
+#include "specular_albedo.cuh"
 #include "vec3.cuh"
 
 // Below this roughness (alpha = 9e-4) the specular lobes are deltas: sampled exactly
@@ -44,12 +46,32 @@ struct BsdfSample {
     bool transmitted;
 };
 
-// The probabilities of sampling each lobe at one wo; they sum to 1.
+// The unit normals a Principled hit shades with, all on wo's side (principled.rs
+// `Normals`): the specular lobes' (the map's, bent), the diffuse base's (the map's) and the
+// smooth normal without the map. Without a normal map all three are one.
+struct PrincipledNormals {
+    float3 specular;
+    float3 diffuse;
+    float3 smooth;
+};
+
+__device__ __forceinline__ PrincipledNormals principled_one_normal(float3 n) {
+    PrincipledNormals out;
+    out.specular = n;
+    out.diffuse = n;
+    out.smooth = n;
+    return out;
+}
+
+// The probabilities of sampling each lobe at one wo (they sum to 1), and the weight of the
+// diffuse base under the specular layer there.
 struct PrincipledLobePick {
     float metal;
     // The dielectric's GGX lobe: reflection and transmission share its microfacet.
     float specular;
     float diffuse;
+    // 1 - E(wo), E the specular layer's directional albedo (specular_albedo.rs).
+    float base;
 };
 
 // True when `x` is neither NaN nor infinite, tested on the bits as all_finite does.
@@ -127,6 +149,49 @@ __device__ __forceinline__ bool principled_refract(float3 wo, float3 h, float co
     return true;
 }
 
+// How much of the light from `wi` a diffuse lobe around a mapped normal `n` keeps on a
+// surface whose smooth normal is `smooth` (Cycles' bump map correction; principled.rs
+// `bump_shadowing` says more).
+__device__ __forceinline__ float principled_bump_shadowing(float3 smooth, float3 n, float3 wi) {
+    const float cos_si = dot(smooth, wi);
+    const float cos_sn = dot(smooth, n);
+    if (!(cos_si * cos_sn * dot(n, wi) >= 0.0f)) return 0.0f;
+    const float cos_i = fabsf(cos_si), cos_d = fabsf(cos_sn);
+    if (cos_d >= 1.0f || cos_i >= 1.0f) return 1.0f;
+    if (cos_i < 1e-6f) return 0.0f;
+    const float alpha2 = fminf(0.125f * (1.0f / (cos_d * cos_d) - 1.0f), 1.0f);
+    return 1.0f / (1.0f + ggx_lambda(cos_i, alpha2));
+}
+
+// Trilinear interpolation of SPECULAR_ALBEDO_S, each coordinate clamped to [0, 1]
+// (specular_albedo.rs `lookup`, operation for operation).
+__device__ __forceinline__ float principled_layer_s(float x, float y, float z) {
+    const float last = (float)(SPECULAR_ALBEDO_POINTS - 1);
+    const float px = fminf(fmaxf(x, 0.0f), 1.0f) * last;
+    const float py = fminf(fmaxf(y, 0.0f), 1.0f) * last;
+    const float pz = fminf(fmaxf(z, 0.0f), 1.0f) * last;
+    const int ix = min((int)px, SPECULAR_ALBEDO_POINTS - 2);
+    const int iy = min((int)py, SPECULAR_ALBEDO_POINTS - 2);
+    const int iz = min((int)pz, SPECULAR_ALBEDO_POINTS - 2);
+    const float fx = px - (float)ix, fy = py - (float)iy, fz = pz - (float)iz;
+    float planes[2];
+    for (int d = 0; d < 2; ++d) {
+        const float* row = SPECULAR_ALBEDO_S + ((iz + d) * SPECULAR_ALBEDO_POINTS + iy) * SPECULAR_ALBEDO_POINTS + ix;
+        const float lo = row[0] + (row[1] - row[0]) * fx;
+        const float hi = row[SPECULAR_ALBEDO_POINTS] + (row[SPECULAR_ALBEDO_POINTS + 1] - row[SPECULAR_ALBEDO_POINTS]) * fx;
+        planes[d] = lo + (hi - lo) * fy;
+    }
+    return planes[0] + (planes[1] - planes[0]) * fz;
+}
+
+// The specular layer's directional albedo at cos_o for `eta` either way round
+// (specular_albedo.rs `specular_albedo`).
+__device__ __forceinline__ float principled_specular_albedo(float roughness, float cos_o, float eta) {
+    const float r = (eta - 1.0f) / (eta + 1.0f);
+    const float f0 = r * r;
+    return f0 + (1.0f - f0) * principled_layer_s(roughness, cos_o, sqrtf(fabsf(r)));
+}
+
 // wi's index over wo's.
 __device__ __forceinline__ float principled_eta(const PrincipledParams& m, bool entering) {
     return entering ? m.ior : 1.0f / m.ior;
@@ -136,10 +201,11 @@ __device__ __forceinline__ float principled_eta(const PrincipledParams& m, bool 
 // `lobe_pick`).
 __device__ __forceinline__ PrincipledLobePick principled_lobe_pick(const PrincipledParams& m, float cos_o, float eta) {
     const float f = principled_fresnel_dielectric(cos_o, eta);
+    const float base = 1.0f - principled_specular_albedo(m.roughness, cos_o, eta);
     const float t = m.transmission;
     const float3 c = m.base_color;
     const float w_specular = f + t * (1.0f - f);
-    const float w_diffuse = (1.0f - t) * (1.0f - f) * ((c.x + c.y + c.z) * (1.0f / 3.0f));
+    const float w_diffuse = (1.0f - t) * base * ((c.x + c.y + c.z) * (1.0f / 3.0f));
     const float total = w_specular + w_diffuse;
     // x / x is exactly 1, so no diffuse weight leaves exactly no diffuse pick.
     const float specular = total > 0.0f ? w_specular / total : 1.0f;
@@ -148,12 +214,14 @@ __device__ __forceinline__ PrincipledLobePick principled_lobe_pick(const Princip
     pick.metal = m.metallic;
     pick.specular = dielectric * specular;
     pick.diffuse = dielectric * (1.0f - specular);
+    pick.base = base;
     return pick;
 }
 
-// principled_eval in the shading frame (z = n, wo.z > 0).
+// principled_eval in the specular normal's frame (z = n, wo.z > 0); `d` and `sm` are the
+// diffuse and smooth normals in that frame.
 __device__ __forceinline__ float3 principled_eval_local(const PrincipledParams& mat, float3 wo, float3 wi, float eta,
-                                                        PrincipledLobePick pick, float& pdf) {
+                                                        PrincipledLobePick pick, float3 d, float3 sm, float& pdf) {
     const float m = mat.metallic;
     const float t = mat.transmission;
     const float3 c = mat.base_color;
@@ -164,53 +232,56 @@ __device__ __forceinline__ float3 principled_eval_local(const PrincipledParams& 
     const float cos_i = wi.z;
     float3 f_cos = make_float3(0.0f, 0.0f, 0.0f);
     pdf = 0.0f;
-    if (cos_i > 0.0f) {
+    // The base sees what the specular layer does not reflect towards wo, around its own
+    // normal (the map's, not bent for the specular lobes, as Cycles shades it).
+    const float cos_d = dot(wi, d);
+    if (cos_d > 0.0f) {
+        const float shadowing = principled_bump_shadowing(sm, d, wi);
+        f_cos = c * ((1.0f - m) * (1.0f - t) * pick.base * PT_INV_PI * cos_d * shadowing);
+        pdf = pick.diffuse * cos_d * PT_INV_PI;
+    }
+    if (cos_i > 0.0f && !delta) {
         const float3 h = normalize(wo + wi);
         const float cos_h = dot(wo, h);
         const float f = principled_fresnel_dielectric(cos_h, eta);
-        // glTF's fresnel_mix: the base sees what the specular layer lets through at h.
-        f_cos = c * ((1.0f - m) * (1.0f - t) * (1.0f - f) * PT_INV_PI * cos_i);
-        pdf = pick.diffuse * cos_i * PT_INV_PI;
-        if (!delta) {
-            const float d = ggx_d(h, alpha2);
-            const float lambda_o = ggx_lambda(cos_o, alpha2);
-            const float g2 = 1.0f / (1.0f + lambda_o + ggx_lambda(cos_i, alpha2));
-            // D G2 / (4 cos_o cos_i), times cos_i.
-            const float specular_cos = d * g2 / (4.0f * cos_o);
-            const float3 tint = m * principled_fresnel_schlick(c, cos_h) +
-                                make_float3((1.0f - m) * f, (1.0f - m) * f, (1.0f - m) * f);
-            f_cos += tint * specular_cos;
-            // The visible-normal density D_wo(h) = G1 D (wo.h) / cos_o (Heitz 2018, eq. 1)
-            // through the reflection's Jacobian 1 / (4 wo.h).
-            const float pdf_reflect = d / ((1.0f + lambda_o) * 4.0f * cos_o);
-            const float select = f + t * (1.0f - f);
-            const float p_reflect = select > 0.0f ? f / select : 0.0f;
-            pdf += (pick.metal + pick.specular * p_reflect) * pdf_reflect;
-        }
+        const float dd = ggx_d(h, alpha2);
+        const float lambda_o = ggx_lambda(cos_o, alpha2);
+        const float g2 = 1.0f / (1.0f + lambda_o + ggx_lambda(cos_i, alpha2));
+        // D G2 / (4 cos_o cos_i), times cos_i.
+        const float specular_cos = dd * g2 / (4.0f * cos_o);
+        const float3 tint = m * principled_fresnel_schlick(c, cos_h) +
+                            make_float3((1.0f - m) * f, (1.0f - m) * f, (1.0f - m) * f);
+        f_cos += tint * specular_cos;
+        // The visible-normal density D_wo(h) = G1 D (wo.h) / cos_o (Heitz 2018, eq. 1)
+        // through the reflection's Jacobian 1 / (4 wo.h).
+        const float pdf_reflect = dd / ((1.0f + lambda_o) * 4.0f * cos_o);
+        const float select = f + t * (1.0f - f);
+        const float p_reflect = select > 0.0f ? f / select : 0.0f;
+        pdf += (pick.metal + pick.specular * p_reflect) * pdf_reflect;
     } else if (cos_i < 0.0f && !delta && t > 0.0f && m < 1.0f) {
         // The generalised half vector of a refraction (Walter et al. 2007, eq. 16), on
         // wo's side.
         const float3 sum = wo + eta * wi;
         const float len2 = dot(sum, sum);
-        if (!(len2 > 0.0f)) return f_cos;
         const float3 h = sum * copysignf(rsqrtf(len2), sum.z);
         const float cos_oh = dot(wo, h);
         const float cos_ih = dot(wi, h);
         // A microfacet seen from behind by either direction refracts nothing.
-        if (!(cos_oh > 0.0f && cos_ih < 0.0f)) return f_cos;
-        const float f = principled_fresnel_dielectric(cos_oh, eta);
-        const float d = ggx_d(h, alpha2);
-        const float lambda_o = ggx_lambda(cos_o, alpha2);
-        const float g2 = 1.0f / (1.0f + lambda_o + ggx_lambda(cos_i, alpha2));
-        const float denom = cos_oh + eta * cos_ih;
-        // Walter et al. 2007, eq. 21 times |cos_i|, in radiance mode (divided by eta^2, as
-        // Mitsuba and pbrt transport radiance): eta^2 cancels.
-        const float common = d * cos_oh * -cos_ih / (cos_o * denom * denom);
-        f_cos = c * ((1.0f - m) * t * (1.0f - f) * g2 * common);
-        // D_wo(h) through the refraction's Jacobian eta^2 |wi.h| / denom^2 (eq. 17).
-        const float select = f + t * (1.0f - f);
-        const float p_refract = t * (1.0f - f) / select;
-        pdf = pick.specular * p_refract * common * (eta * eta) / (1.0f + lambda_o);
+        if (len2 > 0.0f && cos_oh > 0.0f && cos_ih < 0.0f) {
+            const float f = principled_fresnel_dielectric(cos_oh, eta);
+            const float dd = ggx_d(h, alpha2);
+            const float lambda_o = ggx_lambda(cos_o, alpha2);
+            const float g2 = 1.0f / (1.0f + lambda_o + ggx_lambda(cos_i, alpha2));
+            const float denom = cos_oh + eta * cos_ih;
+            // Walter et al. 2007, eq. 21 times |cos_i|, in radiance mode (divided by eta^2, as
+            // Mitsuba and pbrt transport radiance): eta^2 cancels.
+            const float common = dd * cos_oh * -cos_ih / (cos_o * denom * denom);
+            f_cos += c * ((1.0f - m) * t * (1.0f - f) * g2 * common);
+            // D_wo(h) through the refraction's Jacobian eta^2 |wi.h| / denom^2 (eq. 17).
+            const float select = f + t * (1.0f - f);
+            const float p_refract = t * (1.0f - f) / select;
+            pdf += pick.specular * p_refract * common * (eta * eta) / (1.0f + lambda_o);
+        }
     }
     if (!(all_finite(f_cos) && principled_finite(pdf))) {
         f_cos = make_float3(0.0f, 0.0f, 0.0f);
@@ -219,14 +290,15 @@ __device__ __forceinline__ float3 principled_eval_local(const PrincipledParams& 
     return f_cos;
 }
 
-// Samples wi from wo (unit, back along the incoming ray) at unit shading normal `n` on
+// Samples wi from wo (unit, back along the incoming ray) at unit shading normals `ns` on
 // wo's side; `entering`: wo is outside the solid. `u_lobe` picks the lobe, (u1, u2) the
 // direction, `u_fresnel` reflection or refraction at the microfacet. False when the path
 // ends here (wo below the shading normal, a sample under the horizon, any degenerate
 // division).
-__device__ __forceinline__ bool principled_sample(const PrincipledParams& mat, float3 wo, float3 n, bool entering,
-                                                  float u_lobe, float u1, float u2, float u_fresnel,
+__device__ __forceinline__ bool principled_sample(const PrincipledParams& mat, float3 wo, const PrincipledNormals& ns,
+                                                  bool entering, float u_lobe, float u1, float u2, float u_fresnel,
                                                   BsdfSample& out) {
+    const float3 n = ns.specular;
     float3 t, b;
     onb(n, t, b);
     const float3 wo_l = make_float3(dot(wo, t), dot(wo, b), dot(wo, n));
@@ -279,31 +351,39 @@ __device__ __forceinline__ bool principled_sample(const PrincipledParams& mat, f
         }
         if ((wi_l.z > 0.0f) != reflects) return false;
     } else {
+        // Cosine-weighted about the diffuse normal, built in world space.
         const float r = sqrtf(u1);
         float sin_phi, cos_phi;
         sincosf(PT_TWO_PI * u2, &sin_phi, &cos_phi);
-        wi_l = make_float3(r * cos_phi, r * sin_phi, sqrtf(fmaxf(1.0f - u1, 0.0f)));
+        float3 dt, db;
+        onb(ns.diffuse, dt, db);
+        const float3 w = dt * (r * cos_phi) + db * (r * sin_phi) + ns.diffuse * sqrtf(fmaxf(1.0f - u1, 0.0f));
+        wi_l = make_float3(dot(w, t), dot(w, b), dot(w, n));
     }
 
     // Evaluated at wi as principled_eval will see it after the round trip through world
     // space, so that MIS's two pdfs agree.
     const float3 wi = t * wi_l.x + b * wi_l.y + n * wi_l.z;
     wi_l = make_float3(dot(wi, t), dot(wi, b), dot(wi, n));
+    const float3 d_l = make_float3(dot(ns.diffuse, t), dot(ns.diffuse, b), dot(ns.diffuse, n));
+    const float3 s_l = make_float3(dot(ns.smooth, t), dot(ns.smooth, b), dot(ns.smooth, n));
     float pdf;
-    const float3 f_cos = principled_eval_local(mat, wo_l, wi_l, eta, pick, pdf);
+    const float3 f_cos = principled_eval_local(mat, wo_l, wi_l, eta, pick, d_l, s_l, pdf);
     const float3 weight = f_cos / pdf;
     if (!(pdf > 0.0f) || !all_finite(weight)) return false;
     out.wi = wi;
     out.weight = weight;
     out.pdf = pdf;
-    out.transmitted = wi_l.z < 0.0f;
+    // A diffuse sample below the specular normal is still a reflection.
+    out.transmitted = wi_l.z < 0.0f && dot(wi, ns.diffuse) <= 0.0f;
     return true;
 }
 
 // f(wo, wi) |n.wi|, and in `pdf` the mixture pdf of sampling wi, over the non-delta lobes
 // only (for NEE and MIS); arguments as for principled_sample.
-__device__ __forceinline__ float3 principled_eval(const PrincipledParams& mat, float3 wo, float3 wi, float3 n,
-                                                  bool entering, float& pdf) {
+__device__ __forceinline__ float3 principled_eval(const PrincipledParams& mat, float3 wo, float3 wi,
+                                                  const PrincipledNormals& ns, bool entering, float& pdf) {
+    const float3 n = ns.specular;
     float3 t, b;
     onb(n, t, b);
     const float3 wo_l = make_float3(dot(wo, t), dot(wo, b), dot(wo, n));
@@ -313,7 +393,9 @@ __device__ __forceinline__ float3 principled_eval(const PrincipledParams& mat, f
     }
     const float3 wi_l = make_float3(dot(wi, t), dot(wi, b), dot(wi, n));
     const float eta = principled_eta(mat, entering);
-    return principled_eval_local(mat, wo_l, wi_l, eta, principled_lobe_pick(mat, wo_l.z, eta), pdf);
+    const float3 d_l = make_float3(dot(ns.diffuse, t), dot(ns.diffuse, b), dot(ns.diffuse, n));
+    const float3 s_l = make_float3(dot(ns.smooth, t), dot(ns.smooth, b), dot(ns.smooth, n));
+    return principled_eval_local(mat, wo_l, wi_l, eta, principled_lobe_pick(mat, wo_l.z, eta), d_l, s_l, pdf);
 }
 
 // True when every lobe is delta (no diffuse, roughness under the threshold): the caller

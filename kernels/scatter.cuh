@@ -114,11 +114,11 @@ __device__ __forceinline__ bool principled_entering(const PrincipledParams& p, b
 
 // A Principled material's bounce (`p` its parameters after textures): the glTF BSDF's
 // sample (principled.cuh).
-__device__ __forceinline__ Bounce scatter_principled(const PrincipledParams& p, float3 dir, float3 n, bool front_face,
-                                                     ScatterRandoms r) {
+__device__ __forceinline__ Bounce scatter_principled(const PrincipledParams& p, float3 dir, const PrincipledNormals& ns,
+                                                     bool front_face, ScatterRandoms r) {
     Bounce b;
     BsdfSample s;
-    b.absorbed = !principled_sample(p, -dir, n, principled_entering(p, front_face), r.lobe, r.r1, r.r2, r.fresnel, s);
+    b.absorbed = !principled_sample(p, -dir, ns, principled_entering(p, front_face), r.lobe, r.r1, r.r2, r.fresnel, s);
     b.dir = s.wi;
     b.attenuation = s.weight;
     b.diffuse = false;

@@ -24,6 +24,10 @@ pub const MAX_BOXES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_TRIANGLES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_MATERIALS: usize = 1 << 20;
 pub const MAX_LIGHTS: usize = 1 << 16;
+/// Directional lights with a disc (`angular_radius_deg` > 0): rays that leave the scene
+/// after a mirror, glass or the camera see each of them, and the kernels hold them in
+/// their launch parameters.
+pub const MAX_SUNS: usize = 4;
 /// Texels of all texture images together (16 bytes each in the blob: 1 GiB).
 pub const MAX_TEXELS: usize = 1 << 26;
 /// Most texels of an environment image: 2^25, e.g. 8192 x 4096 (512 MiB of float4

@@ -13,6 +13,7 @@ pub mod cuda;
 pub mod features;
 pub mod multi;
 pub mod select;
+pub mod specular_albedo;
 pub mod sums;
 
 use std::ops::Range;

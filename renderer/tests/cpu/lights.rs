@@ -75,6 +75,36 @@ fn sun_with_a_disc_on_a_plane_matches_the_cone_average() {
     let cone = (1.0 + f64::from(radius_deg).to_radians().cos()) / 2.0;
     let expected = f64::from(ALBEDO) / std::f64::consts::PI * f64::from(irradiance) * cos_axis * cone;
     assert_close("sun", estimate(&s, (1, 1), 1024, 4, true, 16), expected);
+    // Without NEE the plane's bounces find the disc in the sky (docs/path-tracing.md,
+    // "Next-event estimation": a sun is in the sky of rays NEE could not have drawn).
+    assert_close("sun, BSDF sampling only", estimate(&s, (1, 1), 4096, 4, false, 16), expected);
+}
+
+/// Looking straight at a sun shows its disc at its radiance, irradiance over solid
+/// angle; beside the disc, the (black) sky.
+#[test]
+fn the_camera_sees_a_suns_disc_at_its_radiance() {
+    let (irradiance, radius_deg) = (3.0f32, 5.0f32);
+    let towards = Vec3::new(0.3, 1.0, -0.2).normalize();
+    let eye = Vec3::new(0.0, 1.0, 0.0);
+    let sun = Light::Directional {
+        direction: -towards,
+        color: Vec3::ONE,
+        intensity: irradiance,
+        angular_radius_deg: radius_deg,
+    };
+    let solid_angle = 2.0 * std::f64::consts::PI * (1.0 - f64::from(radius_deg).to_radians().cos());
+    for nee in [true, false] {
+        let mut s = plane_scene(eye, eye + towards, &[], &[]);
+        s.lights = vec![sun];
+        let (seen, _) = estimate(&s, (1, 1), 4, 1, nee, 2);
+        let expected = f64::from(irradiance) / solid_angle;
+        assert!((seen / expected - 1.0).abs() < 1e-5, "nee {nee}: {seen} against {expected}");
+        // 10° off the disc's centre: outside it.
+        let off = (towards + Vec3::new(0.2, 0.0, 0.0)).normalize();
+        s.camera = plane_scene(eye, eye + off, &[], &[]).camera;
+        assert_eq!(estimate(&s, (1, 1), 4, 1, nee, 2).0, 0.0, "nee {nee}");
+    }
 }
 
 #[test]

@@ -64,8 +64,11 @@ fn launch_params_header_declares_the_struct_with_its_asserts() {
         "    const EnvTexelRecord* env_texels; // offset 336:",
         "    const EnvAliasRecord* env_sampling; // offset 344:",
         "    const TriangleTangentsRecord* triangle_tangents; // offset 352:",
-        "    unsigned int reserved[2]; // offset 360:",
-        "static_assert(sizeof(LaunchParams) == 368, \"layout drift\");",
+        "    unsigned int sun_count; // offset 360:",
+        "    unsigned int reserved; // offset 364:",
+        "    float4 sun_towards_cos[4]; // offset 368:",
+        "    float4 sun_radiance[4]; // offset 432:",
+        "static_assert(sizeof(LaunchParams) == 496, \"layout drift\");",
         "#ifndef __CUDACC_RTC__",
         "static_assert(__builtin_offsetof(LaunchParams, samples) == 276, \"layout drift\");",
     ] {

@@ -21,7 +21,7 @@ pub use aligned::AlignedBytes;
 pub use codegen::{cuda_header, cuda_struct, generated_banner, with_field_tables};
 pub use crc::crc32;
 pub use error::BlobError;
-pub use read::{BlobView, NodeLayout};
+pub use read::{BlobView, NodeLayout, SunDisc};
 pub use textures::noise_table;
 pub(crate) use write::material_emission;
 pub use write::{rewrite_globals_and_materials, write};

@@ -24,6 +24,17 @@ pub enum NodeLayout {
     VanEmdeBoas,
 }
 
+/// A directional light's disc as a ray that leaves the scene sees it ([`BlobView::suns`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SunDisc {
+    /// The unit direction towards the light.
+    pub towards: [f32; 3],
+    /// The cosine of its angular radius (below 1).
+    pub cos: f32,
+    /// Its radiance: the irradiance over the disc's solid angle 2π (1 − cos).
+    pub radiance: [f32; 3],
+}
+
 /// A validated blob, borrowing the bytes it was parsed from.
 #[derive(Clone, Copy, Debug)]
 pub struct BlobView<'a> {
@@ -183,6 +194,28 @@ impl<'a> BlobView<'a> {
         }
         let (bottom, top) = (xyz(self.globals.sky_bottom), xyz(self.globals.sky_top));
         if bottom == top { Sky::Constant(bottom) } else { Sky::Gradient { bottom, top } }
+    }
+
+    /// The directional lights with a disc (at most [`crate::limits::MAX_SUNS`]), as a ray
+    /// leaving the scene sees them; none when no light has power.
+    pub fn suns(&self) -> Vec<SunDisc> {
+        if !self.has_light_power() {
+            return Vec::new();
+        }
+        self.lights
+            .iter()
+            .filter(|l| l.kind == LIGHT_DIRECTIONAL && l.vector_cos[3] < 1.0)
+            .map(|l| {
+                let [x, y, z, cos] = l.vector_cos;
+                let [r, g, b, _] = l.radiance_pdf;
+                let solid_angle = std::f32::consts::TAU * (1.0 - cos);
+                SunDisc {
+                    towards: [x, y, z],
+                    cos,
+                    radiance: [r / solid_angle, g / solid_angle, b / solid_angle],
+                }
+            })
+            .collect()
     }
 
     /// The environment light's pick probability: 0 without an environment or when it
@@ -524,6 +557,7 @@ impl<'a> BlobView<'a> {
         // Per primitive slot, whether a light is that primitive.
         let mut is_light = vec![false; self.prim_light_pdfs.len()];
         let mut env_lights = 0;
+        let mut suns = 0;
         let mut sum = 0.0f64;
         for (i, l) in self.lights.iter().enumerate() {
             let err = |problem: String| Err(BlobError::record(S::Lights, i, problem));
@@ -543,7 +577,18 @@ impl<'a> BlobView<'a> {
                 return err(format!("alias {} out of range ({count} lights)", l.alias));
             }
             match l.kind {
-                LIGHT_POINT | LIGHT_DIRECTIONAL => {}
+                LIGHT_POINT => {}
+                LIGHT_DIRECTIONAL => {
+                    if l.vector_cos[3] < 1.0 {
+                        suns += 1;
+                        if suns > crate::limits::MAX_SUNS {
+                            return err(format!(
+                                "more than {} directional lights with a disc",
+                                crate::limits::MAX_SUNS
+                            ));
+                        }
+                    }
+                }
                 LIGHT_ENVIRONMENT => {
                     if self.header.env_size[0] == 0 {
                         return err("an environment light without an environment".into());

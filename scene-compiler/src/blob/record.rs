@@ -143,6 +143,10 @@ macro_rules! uint_arrays {
     )*};
 }
 uint_arrays!(1 2 3);
+// Runs of float4 lanes (per-light parameters in the launch parameters).
+impl<const N: usize> FieldType for [[f32; 4]; N] {
+    const C_TYPE: CType = CType::Array { elem: &CType::Float4, len: N };
+}
 // Device addresses of records whose type the kernels pick (one section per kind).
 impl<const N: usize> FieldType for [u64; N] {
     const C_TYPE: CType = CType::Array { elem: &CType::ULongLong, len: N };

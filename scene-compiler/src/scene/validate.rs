@@ -948,6 +948,7 @@ impl Checker {
 
     fn lights(&mut self, path: &ValuePath, lights: &[LightFile]) {
         self.count(path, "lights", lights.len(), limits::MAX_LIGHTS);
+        let mut suns = 0;
         for (i, light) in lights.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
             let (color, intensity) = match *light {
@@ -965,6 +966,16 @@ impl Checker {
                     let what = "light `angular_radius_deg`";
                     let at = field("angular_radius_deg");
                     self.check(angular_radius_deg, what, &at, below_90, "at least 0 and below 90 degrees");
+                    if angular_radius_deg > 0.0 {
+                        suns += 1;
+                        if suns == limits::MAX_SUNS + 1 {
+                            let message = format!(
+                                "more than {} directional lights with a disc (`angular_radius_deg` > 0)",
+                                limits::MAX_SUNS
+                            );
+                            self.report(&at, &message, "give the others `angular_radius_deg: 0`");
+                        }
+                    }
                     (color, intensity)
                 }
             };

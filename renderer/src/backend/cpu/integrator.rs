@@ -5,7 +5,8 @@ use std::f32::consts::{FRAC_1_PI, TAU};
 
 use glam::Vec3A;
 
-use super::lights::{Bsdf, direct_light};
+use super::lights::{Bsdf, Sun, direct_light};
+use super::principled::Normals;
 use super::rng::Rng;
 use super::scatter::{ScatterRandoms, entering, principled_of, scatter};
 use super::scene::{CpuScene, Lobe};
@@ -109,6 +110,10 @@ pub fn trace_sample(
                 weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
             }
             radiance += throughput * sky(scene, dir) * weight;
+            // A sun that NEE could have drawn along this direction is NEE's.
+            if !nee || bsdf_pdf == 0.0 {
+                radiance += throughput * Sun::seen(&scene.suns, dir);
+            }
             break;
         };
         let surface = shapes::surface(scene, hit.prim, origin, dir, hit.t);
@@ -134,9 +139,14 @@ pub fn trace_sample(
             untextured
         };
         let principled = matches!(m.lobe, Lobe::Principled { .. });
-        if principled {
-            ns = shading::valid_shading_normal(n, -dir, ns);
-        }
+        let normals = if principled {
+            let smooth = if front_face { surface.shading } else { -surface.shading };
+            let specular = shading::valid_shading_normal(n, -dir, ns);
+            Normals { specular, diffuse: ns, smooth }
+        } else {
+            Normals::one(ns)
+        };
+        let ns = normals.specular;
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
             let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
@@ -147,7 +157,7 @@ pub fn trace_sample(
         }
         radiance += throughput * m.emission * weight;
         let randoms = ScatterRandoms::draw(rng);
-        let bounce = scatter(m, dir, ns, front_face, randoms);
+        let bounce = scatter(m, dir, &normals, front_face, randoms);
         // A Principled hit's next-event estimation does not depend on the scattered
         // direction: it runs even when that direction ends the path (a rough lobe's
         // sample below the horizon), or those hits would lose their direct light. Lights
@@ -155,7 +165,7 @@ pub fn trace_sample(
         if nee && principled && !principled_of(m).is_delta() {
             let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
             let p = principled_of(m);
-            let bsdf = Bsdf::Principled { bsdf: p, wo: -dir, entering: entering(&p, front_face) };
+            let bsdf = Bsdf::Principled { bsdf: p, wo: -dir, entering: entering(&p, front_face), normals };
             let o = offset_ray_origin(&surface, n);
             radiance += throughput * direct_light(scene, surface.point, o, ns, n, &bsdf, u, rays);
         }

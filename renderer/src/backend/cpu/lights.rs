@@ -4,11 +4,12 @@
 use std::f32::consts::FRAC_1_PI;
 
 use glam::{Vec3A, Vec4};
+use scene_compiler::blob::SunDisc;
 use scene_compiler::blob::layout::{
     LIGHT_AREA, LIGHT_DIRECTIONAL, LIGHT_ENVIRONMENT, LIGHT_POINT, LightRecord,
 };
 
-use super::principled::Principled;
+use super::principled::{Normals, Principled};
 use super::sampling::sample_cone;
 use super::scene::CpuScene;
 use super::shapes;
@@ -66,6 +67,29 @@ impl Light {
     }
 }
 
+/// A directional light with a disc ([`SunDisc`]), as a ray leaving the scene sees it:
+/// rays after the camera, a delta lobe or a refraction (which next-event estimation
+/// cannot reach) and every ray with NEE off (docs/path-tracing.md, "Next-event
+/// estimation").
+#[derive(Clone, Copy, Debug)]
+pub struct Sun {
+    towards: Vec3A,
+    cos: f32,
+    radiance: Vec3A,
+}
+
+impl Sun {
+    pub fn from_disc(d: &SunDisc) -> Sun {
+        Sun { towards: Vec3A::from_array(d.towards), cos: d.cos, radiance: Vec3A::from_array(d.radiance) }
+    }
+
+    /// The radiance of the suns seen along unit `dir`.
+    #[inline(always)]
+    pub fn seen(suns: &[Sun], dir: Vec3A) -> Vec3A {
+        suns.iter().filter(|s| dir.dot(s.towards) >= s.cos).map(|s| s.radiance).sum()
+    }
+}
+
 /// The light the alias table picks for `u` in [0, 1).
 #[inline(always)]
 pub fn pick_light(lights: &[Light], u: f32) -> &Light {
@@ -81,8 +105,9 @@ pub fn pick_light(lights: &[Light], u: f32) -> &Light {
 pub enum Bsdf {
     /// A Lambert surface of this albedo.
     Lambert(Vec3A),
-    /// A Principled surface seen from `wo` (`entering`: from outside its solid).
-    Principled { bsdf: Principled, wo: Vec3A, entering: bool },
+    /// A Principled surface seen from `wo` (`entering`: from outside its solid), shaded
+    /// with `normals` (whose `specular` is the `n` NEE is given).
+    Principled { bsdf: Principled, wo: Vec3A, entering: bool, normals: Normals },
 }
 
 impl Bsdf {
@@ -96,7 +121,7 @@ impl Bsdf {
                 let c = n.dot(wi).max(0.0);
                 (albedo * FRAC_1_PI * c, c * FRAC_1_PI)
             }
-            Bsdf::Principled { bsdf, wo, entering } => bsdf.eval(wo, wi, n, entering),
+            Bsdf::Principled { bsdf, wo, entering, normals } => bsdf.eval(wo, wi, &normals, entering),
         }
     }
 }

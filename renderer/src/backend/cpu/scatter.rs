@@ -5,7 +5,7 @@ use std::f32::consts::TAU;
 
 use glam::Vec3A;
 
-use super::principled::Principled;
+use super::principled::{Normals, Principled};
 use super::rng::Rng;
 use super::scene::{Lobe, Material};
 use crate::backend::constants::DEGENERATE_DIR2;
@@ -56,9 +56,17 @@ pub struct Bounce {
 /// emitter without albedo absorbs, and so does a fuzzy metal reflection below the
 /// surface).
 ///
-/// `dir` is the unit incoming direction, `n` the unit normal facing against it.
+/// `dir` is the unit incoming direction, `normals` the unit normals facing against it
+/// (the legacy kinds shade with `normals.specular`).
 #[inline(always)]
-pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterRandoms) -> Option<Bounce> {
+pub fn scatter(
+    m: &Material,
+    dir: Vec3A,
+    normals: &Normals,
+    front_face: bool,
+    r: ScatterRandoms,
+) -> Option<Bounce> {
+    let n = normals.specular;
     let rtiow = |dir, attenuation, diffuse| Bounce {
         dir,
         attenuation,
@@ -94,7 +102,7 @@ pub fn scatter(m: &Material, dir: Vec3A, n: Vec3A, front_face: bool, r: ScatterR
         Lobe::Absorb => None,
         Lobe::Principled { .. } => {
             let p = principled_of(m);
-            let sample = p.sample(-dir, n, entering(&p, front_face), r.lobe, r.r1, r.r2, r.fresnel)?;
+            let sample = p.sample(-dir, normals, entering(&p, front_face), r.lobe, r.r1, r.r2, r.fresnel)?;
             Some(Bounce {
                 dir: sample.wi,
                 attenuation: sample.weight,

@@ -17,7 +17,7 @@ use scene_compiler::blob::layout::{
 };
 
 use super::environment::EnvMap;
-use super::lights::Light;
+use super::lights::{Light, Sun};
 use super::shapes::Shapes;
 use super::textures::Textures;
 
@@ -178,6 +178,8 @@ pub struct CpuScene {
     /// The lights next-event estimation picks from; empty when none has any power
     /// (then NEE is off and no extra random numbers are drawn).
     pub lights: Vec<Light>,
+    /// The directional lights of `lights` with a disc, which escaping rays can see.
+    pub suns: Vec<Sun>,
     /// Per inner node: its children's boxes.
     pub child_boxes: Vec<ChildBoxes>,
     /// Per inner node: its `(left, right)` child links exactly as in the blob.
@@ -200,7 +202,14 @@ impl CpuScene {
         let lane3 = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
         let g: &GlobalsRecord = blob.globals;
         let materials: Vec<Material> = blob.materials.iter().map(Material::from_record).collect();
+        let lights: Vec<Light> = if blob.has_light_power() {
+            blob.lights.iter().map(Light::from_record).collect()
+        } else {
+            Vec::new()
+        };
         CpuScene {
+            suns: blob.suns().iter().map(Sun::from_disc).collect(),
+            lights,
             has_alpha: materials.iter().any(|m| m.alpha_mode != Alpha::Opaque),
             materials,
             shapes: Shapes::from_blob(blob),
@@ -209,11 +218,6 @@ impl CpuScene {
             kind_first: blob.header.kind_first(),
             prim_light_pdfs: blob.prim_light_pdfs.to_vec(),
             textures: Textures::from_blob(blob),
-            lights: if blob.has_light_power() {
-                blob.lights.iter().map(Light::from_record).collect()
-            } else {
-                Vec::new()
-            },
             child_boxes: blob.node_boxes.iter().map(ChildBoxes::new).collect(),
             node_links: blob.node_links.iter().map(|l| (l.left, l.right)).collect(),
             root: blob.root(),

@@ -305,6 +305,7 @@ impl CudaBackend {
         };
         params.set_camera(&job.camera);
         params.set_sections(&scene.sections);
+        params.set_suns(&scene.suns);
         let mut symbol =
             self.kernels.module.get_global("params", &self.stream).context("finding `params`")?;
         self.stream

@@ -9,8 +9,9 @@ use scene_compiler::blob::layout::{
     TriangleNormalsRecord, TriangleTangentsRecord, TriangleUvsRecord,
 };
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
-use scene_compiler::blob::{cuda_struct, generated_banner};
+use scene_compiler::blob::{SunDisc, cuda_struct, generated_banner};
 use scene_compiler::blob_record;
+use scene_compiler::limits::MAX_SUNS;
 
 use crate::camera::CameraFrame;
 
@@ -98,13 +99,19 @@ blob_record! {
         pub env_sampling: DevicePtr<EnvAliasRecord>,
         /// Blob section: the triangles' vertex tangents, or null when the blob has none.
         pub triangle_tangents: DevicePtr<TriangleTangentsRecord>,
-        /// Zeros (the struct is a whole number of 16-byte lanes).
-        pub reserved: [u32; 2],
+        /// Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
+        pub sun_count: u32,
+        /// Zero.
+        pub reserved: u32,
+        /// Per sun: the unit direction towards it, w the cosine of its angular radius.
+        pub sun_towards_cos: [[f32; 4]; MAX_SUNS],
+        /// Per sun: its disc's radiance (irradiance over solid angle), w 0.
+        pub sun_radiance: [[f32; 4]; MAX_SUNS],
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 368);
+const _: () = assert!(size_of::<LaunchParams>() == 496);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {
@@ -153,6 +160,17 @@ impl LaunchParams {
         self.cam_vertical = lanes(camera.vertical, 0.0);
         self.cam_u = lanes(camera.u, 0.0);
         self.cam_v = lanes(camera.v, 0.0);
+    }
+
+    /// The suns, at most `MAX_SUNS` (the blob reader refuses more).
+    pub fn set_suns(&mut self, suns: &[SunDisc]) {
+        for (i, sun) in suns.iter().take(MAX_SUNS).enumerate() {
+            let [x, y, z] = sun.towards;
+            let [r, g, b] = sun.radiance;
+            self.sun_towards_cos[i] = [x, y, z, sun.cos];
+            self.sun_radiance[i] = [r, g, b, 0.0];
+        }
+        self.sun_count = suns.len().min(MAX_SUNS) as u32;
     }
 
     /// The scene part of the parameters.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PushKernelArg};
 use scene_compiler::BlobView;
+use scene_compiler::blob::SunDisc;
 use scene_compiler::blob::layout::{HEADER_LEN, NodeBoxesRecord, NodeLinksRecord, PrimKind, SectionId};
 use scene_compiler::bvh::wide;
 
@@ -44,6 +45,8 @@ pub struct DeviceScene {
     pub kind_first: [u32; 4],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
+    /// The directional lights with a disc (`BlobView::suns`).
+    pub suns: Vec<SunDisc>,
     /// The kernel features the scene needs (`backend::features`): it runs a module
     /// compiled with exactly these.
     pub features: u32,
@@ -116,6 +119,7 @@ impl DeviceScene {
             binary_root: blob.root(),
             kind_first: blob.header.kind_first(),
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
+            suns: blob.suns(),
             features: features::scene_features(blob),
         })
     }

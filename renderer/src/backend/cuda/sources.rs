@@ -4,7 +4,7 @@
 //! NVRTC gets every file by name: the entry `render.cu` as the program and every other
 //! `.cu` or `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
 //! name the file. This module does not compile anything (that is `nvrtc.rs`).
-//! Four headers are generated from Rust ([`KernelSources::generated_headers`]).
+//! Six headers are generated from Rust ([`KernelSources::generated_headers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -58,6 +58,7 @@ impl KernelSources {
             ("constants.cuh", crate::backend::constants::cuda_header()),
             ("features.cuh", crate::backend::features::cuda_header()),
             ("launch_params.cuh", super::params::cuda_header()),
+            ("specular_albedo.cuh", crate::backend::specular_albedo::cuda_header()),
             ("wide_node.cuh", scene_compiler::bvh::wide::cuda_header()),
         ]
         .into_iter()
