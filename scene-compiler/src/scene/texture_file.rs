@@ -24,7 +24,20 @@ pub(crate) const IMAGE_HINT: &str =
 /// The image a texture names as `file` (relative to `folder`, the scene file's), or the
 /// message that says why it cannot be used, naming `file` as the scene writes it.
 pub(crate) fn read_named(folder: &Path, file: &str, encoding: Encoding) -> Result<TextureImage, String> {
-    read(&folder.join(file), encoding).map_err(|error| format!("cannot use texture image `{file}`: {error}"))
+    read_named_within(folder, file, encoding, limits::MAX_TEXELS as u64)
+}
+
+/// [`read_named`], refusing from its header an image of more than `max_texels` texels.
+pub(crate) fn read_named_within(
+    folder: &Path,
+    file: &str,
+    encoding: Encoding,
+    max_texels: u64,
+) -> Result<TextureImage, String> {
+    let path = folder.join(file);
+    image_file::read_linear_rgb(&path, max_texels, encoding)
+        .and_then(|image| texture(image, &path))
+        .map_err(|error| format!("cannot use texture image `{file}`: {error}"))
 }
 
 /// How the image of a material's texture in `field` is encoded: the data maps

@@ -17,6 +17,7 @@ use smol_str::SmolStr;
 use crate::limits;
 
 use super::{
+    budget::{self, TexelBudget},
     environment, heightmap,
     list::{ListItem, Lowering},
     material::{MAP_FIELDS, MaterialFile},
@@ -78,7 +79,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     if !c.issues.is_empty() {
         return Err(c.issues);
     }
-    Ok(Scene {
+    let scene = Scene {
         camera: lower_camera(&file.camera),
         settings: lower_settings(&file.settings),
         sky: lower_sky(&file.sky, env_image),
@@ -96,7 +97,12 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .collect(),
         lights: file.lights.iter().map(lower_light).collect(),
         ..scene
-    })
+    };
+    c.compiled_budget(&root, &scene);
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
+    Ok(scene)
 }
 
 /// Checks an in-memory [`Scene`] (an editor's edit) with the same rules as a file,
@@ -133,6 +139,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.primitive_count(&root, primitives, scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
+    c.compiled_budget(&root, scene);
     c.issues
 }
 
@@ -380,17 +387,20 @@ impl Checker {
         entries: &[(String, MaterialFile)],
         folder: &Path,
     ) -> Vec<(Option<Texture>, Maps)> {
+        let mut budget = TexelBudget::default();
         entries
             .iter()
             .enumerate()
             .map(|(i, (name, kind))| {
                 let texture = kind.texture().and_then(|(texture, field)| {
-                    self.texture(&|| path.index(i).field(field), name, texture, field, folder)
+                    self.texture(&|| path.index(i).field(field), name, texture, field, folder, &mut budget)
                 });
                 let maps = kind.maps();
                 let maps = std::array::from_fn(|m| {
                     let field = MAP_FIELDS[m];
-                    maps[m].and_then(|t| self.texture(&|| path.index(i).field(field), name, t, field, folder))
+                    maps[m].and_then(|t| {
+                        self.texture(&|| path.index(i).field(field), name, t, field, folder, &mut budget)
+                    })
                 });
                 (texture, Maps::from_slots(maps))
             })
@@ -406,14 +416,15 @@ impl Checker {
         texture: &TextureFile,
         field: &str,
         folder: &Path,
+        budget: &mut TexelBudget,
     ) -> Option<Texture> {
         let what = |name: &str| format!("`{name}` of the texture of material `{material}`");
         match texture {
             TextureFile::Image { file, wrap } => {
-                match texture_file::read_named(folder, file, texture_file::encoding_of(field)) {
+                match budget.read(folder, file, texture_file::encoding_of(field)) {
                     Ok(image) => Some(Texture::Image {
                         file: file.clone(),
-                        image: Arc::new(image),
+                        image,
                         wrap: match wrap {
                             WrapFile::Repeat => Wrap::Repeat,
                             WrapFile::Clamp => Wrap::Clamp,
@@ -468,7 +479,15 @@ impl Checker {
                     self.report(&at_field, message, "not a usable texture");
                 } else if !matches!(texture, Texture::Image { .. }) {
                     // No image to read: the folder is not used.
-                    self.texture(&at, &m.name, &texture_file_of(texture), slot, Path::new(""));
+                    let mut no_images = TexelBudget::default();
+                    self.texture(
+                        &at,
+                        &m.name,
+                        &texture_file_of(texture),
+                        slot,
+                        Path::new(""),
+                        &mut no_images,
+                    );
                 }
             }
         }
@@ -562,6 +581,14 @@ impl Checker {
         }
     }
 
+    /// What the compiled scene holds in all (`budget::problems`), reported at `materials`.
+    fn compiled_budget(&mut self, root: &ValuePath, scene: &Scene) {
+        for problem in budget::problems(scene) {
+            self.report(&|| root.field("materials"), problem, "too much for one blob")
+                .set_hint("use fewer or smaller images, or fewer materials");
+        }
+    }
+
     /// Checks every mesh, resolves its material and reads its model from `folder`.
     pub(super) fn meshes(
         &mut self,
@@ -571,6 +598,8 @@ impl Checker {
         folder: &Path,
     ) -> Vec<Mesh> {
         let mut out = Vec::with_capacity(meshes.len());
+        // Triangles the meshes read so far: each model is read against what is left.
+        let mut triangles = 0;
         for (i, mesh) in meshes.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform = self.transform(&field("transform"), &mesh.transform);
@@ -578,8 +607,12 @@ impl Checker {
                 Some(name) => self.material(&field("material"), name, materials).map(Some),
                 None => Some(None),
             };
-            let data = match mesh_file::read(&folder.join(&mesh.file)) {
-                Ok(data) => Some(data),
+            let left = limits::MAX_TRIANGLES.saturating_sub(triangles);
+            let data = match mesh_file::read_within(&folder.join(&mesh.file), left) {
+                Ok(data) => {
+                    triangles += data.triangles.len();
+                    Some(data)
+                }
                 Err(error) => {
                     let message = format!("cannot use model `{}`: {error}", mesh.file);
                     self.report(&field("file"), message, "this model").set_hint(
