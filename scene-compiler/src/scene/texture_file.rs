@@ -130,9 +130,12 @@ pub(crate) fn from_memory(bytes: &[u8], origin: &Path, encoding: Encoding) -> Re
 
 fn texture(image: LinearImage, origin: &Path) -> Result<TextureImage, String> {
     let LinearImage { width, height, texels, alpha } = image;
-    if let Some(i) = texels.iter().position(|c| !c.iter().all(|v| v.is_finite() && *v >= 0.0)) {
+    if let Some(i) = texels.iter().position(|c| !crate::ranges::radiance_ok(c)) {
         let (x, y) = (i as u32 % width, i as u32 / width);
-        return Err(format!("pixel ({x}, {y}) is {:?}: texels must be finite and not negative", texels[i]));
+        return Err(format!(
+            "pixel ({x}, {y}) is {:?}: texels must be finite, not negative and at most 1e9",
+            texels[i]
+        ));
     }
     Ok(TextureImage { path: origin.to_owned(), width, height, texels, alpha })
 }

@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
-use scene_compiler::scene;
+use scene_compiler::blob::BlobView;
+use scene_compiler::procedural::{Format, icosphere, write};
+use scene_compiler::scene::{self, PlyEncoding, Sphere};
+use scene_compiler::{CompileOptions, compile_scene};
 
 use super::hostile_models::put;
 
@@ -81,5 +84,116 @@ fn p6_texels_past_the_scene_limit_are_refused_from_the_header() {
             assert!(std::sync::Arc::ptr_eq(a, b), "read once, shared");
         }
         other => panic!("two image textures, found {other:?}"),
+    }
+}
+
+/// W2: values at the edge of f32 that `build` wrote into blobs its own `verify` then
+/// refused (or, for the sky, that rendered inf). Each is refused at its value's line.
+#[test]
+fn w2_values_past_the_ranges_are_refused_where_they_are_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    write(&icosphere(1, 1.0), Format::Glb, &dir.join("ico.glb")).expect("model");
+    let ground = r#"    materials: { "m": Lambert(albedo: (0.8, 0.3, 0.2)) },
+    spheres: [(center: (0, -100, 0), radius: 99, material: "m")],"#;
+    let mesh = |transform: &str| {
+        format!("{ground}\n    meshes: [(file: \"ico.glb\", material: \"m\", transform: ({transform}))],")
+    };
+    let spheres = |line: &str| {
+        format!("    materials: {{ \"m\": Lambert(albedo: (0.8, 0.3, 0.2)) }},\n    spheres: [{line}],")
+    };
+    put(
+        dir,
+        "far.ply",
+        scene::write_sphere_file(
+            &[Sphere { center: glam::Vec3::new(3.4e38, 0.0, 0.0), radius: 0.5, material: 0 }],
+            PlyEncoding::BinaryLittleEndian,
+            false,
+        ),
+    );
+    let cases = [
+        ("translate 3e38", mesh("translate: (3e38, 3e38, 3e38)"), "`translate` must be between -1e9 and 1e9"),
+        ("scale 1e30", mesh("scale: 1e30"), "`scale` must be between 1e-6 and 1e6"),
+        ("scale 1e-30", mesh("scale: 1e-30"), "`scale` must be between 1e-6 and 1e6"),
+        (
+            "light colour 3.4e38",
+            format!(
+                "{ground}\n    lights: [Directional(direction: (1, -1.5, -0.8), color: (3.4028235e38, 1, 1), intensity: 2)],"
+            ),
+            "light `color` must be at most 1e9",
+        ),
+        (
+            "light colour times intensity",
+            format!("{ground}\n    lights: [Point(position: (0, 5, 0), color: (1e9, 1, 1), intensity: 2)],"),
+            "light `color` times `intensity` is 2000000000",
+        ),
+        (
+            "sphere centre 3.4e38",
+            spheres(
+                r#"(center: (0, 0, 0), radius: 1, material: "m"), (center: (3.4028235e38, 0, 0), radius: 0.6, material: "m")"#,
+            ),
+            "sphere `center` must be between -1e9 and 1e9",
+        ),
+        (
+            "sphere reaching past 1e9",
+            spheres(r#"(center: (9e8, 0, 0), radius: 2e8, material: "m")"#),
+            "the sphere reaches past 1e9",
+        ),
+        (
+            "sphere-file centre 3.4e38",
+            r#"    materials: { "m": Lambert(albedo: (0.8, 0.3, 0.2)) },
+    sphere_files: [(file: "far.ply", materials: ["m"])],"#
+                .to_owned(),
+            "vertex 0 of sphere file `far.ply`, placed by this `transform`, is unusable",
+        ),
+        (
+            "sky 3e38",
+            format!("{ground}\n    sky: Constant((3e38, 3e38, 3e38)),"),
+            "sky colour must be at most 1e9",
+        ),
+        (
+            "emission",
+            r#"    materials: { "m": Emissive(color: (1e6, 1, 1), strength: 1e6) },
+    spheres: [(center: (0, -100, 0), radius: 99, material: "m")],"#
+                .to_owned(),
+            "`color` times `strength` of material `m` is 1000000000000",
+        ),
+    ];
+    for (name, body, wanted) in cases {
+        let (line, message) = refused(dir, &body);
+        assert!(message.contains(wanted), "{name}: `{wanted}` in: {message}");
+        assert!(line.is_some_and(|l| l >= 3), "{name}: at its line, not {line:?}: {message}");
+    }
+}
+
+/// The other side of W2: scenes at the edges of the ranges validate, and their blobs
+/// pass the full verify.
+#[test]
+fn w2_scenes_at_the_edges_of_the_ranges_compile_to_valid_blobs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    write(&icosphere(1, 1.0), Format::Glb, &dir.join("ico.glb")).expect("model");
+    let body = r#"    materials: {
+        "m": Lambert(albedo: (0.8, 0.3, 0.2)),
+        "lamp": Emissive(color: (1e3, 1e3, 1e3), strength: 1e6),
+    },
+    spheres: [(center: (9e8, 0, 0), radius: 1e8, material: "lamp"), (center: (0, -100, 0), radius: 99, material: "m")],
+    boxes: [(min: (-1e9, -1e9, -1e9), max: (-9.9e8, -9.9e8, -9.9e8), material: "m")],
+    meshes: [
+        (file: "ico.glb", material: "lamp", transform: (scale: 1e-6)),
+        (file: "ico.glb", material: "m", transform: (scale: 1e6, translate: (0, 1e8, 0))),
+    ],
+    lights: [Point(position: (1e9, 1e9, -1e9), color: (1e9, 1e9, 1e9), intensity: 1)],
+    sky: Gradient(bottom: (1e9, 0, 0), top: (0, 0, 1e9)),"#;
+    let scene = parse(dir, body).map_err(|e| e.to_string()).expect("within the ranges");
+    compiles_to_a_valid_blob(&scene, "edges of the ranges");
+}
+
+/// Compiles `scene` and checks the blob with the full verify: every scene that
+/// validates must compile to a blob that verifies.
+pub(crate) fn compiles_to_a_valid_blob(scene: &scene::Scene, what: &str) {
+    let compiled = compile_scene(scene, &CompileOptions::default());
+    if let Err(e) = BlobView::parse(&compiled.blob) {
+        panic!("{what}: the blob of a valid scene does not verify: {e}");
     }
 }
