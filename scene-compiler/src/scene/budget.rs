@@ -87,7 +87,8 @@ pub(crate) fn problems(scene: &Scene) -> Vec<String> {
             }
         }
     }
-    let texels: u64 = images.iter().map(|i| i.texels.len() as u64).sum();
+    // Width x height: what the blob stores for a read image (its texels fill its size).
+    let texels: u64 = images.iter().map(|i| u64::from(i.width) * u64::from(i.height)).sum();
     if texels > limits::MAX_TEXELS as u64 {
         out.push(format!(
             "the texture images have {texels} texels in all ({} distinct images, the models' included), more than the {} a scene may have",
@@ -109,4 +110,43 @@ pub(crate) fn problems(scene: &Scene) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::{MaterialKind, Wrap};
+    use glam::Vec3;
+
+    /// An image of `width` x `height` (the budget counts its size; one texel stands in
+    /// for the rest, so the test allocates nothing).
+    fn image(width: u32, height: u32) -> Arc<TextureImage> {
+        Arc::new(TextureImage {
+            path: PathBuf::new(),
+            width,
+            height,
+            texels: vec![[0.0; 3]],
+            alpha: Vec::new(),
+        })
+    }
+
+    fn textured(name: &str, image: &Arc<TextureImage>) -> Material {
+        let mut m = Material::new(name, MaterialKind::Lambert { albedo: Vec3::ONE });
+        m.texture = Some(Texture::Image { file: name.into(), image: image.clone(), wrap: Wrap::Repeat });
+        m
+    }
+
+    #[test]
+    fn distinct_images_count_together_and_a_shared_one_once() {
+        let big = image(8192, 8192);
+        let shared = Scene { materials: vec![textured("a", &big), textured("b", &big)], ..Scene::default() };
+        assert!(problems(&shared).is_empty(), "{:?}", problems(&shared));
+        let other = image(8192, 8193);
+        let two = Scene { materials: vec![textured("a", &big), textured("b", &other)], ..Scene::default() };
+        let found = problems(&two);
+        assert!(
+            found.len() == 1 && found[0].contains("134225920 texels in all (2 distinct images"),
+            "{found:?}"
+        );
+    }
 }
