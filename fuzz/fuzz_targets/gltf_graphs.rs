@@ -36,13 +36,15 @@ fuzz_target!(|data: &[u8]| {
     let mut nodes = Vec::new();
     for _ in 0..nodes_count {
         let mesh = bytes.next().unwrap_or(0) % 2 == 1;
-        let children: Vec<String> =
-            (0..bytes.next().unwrap_or(0) % 5).map(|_| (bytes.next().unwrap_or(0) % 70).to_string()).collect();
+        let children: Vec<String> = (0..bytes.next().unwrap_or(0) % 5)
+            .map(|_| (bytes.next().unwrap_or(0) % 70).to_string())
+            .collect();
         let mesh = if mesh { r#""mesh":0,"# } else { "" };
         nodes.push(format!(r#"{{{mesh}"children":[{}]}}"#, children.join(",")));
     }
-    let roots: Vec<String> =
-        (0..1 + bytes.next().unwrap_or(0) % 3).map(|_| (bytes.next().unwrap_or(0) % 66).to_string()).collect();
+    let roots: Vec<String> = (0..1 + bytes.next().unwrap_or(0) % 3)
+        .map(|_| (bytes.next().unwrap_or(0) % 66).to_string())
+        .collect();
     let json = format!(
         r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[{}]}}],"nodes":[{}],
 "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1}}]}}],
@@ -65,7 +67,10 @@ fuzz_target!(|data: &[u8]| {
     match scene::parse(text, &dir.join("scene.ron").display().to_string()) {
         Ok(parsed) => {
             let triangles = parsed.meshes[0].data.triangles.len();
-            assert!(triangles <= nodes_count, "{triangles} triangles from {nodes_count} nodes: a node placed twice");
+            assert!(
+                triangles <= nodes_count,
+                "{triangles} triangles from {nodes_count} nodes: a node placed twice"
+            );
         }
         Err(err) => {
             let d = &err.diagnostics()[0];

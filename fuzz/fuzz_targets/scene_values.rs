@@ -25,7 +25,7 @@ fn folder() -> &'static PathBuf {
 }
 
 /// The scene's numbers, in order: `{}` slots of the template below.
-const SLOTS: usize = 26;
+const SLOTS: usize = 24;
 
 fuzz_target!(|data: &[u8]| {
     // Each slot: four bytes of f32 bits; missing bytes are a plain 1.
@@ -46,8 +46,30 @@ fuzz_target!(|data: &[u8]| {
     meshes: [(file: "ico.obj", material: "m", transform: (translate: ({}, 0, 0), rotate_deg: ({}, 0, 0), scale: {}))],
     lights: [Point(position: ({}, 1, 1), color: ({}, 1, 1), intensity: {})],
 )"#,
-        v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15],
-        v[16], v[17], v[18], v[19], v[20], v[21], v[22], v[23], v[24], v[25]
+        v[0],
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6],
+        v[7],
+        v[8],
+        v[9],
+        v[10],
+        v[11],
+        v[12],
+        v[13],
+        v[14],
+        v[15],
+        v[16],
+        v[17],
+        v[18],
+        v[19],
+        v[20],
+        v[21],
+        v[22],
+        v[23]
     );
     let dir = folder();
     match scene::parse(&text, &dir.join("scene.ron").display().to_string()) {
