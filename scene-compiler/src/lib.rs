@@ -25,6 +25,7 @@ pub mod limits;
 pub mod meshes;
 pub mod procedural;
 pub mod procedural_sky;
+pub mod ranges;
 pub mod scene;
 pub mod shapes;
 pub mod sphere_files;

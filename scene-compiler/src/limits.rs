@@ -34,3 +34,11 @@ pub const MAX_TEXELS: usize = 1 << 26;
 /// texels in the blob, plus 256 MiB of sampling table); each side at most
 /// [`MAX_IMAGE_SIDE`].
 pub const MAX_ENV_TEXELS: u64 = 1 << 25;
+/// The largest file a scene may name or be (scene text, model, image, sphere file):
+/// 4 GiB, above the 3 GB that 2^25 spheres written as RON take. Larger files, and
+/// files that are not regular files (devices, pipes), are refused before reading.
+pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+/// The largest blob a reader accepts, 32 GiB: more than the format's limits allow
+/// (2^25 primitives of each kind at their largest records, with their BVH nodes, plus
+/// the texel and environment caps). A larger file is refused before it is allocated.
+pub const MAX_BLOB_BYTES: u64 = 32 << 30;

@@ -278,9 +278,14 @@ pub fn load(path: &Path, options: &CompileOptions) -> Result<CompiledScene, Scen
     Ok(compiled)
 }
 
-/// Reads a file for [`CompiledScene::from_bytes`], with the loader's error for a failure.
+/// Reads a file for [`CompiledScene::from_bytes`], with the loader's error for a failure:
+/// a device or a file larger than its kind's limit is refused before it is read.
 pub fn read(path: &Path) -> Result<Vec<u8>, SceneError> {
-    scene_compiler::files::read(path).map_err(|e| SceneError::read(path, &e))
+    let max = match SceneKind::of(path) {
+        Ok(SceneKind::Blob) => scene_compiler::limits::MAX_BLOB_BYTES,
+        _ => scene_compiler::limits::MAX_INPUT_BYTES,
+    };
+    scene_compiler::files::read_within(path, max).map_err(|e| SceneError::read(path, &e))
 }
 
 /// The length and CRC-32 of `bytes`: enough to tell a changed file from the version

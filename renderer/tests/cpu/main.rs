@@ -15,6 +15,7 @@ mod meshes;
 mod mis;
 mod multi;
 mod principled;
+mod random_scenes;
 mod references;
 mod rng;
 mod robust;

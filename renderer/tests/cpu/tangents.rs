@@ -32,6 +32,9 @@ fn triangle_scene(tangents: Vec<Vec4>, normal_map: bool) -> Scene {
         &[],
         &[],
     );
+    // Looking straight down: `up` must cross the view (the blob check refuses a camera
+    // without a basis, issue 37).
+    s.camera.up = Vec3::Z;
     let flat = TextureImage {
         path: "flat.png".into(),
         width: 1,

@@ -1,7 +1,7 @@
 //! A byte buffer whose start is 16-byte aligned, so `BlobView::parse` can cast
 //! sections to `float4` records in place (a plain `Vec<u8>` guarantees only 1).
 
-use std::{fs, io, ops::Deref, path::Path};
+use std::{io, ops::Deref, path::Path};
 
 /// One 16-byte, 16-aligned chunk of storage.
 #[repr(C, align(16))]
@@ -31,8 +31,9 @@ impl AlignedBytes {
     /// Reads a whole file into aligned storage.
     pub fn read_file(path: &Path) -> io::Result<AlignedBytes> {
         use io::Read;
-        let mut file = fs::File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len())
+        // A device or a file larger than any blob is refused before it is allocated.
+        let (mut file, len) = crate::files::open_input(path, crate::limits::MAX_BLOB_BYTES)?;
+        let len = usize::try_from(len)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "file larger than memory"))?;
         let mut out = AlignedBytes::zeroed(len);
         file.read_exact(out.as_mut_slice())?;

@@ -8,10 +8,10 @@ use glam::Vec3;
 use super::error::{BlobError, describe_start};
 use super::layout::*;
 use crate::bvh::{Aabb, Bvh, Node, NodeKind};
-use crate::limits;
 use crate::scene::{Camera, EnvImage, Environment, MaterialKind, RenderSettings, Sky};
 use crate::shapes::Shape;
 use crate::with_shape;
+use crate::{limits, ranges};
 
 /// How far the probability the alias table gives a light may be from its pdf: the
 /// writer builds the table in f64 (within about 1e-9); f32 storage adds about 1e-7.
@@ -105,8 +105,19 @@ impl<'a> BlobView<'a> {
         let mut previous_end = HEADER_LEN as u64;
         for id in SectionId::ALL {
             let entry = header.sections[id as usize];
-            check_section(id, entry, count(id), previous_end, bytes.len())?;
+            check_section(id, entry, count(id), previous_end, bytes)?;
             previous_end = entry.offset + entry.len;
+        }
+        // Nothing after the last section but its padding to 16 bytes, all zero.
+        if previous_end.next_multiple_of(SECTION_ALIGN as u64) != bytes.len() as u64 {
+            return Err(BlobError::HeaderMismatch {
+                field: "total_len (bytes after the last section)",
+                found: bytes.len() as u64,
+                expected: previous_end.next_multiple_of(SECTION_ALIGN as u64),
+            });
+        }
+        if bytes[previous_end as usize..].iter().any(|&b| b != 0) {
+            return Err(BlobError::section(SectionId::EnvSampling, "the padding after it is not zero"));
         }
         let section = |id: SectionId| -> &'a [u8] {
             let e = header.sections[id as usize];
@@ -322,6 +333,27 @@ impl<'a> BlobView<'a> {
         if !(vfov > 0.0 && vfov < 180.0) {
             return Err(BlobError::record(S::Globals, 0, format!("vertical fov {vfov} outside (0, 180)")));
         }
+        let camera = self.camera();
+        if let Some(problem) = ranges::camera_problem(camera.look_from, camera.look_at, camera.up) {
+            return Err(BlobError::record(S::Globals, 0, format!("camera: {problem}")));
+        }
+        let (aperture, focus) = (camera.aperture, camera.focus_dist);
+        let focus_ok = focus > 0.0 && focus <= 4.0 * ranges::MAX_COORDINATE;
+        if !((0.0..=ranges::MAX_RADIANCE).contains(&aperture) && focus_ok) {
+            let problem = format!("camera aperture {aperture} or focus distance {focus} out of range");
+            return Err(BlobError::record(S::Globals, 0, problem));
+        }
+        if !ranges::radiance_ok(&g.sky_bottom[..3]) || !ranges::radiance_ok(&g.sky_top[..3]) {
+            let problem = format!("sky {:?} / {:?} is negative or above 1e9", g.sky_bottom, g.sky_top);
+            return Err(BlobError::record(S::Globals, 0, problem));
+        }
+        if g.sky_bottom[3] != 0.0 || g.sky_top[3] != 0.0 || g.seed_root[2..] != [0, 0] {
+            return Err(BlobError::record(
+                S::Globals,
+                0,
+                "reserved lanes (sky w, seed_root z and w) are not zero",
+            ));
+        }
         for (i, m) in self.materials.iter().enumerate() {
             check_material(m, self.textures.len())
                 .map_err(|problem| BlobError::record(S::Materials, i, problem))?;
@@ -379,8 +411,15 @@ impl<'a> BlobView<'a> {
             }
         }
         for (i, b) in self.node_boxes.iter().enumerate() {
-            if ![b.x, b.y, b.z].iter().flatten().all(|x| x.is_finite()) {
-                return Err(BlobError::record(S::NodeBoxes, i, "non-finite bounds"));
+            // Child boxes are the primitives' (within the coordinate range) grown by a
+            // margin below 2^-20 of it: twice the range is far outside.
+            let reach = 2.0 * ranges::MAX_COORDINATE;
+            if ![b.x, b.y, b.z].iter().flatten().all(|x| x.is_finite() && x.abs() <= reach) {
+                return Err(BlobError::record(S::NodeBoxes, i, "non-finite bounds or bounds past 2e9"));
+            }
+            // Rows hold (left.min, right.min, left.max, right.max).
+            if [b.x, b.y, b.z].iter().any(|row| row[0] > row[2] || row[1] > row[3]) {
+                return Err(BlobError::record(S::NodeBoxes, i, "a child box's min is above its max"));
             }
         }
         self.check_lights()?;
@@ -419,7 +458,8 @@ impl<'a> BlobView<'a> {
             return Err(BlobError::record(S::Globals, 0, "a gradient sky besides the environment"));
         }
         for (i, t) in self.env_texels.iter().enumerate() {
-            if !t.rgb_pdf.iter().all(|x| x.is_finite() && *x >= 0.0) {
+            if !t.rgb_pdf.iter().all(|x| x.is_finite() && *x >= 0.0) || !ranges::radiance_ok(&t.rgb_pdf[..3])
+            {
                 return Err(BlobError::record(
                     S::EnvTexels,
                     i,
@@ -509,8 +549,15 @@ impl<'a> BlobView<'a> {
                 kind => return err(format!("unknown texture kind {kind}")),
             }
         }
-        if let Some(i) = self.texels.iter().position(|t| !t.iter().all(|x| x.is_finite() && *x >= 0.0)) {
-            return Err(BlobError::record(S::Texels, i, "a texel is not finite or is negative"));
+        // rgb a radiance-like colour, w the image's alpha (1 without one).
+        if let Some(i) =
+            self.texels.iter().position(|t| !ranges::radiance_ok(&t[..3]) || !(0.0..=1.0).contains(&t[3]))
+        {
+            return Err(BlobError::record(
+                S::Texels,
+                i,
+                "a texel is not finite, negative or above 1e9, or its alpha is outside [0, 1]",
+            ));
         }
         let mut seen = [[false; NOISE_POINTS]; 3];
         for (i, n) in self.noise.iter().enumerate() {
@@ -576,10 +623,24 @@ impl<'a> BlobView<'a> {
             if l.alias as usize >= count {
                 return err(format!("alias {} out of range ({count} lights)", l.alias));
             }
+            if !ranges::radiance_ok(&l.radiance_pdf[..3]) {
+                return err(format!("radiance {:?} is negative or above 1e9", &l.radiance_pdf[..3]));
+            }
+            let [x, y, z, w] = l.vector_cos;
+            let vector = Vec3::new(x, y, z);
             match l.kind {
-                LIGHT_POINT => {}
+                LIGHT_POINT => {
+                    if !ranges::coordinate_ok(vector) || w != 1.0 {
+                        return err(format!("point light at {vector} (w {w}): past 1e9 or w not 1"));
+                    }
+                }
                 LIGHT_DIRECTIONAL => {
-                    if l.vector_cos[3] < 1.0 {
+                    if (vector.length_squared() - 1.0).abs() > 1e-3 || !(w > 0.0 && w <= 1.0) {
+                        return err(format!(
+                            "directional light {vector} is not unit length or its cos {w} is not in (0, 1]"
+                        ));
+                    }
+                    if w < 1.0 {
                         suns += 1;
                         if suns > crate::limits::MAX_SUNS {
                             return err(format!(
@@ -590,6 +651,9 @@ impl<'a> BlobView<'a> {
                     }
                 }
                 LIGHT_ENVIRONMENT => {
+                    if l.vector_cos != [0.0, 0.0, 0.0, 1.0] {
+                        return err(format!("vector {:?} is not (0, 0, 0, 1)", l.vector_cos));
+                    }
                     if self.header.env_size[0] == 0 {
                         return err("an environment light without an environment".into());
                     }
@@ -599,6 +663,9 @@ impl<'a> BlobView<'a> {
                     }
                 }
                 LIGHT_AREA => {
+                    if l.vector_cos != [0.0, 0.0, 0.0, 1.0] {
+                        return err(format!("vector {:?} is not (0, 0, 0, 1)", l.vector_cos));
+                    }
                     let (kind, index) = prim_parts(l.prim);
                     // No stray bits: the kernels compare references whole.
                     let stray = l.prim & !(PRIM_KIND_MASK | PRIM_INDEX_MASK) != 0;
@@ -783,6 +850,9 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.total_len != bytes.len() as u64 {
         return Err(mismatch("total_len (file size)", h.total_len, bytes.len() as u64));
     }
+    if !h.total_len.is_multiple_of(SECTION_ALIGN as u64) {
+        return Err(mismatch("total_len (a multiple of 16)", h.total_len, h.total_len.next_multiple_of(16)));
+    }
     let known =
         FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS | FLAG_NOISE | FLAG_TRIANGLE_UVS | FLAG_TRIANGLE_TANGENTS;
     if h.flags & !known != 0 {
@@ -838,8 +908,9 @@ fn check_section(
     e: SectionEntry,
     count: usize,
     previous_end: u64,
-    total: usize,
+    bytes: &[u8],
 ) -> Result<(), BlobError> {
+    let total = bytes.len();
     let expected_len = (count * id.record_size()) as u64;
     if e.len != expected_len {
         return Err(BlobError::section(
@@ -852,6 +923,17 @@ fn check_section(
     }
     if e.offset < previous_end {
         return Err(BlobError::section(id, format!("offset {} overlaps the previous section", e.offset)));
+    }
+    // Each section starts where the one before ends, rounded up to 16 bytes; the gap
+    // (at most 15 bytes) is zero.
+    if e.offset != previous_end.next_multiple_of(SECTION_ALIGN as u64) {
+        return Err(BlobError::section(
+            id,
+            format!("offset {} leaves a gap after the previous section's end at {previous_end}", e.offset),
+        ));
+    }
+    if e.offset <= total as u64 && bytes[previous_end as usize..e.offset as usize].iter().any(|&b| b != 0) {
+        return Err(BlobError::section(id, "the padding before it is not zero"));
     }
     if e.offset.checked_add(e.len).is_none_or(|end| end > total as u64) {
         return Err(BlobError::section(
@@ -893,6 +975,9 @@ fn check_material(m: &MaterialRecord, texture_count: usize) -> Result<(), String
         .all(|(slot, &t)| t == NO_TEXTURE || ((t as usize) < texture_count && takes(slot)));
     if !texture_ok || m.reserved != 0 {
         return Err(format!("textures {:x?} ({texture_count} textures) or reserved lane set", m.textures));
+    }
+    if !ranges::radiance_ok(&m.albedo_roughness[..3]) || !ranges::radiance_ok(&m.emission_ior[..3]) {
+        return Err("albedo or emission above 1e9".into());
     }
     Ok(())
 }

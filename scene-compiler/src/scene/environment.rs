@@ -14,10 +14,12 @@ use crate::limits;
 pub(crate) fn read(path: &Path) -> Result<EnvImage, String> {
     let image = image_file::read_linear_rgb(path, limits::MAX_ENV_TEXELS, image_file::Encoding::Color)?;
     let width = image.width as usize;
-    if let Some(i) = image.texels.iter().position(|t| t.iter().any(|c| !c.is_finite() || *c < 0.0)) {
+    if let Some(i) = image.texels.iter().position(|t| !crate::ranges::radiance_ok(t)) {
         let (x, y) = (i % width, i / width);
         let [r, g, b] = image.texels[i];
-        return Err(format!("pixel ({x}, {y}) is ({r}, {g}, {b}); radiance must be finite and non-negative"));
+        return Err(format!(
+            "pixel ({x}, {y}) is ({r}, {g}, {b}); radiance must be finite, non-negative and at most 1e9"
+        ));
     }
     Ok(EnvImage { path: path.to_owned(), width: image.width, height: image.height, texels: image.texels })
 }

@@ -15,8 +15,9 @@ use crate::limits;
 /// The image at `path`, or why it cannot be a heightmap (one sentence, no file name:
 /// the caller's message names it).
 pub(crate) fn read(path: &Path) -> Result<Heightmap, String> {
-    let reader = ImageReader::open(path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?
+    let (file, _) = crate::files::open_input(path, limits::MAX_INPUT_BYTES)
+        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    let reader = ImageReader::new(std::io::BufReader::new(file))
         .with_guessed_format()
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let decoder = reader.into_decoder().map_err(|e| format!("not a readable image: {e}"))?;

@@ -29,7 +29,7 @@ pub struct LinearImage {
 }
 
 /// What an 8- or 16-bit image's values are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
     /// sRGB-encoded colour (a photograph, a base colour texture): decoded to linear.
     Color,
@@ -50,8 +50,9 @@ pub fn srgb_to_linear(c: f32) -> f32 {
 /// `max_texels` pixels, or a side above [`limits::MAX_IMAGE_SIDE`], are refused before
 /// they are decoded.
 pub fn read_linear_rgb(path: &Path, max_texels: u64, encoding: Encoding) -> Result<LinearImage, String> {
-    let reader = ImageReader::open(path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?
+    let (file, _) = crate::files::open_input(path, limits::MAX_INPUT_BYTES)
+        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    let reader = ImageReader::new(std::io::BufReader::new(file))
         .with_guessed_format()
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     decode(reader, max_texels, encoding)

@@ -146,12 +146,13 @@ impl ListItem for Mesh {
         use glam::Vec3;
         use std::sync::Arc;
         // As read from m.obj (the folder of the wrong values has none).
-        let data = super::mesh_file::read(&folder.join("m.obj")).unwrap_or_else(|_| MeshData {
-            path: folder.join("m.obj"),
-            positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
-            triangles: vec![[0, 1, 2]],
-            ..MeshData::default()
-        });
+        let data = super::mesh_file::read_within(&folder.join("m.obj"), crate::limits::MAX_TRIANGLES)
+            .unwrap_or_else(|_| MeshData {
+                path: folder.join("m.obj"),
+                positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y],
+                triangles: vec![[0, 1, 2]],
+                ..MeshData::default()
+            });
         vec![Mesh {
             file: "m.obj".into(),
             material: Some(2),

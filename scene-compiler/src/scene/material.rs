@@ -296,6 +296,7 @@ impl MaterialFile {
                 c.non_negative3(color, &what("color"), &at("color"));
                 c.non_negative(strength, &what("strength"), &at("strength"));
                 c.non_negative3(albedo, &what("albedo"), &at("albedo"));
+                c.radiance_product(color, strength, &what("color` times `strength"), &at("strength"));
             }
             MaterialFile::Principled {
                 base_color,
@@ -333,6 +334,8 @@ impl MaterialFile {
                 }
                 c.non_negative3(emission, &what("emission"), &at("emission"));
                 c.non_negative(emission_strength, &what("emission_strength"), &at("emission_strength"));
+                let product = what("emission` times `emission_strength");
+                c.radiance_product(emission, emission_strength, &product, &at("emission_strength"));
                 c.non_negative(normal_scale, &what("normal_scale"), &at("normal_scale"));
                 if let AlphaMode::Mask(cutoff) = alpha_mode {
                     c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");

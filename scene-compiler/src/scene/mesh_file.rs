@@ -11,7 +11,8 @@
 //!
 //! Not here: placing a mesh in the world (`crate::meshes`, at compile time).
 
-use std::io::BufReader;
+use std::cell::RefCell;
+use std::io::{BufReader, Cursor};
 use std::path::Path;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
@@ -19,17 +20,24 @@ use ply_rs_bw::{parser, ply};
 
 use super::model::{MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
-use crate::limits;
+use super::{gltf_check, obj_check};
+use crate::{files, limits};
 
-/// Reads the model at `path`, by its extension.
-pub fn read(path: &Path) -> Result<MeshData, String> {
+/// Reads the model at `path`, by its extension, refusing a model of more than
+/// `max_triangles` triangles (what the scene's meshes read before it left of the
+/// format's limit) as soon as it is known to have them: a glTF file's node tree is
+/// counted against it before anything is read.
+pub fn read_within(path: &Path, max_triangles: usize) -> Result<MeshData, String> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     let g = match extension.as_deref() {
         Some("obj") => read_obj(path)?,
         Some("ply") => read_ply(path)?,
-        Some("gltf" | "glb") => read_gltf(path)?,
+        Some("gltf" | "glb") => read_gltf(path, max_triangles)?,
         _ => return Err("unknown model format: use .obj, .ply, .gltf or .glb".into()),
     };
+    if g.triangles.len() > max_triangles {
+        return Err(too_many_triangles(g.triangles.len(), max_triangles));
+    }
     check(&g.positions, &g.triangles)?;
     let normals = unit_normals(g.normals, g.positions.len())?;
     let uvs = if g.uvs.len() == g.positions.len() { g.uvs } else { Vec::new() };
@@ -81,6 +89,14 @@ fn unit_tangents(tangents: Vec<Vec4>, vertices: usize) -> Result<Vec<Vec4>, Stri
         .collect()
 }
 
+fn too_many_triangles(n: usize, max: usize) -> String {
+    if max == limits::MAX_TRIANGLES {
+        format!("{n} triangles, more than the format's {max}")
+    } else {
+        format!("{n} triangles, more than the {max} the format has room for after the scene's other meshes")
+    }
+}
+
 /// What the compiler needs of every model: some triangles, within the format's
 /// limits, indices in range, finite positions, and no triangle without area.
 fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
@@ -129,8 +145,26 @@ fn read_obj(path: &Path) -> Result<Geometry, String> {
     // (at the same, bit-equal, position).
     let options = tobj::LoadOptions { triangulate: true, single_index: true, ..tobj::LoadOptions::default() };
     let folder = path.parent().unwrap_or(Path::new("."));
-    let (models, materials) =
-        tobj::load_obj(path, &options).map_err(|e| format!("not a readable OBJ file: {e}"))?;
+    let bytes = files::read(path).map_err(|e| e.to_string())?;
+    obj_check::obj(&String::from_utf8_lossy(&bytes))?;
+    // MTL files are read here, not by tobj, so that they are bounded and checked first;
+    // the first one's problem is kept to say why the model has no materials.
+    let mtl_problem = RefCell::new(None::<String>);
+    let load_mtl = |name: &Path| -> tobj::MTLLoadResult {
+        let checked = files::read(&folder.join(name)).map_err(|e| e.to_string()).and_then(|bytes| {
+            obj_check::mtl(&String::from_utf8_lossy(&bytes))?;
+            Ok(bytes)
+        });
+        match checked {
+            Ok(bytes) => tobj::load_mtl_buf(&mut Cursor::new(&bytes[..])),
+            Err(e) => {
+                mtl_problem.borrow_mut().get_or_insert_with(|| format!("`{}`: {e}", name.display()));
+                Err(tobj::LoadError::MaterialParseError)
+            }
+        }
+    };
+    let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(&bytes[..]), &options, load_mtl)
+        .map_err(|e| format!("not a readable OBJ file: {e}"))?;
     let mut g = Geometry::default();
     match materials {
         Ok(materials) if !materials.is_empty() => {
@@ -139,7 +173,10 @@ fn read_obj(path: &Path) -> Result<Geometry, String> {
             }
         }
         Ok(_) => g.no_materials = "the OBJ file names no MTL materials".into(),
-        Err(e) => g.no_materials = format!("its MTL file cannot be used ({e})"),
+        Err(e) => {
+            let why = mtl_problem.into_inner().unwrap_or_else(|| e.to_string());
+            g.no_materials = format!("its MTL file cannot be used ({why})");
+        }
     }
     let mut every_normal = true;
     let mut every_uv = true;
@@ -249,7 +286,7 @@ impl ply::PropertyAccess for PlyFace {
 }
 
 fn read_ply(path: &Path) -> Result<Geometry, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let (file, _) = files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
     let mut reader = parser::Reader::new(BufReader::new(file));
     let vertex_parser = parser::Parser::<PlyVertex>::new();
     let face_parser = parser::Parser::<PlyFace>::new();
@@ -288,12 +325,21 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
     Ok(g)
 }
 
-fn read_gltf(path: &Path) -> Result<Geometry, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+fn read_gltf(path: &Path, max_triangles: usize) -> Result<Geometry, String> {
+    let bytes = files::read(path).map_err(|e| e.to_string())?;
+    // The crate's validation is run by hand, after the checks it needs done before it.
     let gltf::Gltf { document, blob } =
-        gltf::Gltf::from_slice(&bytes).map_err(|e| format!("not a glTF 2.0 file: {e}"))?;
+        gltf::Gltf::from_slice_without_validation(&bytes).map_err(|e| format!("not a glTF 2.0 file: {e}"))?;
+    gltf_check::before_validation(document.as_json())?;
+    let document = gltf::Document::from_json(document.into_json())
+        .map_err(|e| format!("not a valid glTF 2.0 file: {e}"))?;
+    gltf_check::images(document.as_json())?;
+    gltf_check::node_tree(document.as_json())?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    gltf_check::buffer_files(document.as_json(), folder)?;
     let buffers =
         gltf::import_buffers(&document, path.parent(), blob).map_err(|e| format!("buffers: {e}"))?;
+    let lengths: Vec<usize> = buffers.iter().map(|b| b.0.len()).collect();
     let scene = document
         .default_scene()
         .or_else(|| document.scenes().next())
@@ -310,8 +356,13 @@ fn read_gltf(path: &Path) -> Result<Geometry, String> {
         g.materials.push(model_materials::gltf(&material, path, &buffers, &mut g.dropped)?);
     }
     let mut every = Every { normal: true, uv: true, tangent: true, default_material: None };
+    let mut counts = [0, 0];
     for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, path, &buffers, &mut g, &mut every, 0)?;
+        count_gltf(&node, max_triangles, &mut counts, 0)?;
+    }
+    let file = GltfFile { path, document: &document, buffers: &buffers, lengths: &lengths };
+    for node in scene.nodes() {
+        gltf_node(&node, Mat4::IDENTITY, &file, &mut g, &mut every, 0)?;
     }
     if !every.normal {
         g.normals.clear();
@@ -334,6 +385,15 @@ struct Every {
     default_material: Option<u32>,
 }
 
+/// What every node of a glTF walk reads from.
+struct GltfFile<'a> {
+    path: &'a Path,
+    document: &'a gltf::Document,
+    buffers: &'a [gltf::buffer::Data],
+    /// The loaded buffers' lengths, for the accessor checks.
+    lengths: &'a [usize],
+}
+
 /// Deepest glTF node hierarchy read: deeper is a loop (a node that is its own
 /// ancestor) or a hostile file, and would overflow the stack.
 const MAX_GLTF_NODE_DEPTH: usize = 256;
@@ -342,8 +402,7 @@ const MAX_GLTF_NODE_DEPTH: usize = 256;
 fn gltf_node(
     node: &gltf::Node<'_>,
     parent: Mat4,
-    model: &Path,
-    buffers: &[gltf::buffer::Data],
+    file: &GltfFile<'_>,
     g: &mut Geometry,
     every: &mut Every,
     depth: usize,
@@ -362,9 +421,11 @@ fn gltf_node(
     let normal_matrix = linear.inverse().transpose();
     let mirrors = linear.determinant() < 0.0;
     let (positions, triangles) = (&mut g.positions, &mut g.triangles);
+    let (model, buffers) = (file.path, file.buffers);
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives() {
             let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
+            check_primitive(&primitive, file).map_err(|e| format!("{}: {e}", at()))?;
             let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
             let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
             // The reader gives None both for a missing accessor and for one that
@@ -444,7 +505,72 @@ fn gltf_node(
         }
     }
     for child in node.children() {
-        gltf_node(&child, world, model, buffers, g, every, depth + 1)?;
+        gltf_node(&child, world, file, g, every, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// A primitive the crate's readers can read without panicking (`gltf_check::accessor`
+/// for each accessor read).
+fn check_primitive(primitive: &gltf::Primitive<'_>, file: &GltfFile<'_>) -> Result<(), String> {
+    use gltf::Semantic;
+    for (semantic, allowed, what) in [
+        (Semantic::Positions, gltf_check::POSITIONS, "POSITION"),
+        (Semantic::Normals, gltf_check::NORMALS, "NORMAL"),
+        (Semantic::TexCoords(0), gltf_check::TEX_COORDS, "TEXCOORD_0"),
+        (Semantic::Tangents, gltf_check::TANGENTS, "TANGENT"),
+    ] {
+        if let Some(a) = primitive.get(&semantic) {
+            gltf_check::accessor(&a, file.document, file.lengths, allowed, what)?;
+        }
+    }
+    if let Some(a) = primitive.indices() {
+        gltf_check::accessor(&a, file.document, file.lengths, gltf_check::INDICES, "indices")?;
+    }
+    Ok(())
+}
+
+/// The vertices and triangles a walk of the node tree under `node` reads, added to
+/// `counts`, from the accessors' counts alone (nothing is read): refused as soon as
+/// they pass three vertices per triangle of `max_triangles`, or `max_triangles`. Every
+/// node that places a mesh counts, so a tree that instances a mesh many times is
+/// refused before memory is spent on it.
+fn count_gltf(
+    node: &gltf::Node<'_>,
+    max_triangles: usize,
+    counts: &mut [usize; 2],
+    depth: usize,
+) -> Result<(), String> {
+    if depth >= MAX_GLTF_NODE_DEPTH {
+        return Err(format!(
+            "node {} is {depth} levels deep: the node graph loops or nests deeper than {MAX_GLTF_NODE_DEPTH}",
+            node.index()
+        ));
+    }
+    for primitive in node.mesh().iter().flat_map(|m| m.primitives()) {
+        let vertices = primitive.get(&gltf::Semantic::Positions).map_or(0, |a| a.count());
+        let corners = primitive.indices().map_or(vertices, |a| a.count());
+        let made = match primitive.mode() {
+            gltf::mesh::Mode::Triangles => corners / 3,
+            _ => corners.saturating_sub(2),
+        };
+        counts[0] = counts[0].saturating_add(vertices);
+        counts[1] = counts[1].saturating_add(made);
+        let max_vertices = max_triangles.saturating_mul(3);
+        if counts[0] > max_vertices {
+            return Err(format!(
+                "{} vertices, more than the {max_vertices} (three per triangle the format has room for) a model may have, counting every node that places a mesh",
+                counts[0]
+            ));
+        }
+        if counts[1] > max_triangles {
+            return Err(
+                too_many_triangles(counts[1], max_triangles) + ", counting every node that places a mesh"
+            );
+        }
+    }
+    for child in node.children() {
+        count_gltf(&child, max_triangles, counts, depth + 1)?;
     }
     Ok(())
 }

@@ -12,8 +12,10 @@
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
+mod budget;
 mod diagnostic;
 mod environment;
+mod gltf_check;
 mod heightmap;
 pub mod image_file;
 mod lex;
@@ -22,6 +24,7 @@ mod material;
 mod mesh_file;
 mod model;
 mod model_materials;
+mod obj_check;
 mod reflect;
 mod schema;
 mod spans;

@@ -31,7 +31,7 @@ pub enum PlyEncoding {
 /// Reads the sphere file at `path`; each sphere's `material` is its `material` property
 /// (0 without one), an index into the scene entry's `materials`, checked by the caller.
 pub fn read(path: &Path) -> Result<SphereListData, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let (file, _) = crate::files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
     let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, file));
     let point_parser = parser::Parser::<PlyPoint>::new();
     let header = point_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;

@@ -24,7 +24,20 @@ pub(crate) const IMAGE_HINT: &str =
 /// The image a texture names as `file` (relative to `folder`, the scene file's), or the
 /// message that says why it cannot be used, naming `file` as the scene writes it.
 pub(crate) fn read_named(folder: &Path, file: &str, encoding: Encoding) -> Result<TextureImage, String> {
-    read(&folder.join(file), encoding).map_err(|error| format!("cannot use texture image `{file}`: {error}"))
+    read_named_within(folder, file, encoding, limits::MAX_TEXELS as u64)
+}
+
+/// [`read_named`], refusing from its header an image of more than `max_texels` texels.
+pub(crate) fn read_named_within(
+    folder: &Path,
+    file: &str,
+    encoding: Encoding,
+    max_texels: u64,
+) -> Result<TextureImage, String> {
+    let path = folder.join(file);
+    image_file::read_linear_rgb(&path, max_texels, encoding)
+        .and_then(|image| texture(image, &path))
+        .map_err(|error| format!("cannot use texture image `{file}`: {error}"))
 }
 
 /// How the image of a material's texture in `field` is encoded: the data maps
@@ -117,9 +130,12 @@ pub(crate) fn from_memory(bytes: &[u8], origin: &Path, encoding: Encoding) -> Re
 
 fn texture(image: LinearImage, origin: &Path) -> Result<TextureImage, String> {
     let LinearImage { width, height, texels, alpha } = image;
-    if let Some(i) = texels.iter().position(|c| !c.iter().all(|v| v.is_finite() && *v >= 0.0)) {
+    if let Some(i) = texels.iter().position(|c| !crate::ranges::radiance_ok(c)) {
         let (x, y) = (i as u32 % width, i as u32 / width);
-        return Err(format!("pixel ({x}, {y}) is {:?}: texels must be finite and not negative", texels[i]));
+        return Err(format!(
+            "pixel ({x}, {y}) is {:?}: texels must be finite, not negative and at most 1e9",
+            texels[i]
+        ));
     }
     Ok(TextureImage { path: origin.to_owned(), width, height, texels, alpha })
 }

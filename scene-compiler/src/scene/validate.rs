@@ -14,16 +14,18 @@ use glam::Vec3;
 use rayon::prelude::*;
 use smol_str::SmolStr;
 
-use crate::limits;
+use crate::{limits, ranges};
 
 use super::{
+    budget::{self, TexelBudget},
     environment, heightmap,
     list::{ListItem, Lowering},
     material::{MAP_FIELDS, MaterialFile},
     mesh_file,
     model::{
-        Band, Camera, EnvImage, Environment, Heightmap, Light, Maps, Material, Mesh, RenderSettings, Scene,
-        Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, Wrap,
+        Band, Camera, EnvImage, Environment, Heightmap, Light, Maps, Material, Mesh, MeshData,
+        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
+        Transform, Wrap,
     },
     schema::{
         BandFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereListFile,
@@ -42,7 +44,7 @@ const PAR_CHUNK: usize = 1 << 14;
 const MAX_LISTED: usize = 8;
 
 /// `|up × forward|` (both unit length) at or below this: `up` gives no usable camera basis.
-const PARALLEL_SINE: f32 = 1e-6;
+const PARALLEL_SINE: f32 = ranges::PARALLEL_SINE;
 
 /// One semantic problem, located by the path of the offending value.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,7 +80,7 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
     if !c.issues.is_empty() {
         return Err(c.issues);
     }
-    Ok(Scene {
+    let scene = Scene {
         camera: lower_camera(&file.camera),
         settings: lower_settings(&file.settings),
         sky: lower_sky(&file.sky, env_image),
@@ -96,7 +98,12 @@ pub(crate) fn validate(file: &SceneFile, folder: &Path) -> Result<Scene, Vec<Iss
             .collect(),
         lights: file.lights.iter().map(lower_light).collect(),
         ..scene
-    })
+    };
+    c.compiled_budget(&root, &scene);
+    if !c.issues.is_empty() {
+        return Err(c.issues);
+    }
+    Ok(scene)
 }
 
 /// Checks an in-memory [`Scene`] (an editor's edit) with the same rules as a file,
@@ -133,6 +140,7 @@ pub(crate) fn check_model(scene: &Scene) -> Vec<Issue> {
     c.primitive_count(&root, primitives, scene.boxes.len(), &scene.terrains, &scene.meshes);
     let lights: Vec<LightFile> = scene.lights.iter().map(light_file).collect();
     c.lights(&root.field("lights"), &lights);
+    c.compiled_budget(&root, scene);
     c.issues
 }
 
@@ -228,8 +236,53 @@ impl Checker {
         None
     }
 
+    /// A colour channel, strength or other quantity: finite, not negative and at most
+    /// `ranges::MAX_RADIANCE`, so products of them stay finite.
     pub(super) fn non_negative(&mut self, v: f32, what: &str, at: At) {
-        self.check(v, what, at, |x| x >= 0.0, "non-negative");
+        if self.check(v, what, at, |x| x >= 0.0, "non-negative").is_none() {
+            self.at_most(v, ranges::MAX_RADIANCE, what, at);
+        }
+    }
+
+    /// Reports a finite `v` above `max` (its range's upper end, after the check of its
+    /// lower end): "must be at most 1e9".
+    pub(crate) fn at_most(&mut self, v: f32, max: f32, what: &str, at: At) {
+        if v.is_finite() && v > max {
+            self.report(at, format!("{what} must be at most {max:e}, found {v}"), "too large")
+                .set_hint("values this large overflow 32-bit floats in the renderers' products");
+        }
+    }
+
+    /// A point: each coordinate finite and within `ranges::MAX_COORDINATE` of 0; true
+    /// when usable.
+    pub(crate) fn coordinate3(&mut self, v: V3, what: &str, at: At) -> bool {
+        if !self.finite3(v, what, at) {
+            return false;
+        }
+        let mut ok = true;
+        for (k, &x) in v.iter().enumerate() {
+            if x.abs() > ranges::MAX_COORDINATE {
+                self.report(
+                    &|| at().index(k),
+                    format!("{what} must be between -1e9 and 1e9, found {x}"),
+                    "out of range",
+                )
+                .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    /// A colour times a strength (an emitter's or light's radiance, an image's texel
+    /// times its strength) within `ranges::MAX_RADIANCE`, reported at `at`.
+    pub(super) fn radiance_product(&mut self, color: V3, strength: f32, what: &str, at: At) {
+        let product = color.map(|c| c * strength);
+        // Factors out of range have their own message: one mistake, one message.
+        if ranges::radiance_ok(&color) && ranges::radiance_ok(&[strength]) && !ranges::radiance_ok(&product) {
+            let max = product.iter().copied().fold(0.0, f32::max);
+            self.report(at, format!("{what} is {max}, more than the 1e9 a radiance may be"), "too bright");
+        }
     }
 
     /// A colour or other per-channel quantity: each channel finite and not negative.
@@ -251,8 +304,8 @@ impl Checker {
 
     fn camera(&mut self, path: &ValuePath, cam: &CameraFile) {
         let field = |name: &'static str| move || path.field(name);
-        let from_ok = self.finite3(cam.look_from, "camera `look_from`", &field("look_from"));
-        let at_ok = self.finite3(cam.look_at, "camera `look_at`", &field("look_at"));
+        let from_ok = self.coordinate3(cam.look_from, "camera `look_from`", &field("look_from"));
+        let at_ok = self.coordinate3(cam.look_at, "camera `look_at`", &field("look_at"));
         let up_ok = self.finite3(cam.up, "camera `up`", &field("up"));
         let vfov_ok = |v| v > 0.0 && v < 180.0;
         self.check(
@@ -263,8 +316,12 @@ impl Checker {
             "between 0 and 180 degrees (exclusive)",
         );
         self.non_negative(cam.aperture, "camera `aperture`", &field("aperture"));
-        if let Some(focus) = cam.focus_dist {
-            self.check(focus, "camera `focus_dist`", &field("focus_dist"), |v| v > 0.0, "positive");
+        if let Some(focus) = cam.focus_dist
+            && self
+                .check(focus, "camera `focus_dist`", &field("focus_dist"), |v| v > 0.0, "positive")
+                .is_none()
+        {
+            self.at_most(focus, 4.0 * ranges::MAX_COORDINATE, "camera `focus_dist`", &field("focus_dist"));
         }
         if !(from_ok && at_ok && up_ok) {
             return;
@@ -336,7 +393,14 @@ impl Checker {
             return None;
         };
         match environment::read(&folder.join(image)) {
-            Ok(data) => Some(Arc::new(data)),
+            Ok(data) => {
+                if let SkyFile::Environment { strength, .. } = sky {
+                    let brightest = data.texels.iter().flatten().copied().fold(0.0, f32::max);
+                    let what = format!("the brightest texel of `{image}` times `strength`");
+                    self.radiance_product([brightest; 3], *strength, &what, &|| path.field("strength"));
+                }
+                Some(Arc::new(data))
+            }
             Err(error) => {
                 let message = format!("cannot use environment image `{image}`: {error}");
                 self.report(&|| path.field("image"), message, "this image").set_hint(
@@ -380,17 +444,20 @@ impl Checker {
         entries: &[(String, MaterialFile)],
         folder: &Path,
     ) -> Vec<(Option<Texture>, Maps)> {
+        let mut budget = TexelBudget::default();
         entries
             .iter()
             .enumerate()
             .map(|(i, (name, kind))| {
                 let texture = kind.texture().and_then(|(texture, field)| {
-                    self.texture(&|| path.index(i).field(field), name, texture, field, folder)
+                    self.texture(&|| path.index(i).field(field), name, texture, field, folder, &mut budget)
                 });
                 let maps = kind.maps();
                 let maps = std::array::from_fn(|m| {
                     let field = MAP_FIELDS[m];
-                    maps[m].and_then(|t| self.texture(&|| path.index(i).field(field), name, t, field, folder))
+                    maps[m].and_then(|t| {
+                        self.texture(&|| path.index(i).field(field), name, t, field, folder, &mut budget)
+                    })
                 });
                 (texture, Maps::from_slots(maps))
             })
@@ -406,14 +473,15 @@ impl Checker {
         texture: &TextureFile,
         field: &str,
         folder: &Path,
+        budget: &mut TexelBudget,
     ) -> Option<Texture> {
         let what = |name: &str| format!("`{name}` of the texture of material `{material}`");
         match texture {
             TextureFile::Image { file, wrap } => {
-                match texture_file::read_named(folder, file, texture_file::encoding_of(field)) {
+                match budget.read(folder, file, texture_file::encoding_of(field)) {
                     Ok(image) => Some(Texture::Image {
                         file: file.clone(),
-                        image: Arc::new(image),
+                        image,
                         wrap: match wrap {
                             WrapFile::Repeat => Wrap::Repeat,
                             WrapFile::Clamp => Wrap::Clamp,
@@ -468,7 +536,15 @@ impl Checker {
                     self.report(&at_field, message, "not a usable texture");
                 } else if !matches!(texture, Texture::Image { .. }) {
                     // No image to read: the folder is not used.
-                    self.texture(&at, &m.name, &texture_file_of(texture), slot, Path::new(""));
+                    let mut no_images = TexelBudget::default();
+                    self.texture(
+                        &at,
+                        &m.name,
+                        &texture_file_of(texture),
+                        slot,
+                        Path::new(""),
+                        &mut no_images,
+                    );
                 }
             }
         }
@@ -562,6 +638,14 @@ impl Checker {
         }
     }
 
+    /// What the compiled scene holds in all (`budget::problems`), reported at `materials`.
+    fn compiled_budget(&mut self, root: &ValuePath, scene: &Scene) {
+        for problem in budget::problems(scene) {
+            self.report(&|| root.field("materials"), problem, "too much for one blob")
+                .set_hint("use fewer or smaller images, or fewer materials");
+        }
+    }
+
     /// Checks every mesh, resolves its material and reads its model from `folder`.
     pub(super) fn meshes(
         &mut self,
@@ -571,6 +655,8 @@ impl Checker {
         folder: &Path,
     ) -> Vec<Mesh> {
         let mut out = Vec::with_capacity(meshes.len());
+        // Triangles the meshes read so far: each model is read against what is left.
+        let mut triangles = 0;
         for (i, mesh) in meshes.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform = self.transform(&field("transform"), &mesh.transform);
@@ -578,8 +664,12 @@ impl Checker {
                 Some(name) => self.material(&field("material"), name, materials).map(Some),
                 None => Some(None),
             };
-            let data = match mesh_file::read(&folder.join(&mesh.file)) {
-                Ok(data) => Some(data),
+            let left = limits::MAX_TRIANGLES.saturating_sub(triangles);
+            let data = match mesh_file::read_within(&folder.join(&mesh.file), left) {
+                Ok(data) => {
+                    triangles += data.triangles.len();
+                    Some(data)
+                }
                 Err(error) => {
                     let message = format!("cannot use model `{}`: {error}", mesh.file);
                     self.report(&field("file"), message, "this model").set_hint(
@@ -596,7 +686,11 @@ impl Checker {
                     .set_hint("add e.g. `material: \"clay\"`, naming one of the scene's materials");
                 continue;
             }
-            if let (Some(transform), Some(material), Some(data)) = (transform, material, data) {
+            let placed = transform.is_some_and(|t| {
+                data.as_ref()
+                    .is_none_or(|data| self.mesh_placement(&field("transform"), &mesh.file, &t, data))
+            });
+            if let (Some(transform), Some(material), Some(data), true) = (transform, material, data, placed) {
                 out.push(Mesh { file: mesh.file.clone(), material, transform, data: Arc::new(data) });
             }
         }
@@ -605,11 +699,18 @@ impl Checker {
 
     /// A mesh's placement: finite, with a positive scale.
     fn transform(&mut self, at: At, t: &TransformFile) -> Option<Transform> {
-        let moves = self.finite3(t.translate, "`translate`", &|| at().field("translate"))
+        let moves = self.coordinate3(t.translate, "`translate`", &|| at().field("translate"))
             & self.finite3(t.rotate_deg, "`rotate_deg`", &|| at().field("rotate_deg"));
-        let scale_ok =
-            self.check(t.scale, "`scale`", &|| at().field("scale"), |s| s > 0.0, "above 0").is_none()
-                && t.scale.is_finite();
+        let scale_at = || at().field("scale");
+        let mut scale_ok = self.check(t.scale, "`scale`", &scale_at, |s| s > 0.0, "above 0").is_none()
+            && t.scale.is_finite();
+        if scale_ok && !(ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&t.scale) {
+            let message = format!("`scale` must be between 1e-6 and 1e6, found {}", t.scale);
+            self.report(&scale_at, message, "out of range").set_hint(
+                "a scale beyond these turns a model's triangles to nothing or to overflow in 32-bit floats",
+            );
+            scale_ok = false;
+        }
         (moves && scale_ok).then(|| Transform {
             translate: Vec3::from_array(t.translate),
             rotate_deg: Vec3::from_array(t.rotate_deg),
@@ -617,10 +718,33 @@ impl Checker {
         })
     }
 
+    /// Whether a model's triangles, placed by `transform` as compiling places them
+    /// (`crate::meshes`), each lie within the coordinate range and keep an area in f32
+    /// (`ranges::triangle_problem`, what the blob check asks of them).
+    fn mesh_placement(&mut self, at: At, file: &str, transform: &Transform, data: &MeshData) -> bool {
+        let to_world = transform.matrix();
+        let world: Vec<Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
+        let bad = data
+            .triangles
+            .par_iter()
+            .position_first(|t| ranges::triangle_problem(t.map(|i| world[i as usize])).is_some());
+        let Some(t) = bad else { return true };
+        let problem =
+            ranges::triangle_problem(data.triangles[t].map(|i| world[i as usize])).unwrap_or_default();
+        let message =
+            format!("placed by this `transform`, triangle {t} of model `{file}` is unusable: {problem}");
+        self.report(at, message, "out of range")
+            .set_hint("keep the model within 1e9 of the origin, at a scale that keeps its triangles' area");
+        false
+    }
+
     /// [`Checker::meshes`] for meshes whose materials are already indices.
     pub(super) fn model_meshes(&mut self, path: &ValuePath, meshes: &[Mesh], material_count: usize) {
         for (i, m) in meshes.iter().enumerate() {
-            self.transform(&|| path.index(i).field("transform"), &transform_file(&m.transform));
+            let at = || path.index(i).field("transform");
+            if self.transform(&at, &transform_file(&m.transform)).is_some() {
+                self.mesh_placement(&at, &m.file, &m.transform, &m.data);
+            }
             match m.material {
                 Some(material) => {
                     self.material_index(&|| path.index(i).field("material"), material, material_count)
@@ -757,17 +881,16 @@ impl Checker {
         transform: Transform,
         data: SphereListData,
     ) -> Option<(Transform, SphereListData)> {
-        if transform == Transform::default() {
-            return Some((transform, data)); // The file's own values, already checked.
-        }
-        let finite = |s: &Sphere| s.center.is_finite() && s.radius.is_finite();
-        let bad =
-            data.spheres.par_iter().position_first(|s| !finite(&crate::sphere_files::place(&transform, s)));
+        let problem = |s: &Sphere| {
+            let placed = crate::sphere_files::place(&transform, s);
+            ranges::sphere_problem(placed.center, placed.radius)
+        };
+        let bad = data.spheres.par_iter().position_first(|s| problem(s).is_some());
         if let Some(v) = bad {
-            let message = format!(
-                "the `transform` places vertex {v} of sphere file `{file}` out of 32-bit float range"
-            );
-            self.report(at, message, "out of range").set_hint("use a smaller `scale` or `translate`");
+            let why = problem(&data.spheres[v]).unwrap_or_default();
+            let message =
+                format!("vertex {v} of sphere file `{file}`, placed by this `transform`, is unusable: {why}");
+            self.report(at, message, "out of range").set_hint("spheres stay within 1e9 of the origin");
             return None;
         }
         Some((transform, data))
@@ -864,7 +987,7 @@ impl Checker {
     ) -> bool {
         let field = |name: &'static str| move || path.index(i).field(name);
         let positive = |v| v > 0.0;
-        let origin_ok = self.finite3(origin, "terrain `origin`", &field("origin"));
+        let origin_ok = self.coordinate3(origin, "terrain `origin`", &field("origin"));
         let cell_ok = self.check(cell, "terrain `cell`", &field("cell"), positive, "positive").is_none();
         let what = "terrain `height_scale`";
         let scale_ok = self.check(height_scale, what, &field("height_scale"), positive, "positive").is_none();
@@ -878,6 +1001,13 @@ impl Checker {
         let reach = Vec3::from_array(origin).abs().max_element()
             + (heights.width.max(heights.depth) as f32 * cell)
                 .max(heights.values.iter().max().copied().unwrap_or(0) as f32 * height_scale);
+        // NaN is not in range either.
+        if !(0.0..=ranges::MAX_COORDINATE).contains(&reach) {
+            let message =
+                format!("the terrain reaches {reach} from the origin, past the 1e9 coordinates may have");
+            self.report(at, message, "out of range").set_hint("use a smaller `cell` or `height_scale`");
+            return false;
+        }
         // Four ulps of slack: the kernels' hit offsets are a few ulps.
         let ok = reach * f32::EPSILON * 4.0 < cell.min(height_scale);
         if !ok {
@@ -953,7 +1083,7 @@ impl Checker {
             let field = |name: &'static str| move || path.index(i).field(name);
             let (color, intensity) = match *light {
                 LightFile::Point { position, color, intensity } => {
-                    self.finite3(position, "light `position`", &field("position"));
+                    self.coordinate3(position, "light `position`", &field("position"));
                     (color, intensity)
                 }
                 LightFile::Directional { direction, color, intensity, angular_radius_deg } => {
@@ -981,6 +1111,7 @@ impl Checker {
             };
             self.non_negative3(color, "light `color`", &field("color"));
             self.non_negative(intensity, "light `intensity`", &field("intensity"));
+            self.radiance_product(color, intensity, "light `color` times `intensity`", &field("color"));
         }
     }
 }

@@ -54,8 +54,8 @@ impl Shape for Cuboid {
 
     fn check_record(record: &BoxRecord) -> Result<(), &'static str> {
         let (min, max) = (Vec3::from_slice(&record.min[..3]), Vec3::from_slice(&record.max[..3]));
-        if !(min.is_finite() && max.is_finite()) {
-            Err("non-finite corner")
+        if !(crate::ranges::coordinate_ok(min) && crate::ranges::coordinate_ok(max)) {
+            Err("a corner is not finite or is past 1e9 from the origin")
         } else if !min.cmplt(max).all() {
             Err("min is not below max on every axis")
         } else if record.min[3] != 0.0 || record.max[3] != 0.0 {
@@ -135,7 +135,8 @@ impl ListItem for Cuboid {
 /// and the renderer's robust offsets assume one). True when usable.
 fn geometry(c: &mut Checker, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
     let field = |name: &'static str| move || path.index(i).field(name);
-    let finite = c.finite3(min, "box `min`", &field("min")) & c.finite3(max, "box `max`", &field("max"));
+    let finite =
+        c.coordinate3(min, "box `min`", &field("min")) & c.coordinate3(max, "box `max`", &field("max"));
     if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
         let axes: Vec<&str> = ["x", "y", "z"]
             .into_iter()

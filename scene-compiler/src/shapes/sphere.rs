@@ -55,11 +55,7 @@ impl Shape for Sphere {
 
     fn check_record(record: &SphereRecord) -> Result<(), &'static str> {
         let [x, y, z, r] = record.center_radius;
-        if x.is_finite() && y.is_finite() && z.is_finite() && r.is_finite() && r > 0.0 {
-            Ok(())
-        } else {
-            Err("non-finite center or radius <= 0")
-        }
+        crate::ranges::sphere_problem(Vec3::new(x, y, z), r).map_or(Ok(()), Err)
     }
 
     fn surface_area(record: &SphereRecord) -> f64 {
@@ -128,7 +124,15 @@ impl ListItem for Sphere {
 /// Sphere `i`'s center and radius; true when the center is usable.
 fn geometry(c: &mut Checker, path: &ValuePath, i: usize, center: V3, radius: f32) -> bool {
     let field = |name: &'static str| move || path.index(i).field(name);
-    let center_ok = c.finite3(center, "sphere `center`", &field("center"));
-    c.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive");
+    let center_ok = c.coordinate3(center, "sphere `center`", &field("center"));
+    let radius_ok = c.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive").is_none()
+        && radius.is_finite();
+    if center_ok
+        && radius_ok
+        && crate::ranges::sphere_problem(glam::Vec3::from_array(center), radius).is_some()
+    {
+        c.report(&field("radius"), "the sphere reaches past 1e9 from the origin", "out of range")
+            .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
+    }
     center_ok
 }

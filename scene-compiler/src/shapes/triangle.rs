@@ -66,8 +66,8 @@ impl Shape for Triangle {
 
     fn check_record(record: &TriangleRecord) -> Result<(), &'static str> {
         let vertices = [record.v0, record.v1, record.v2];
-        if !vertices.iter().flat_map(|v| &v[..3]).all(|x| x.is_finite()) {
-            Err("non-finite vertex")
+        if let Some(problem) = crate::ranges::triangle_problem(vertices.map(|v| Vec3::from_slice(&v[..3]))) {
+            Err(problem)
         } else if vertices.iter().any(|v| v[3] != 0.0) {
             Err("unused lanes are not zero")
         } else {

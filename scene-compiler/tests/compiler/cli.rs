@@ -119,6 +119,42 @@ fn missing_files_are_io_errors() {
     }
 }
 
+/// Issue 37: a build that fails writes nothing (no blob, no temporary left beside it)
+/// and leaves an older blob at the output path as it was; a successful one replaces it
+/// whole. A device as the scene or the blob is an I/O error naming it (a link to
+/// /dev/zero aborted on a 16 GB allocation).
+#[test]
+fn a_failed_build_leaves_no_file_and_devices_are_refused() {
+    let dir = TempDir::new().expect("temp dir");
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(&bad, BAD_SCENE).expect("write");
+    let blob = dir.path().join("out.blob");
+    let out = run(&[p("build"), &bad, p("-o"), &blob]);
+    assert_code(&out, 1, "build of a bad scene");
+    assert!(!blob.exists(), "a failed build writes no blob");
+    std::fs::write(&blob, b"an older blob").expect("write");
+    assert_code(&run(&[p("build"), &bad, p("-o"), &blob]), 1, "build of a bad scene");
+    assert_eq!(std::fs::read(&blob).expect("read"), b"an older blob", "the older file is untouched");
+    let good = build(&dir, &asset("scenes/point_light.ron"), "out.blob", &[]);
+    assert_code(&run(&[p("verify"), &good]), 0, "verify of the replaced blob");
+    let names: Vec<_> =
+        std::fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name()).collect();
+    assert_eq!(names.len(), 2, "no temporary left behind: {names:?}");
+    #[cfg(unix)]
+    for name in ["zero.ron", "zero.blob"] {
+        let link = dir.path().join(name);
+        std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+        let command = if name.ends_with("ron") { "build" } else { "verify" };
+        let out = run(&[p(command), &link]);
+        assert_code(&out, 2, name);
+        assert!(
+            stderr(&out).contains("not a regular file") && stderr(&out).contains(name),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
 /// Two semantic errors, each on its own line: a negative radius and an unknown material.
 const BAD_SCENE: &str = r#"Scene(
     camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),

@@ -13,13 +13,19 @@ use scene_compiler::scene::{self, LoadError, Scene};
 
 /// A scene whose one mesh is `file` (in `dir`), parsed as `dir/scene.ron`; the mesh
 /// entry is on line 5.
-fn parse_mesh(dir: &Path, file: &str) -> Result<Scene, LoadError> {
+pub(crate) fn parse_mesh(dir: &Path, file: &str) -> Result<Scene, LoadError> {
+    parse_mesh_with(dir, file, Some("clay"))
+}
+
+/// [`parse_mesh`] with the mesh's `material` (`None`: the model's own materials).
+pub(crate) fn parse_mesh_with(dir: &Path, file: &str, material: Option<&str>) -> Result<Scene, LoadError> {
+    let material = material.map(|m| format!(r#", material: "{m}""#)).unwrap_or_default();
     let text = format!(
         r#"Scene(
     camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
     materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }},
     meshes: [
-        (file: "{file}", material: "clay"),
+        (file: "{file}"{material}),
     ],
 )"#
     );
@@ -28,8 +34,13 @@ fn parse_mesh(dir: &Path, file: &str) -> Result<Scene, LoadError> {
 
 /// Asserts that `file` is refused at line 5 with a message naming it and containing
 /// every one of `wanted` (case-insensitive).
-fn assert_refused(dir: &Path, file: &str, wanted: &[&str]) {
-    let err = parse_mesh(dir, file).map(|_| ()).expect_err(file);
+pub(crate) fn assert_refused(dir: &Path, file: &str, wanted: &[&str]) {
+    assert_refused_with(dir, file, Some("clay"), wanted)
+}
+
+/// [`assert_refused`] with the mesh's `material` as [`parse_mesh_with`] takes it.
+pub(crate) fn assert_refused_with(dir: &Path, file: &str, material: Option<&str>, wanted: &[&str]) {
+    let err = parse_mesh_with(dir, file, material).map(|_| ()).expect_err(file);
     let d = &err.diagnostics()[0];
     let message = d.message().to_owned();
     assert_eq!(d.line(), Some(5), "{file}: the error is at the mesh's line: {message}");
@@ -39,7 +50,7 @@ fn assert_refused(dir: &Path, file: &str, wanted: &[&str]) {
     }
 }
 
-fn put(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
+pub(crate) fn put(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
     std::fs::write(dir.join(name), bytes).expect("write model");
 }
 
@@ -58,6 +69,9 @@ fn hostile_obj_files() {
     put(dir, "inf.obj", "v 1e39 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
     put(dir, "nan-normal.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn nan 0 1\nf 1//1 2//1 3//1\n");
     put(dir, "garbage.obj", [0xff, 0x00, 0x13, 0x37, b'\n', b'f', b' ', b'1']);
+    // Indices tobj's arithmetic would overflow on (a panic in a debug build).
+    put(dir, "before-first-uv.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/-9 2/1 3/1\n");
+    put(dir, "isize-max.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/9223372036854775807 2 3\n");
     let parsed = parse_mesh(dir, "truncated.obj");
     if let Ok(scene) = &parsed {
         // A cut at a line end is a smaller valid model: then it must be whole triangles.
@@ -71,6 +85,8 @@ fn hostile_obj_files() {
     assert_refused(dir, "inf.obj", &["non-finite"]);
     assert_refused(dir, "nan-normal.obj", &["normal"]);
     assert_refused(dir, "garbage.obj", &[]);
+    assert_refused(dir, "before-first-uv.obj", &["line 5", "texture coordinate index `-9`"]);
+    assert_refused(dir, "isize-max.obj", &["out of range"]);
 }
 
 /// An ascii PLY header declaring `vertices` vertices and `faces` faces, then `body`.
@@ -175,7 +191,7 @@ fn gltf(
     put(dir, &format!("{name}.gltf"), json);
 }
 
-fn floats(values: &[f32]) -> Vec<u8> {
+pub(crate) fn floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
@@ -231,4 +247,43 @@ fn hostile_gltf_files() {
     }
     assert_refused(dir, "far-index.gltf", &["index 4000000000"]);
     assert_refused(dir, "nan.gltf", &["non-finite"]);
+}
+
+/// P5 of issue 37: an MTL line `Kd 1 1` (tobj 4.0.5 unwraps its three-number parse, a
+/// panic). The MTL is checked before tobj reads it: a mesh that uses the model's
+/// materials is refused at its line with what is wrong in which file; one with a scene
+/// material does not need the MTL and reads.
+#[test]
+fn p5_an_mtl_colour_with_two_numbers_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    put(dir, "panel.mtl", "newmtl poster\nKd 1 1");
+    put(dir, "panel.obj", "mtllib panel.mtl\nv -1 -1 0\nv 1 -1 0\nv 1 1 0\nusemtl poster\nf 1 2 3\n");
+    assert_refused_with(dir, "panel.obj", None, &["`panel.mtl`: line 2: `Kd` has 2 value(s)"]);
+    assert!(parse_mesh(dir, "panel.obj").is_ok());
+}
+
+/// Issue 37: a model, scene or image that is a device (a link to /dev/zero aborted on a
+/// 16 GB allocation) or a folder is refused by its metadata, naming it.
+#[cfg(unix)]
+#[test]
+fn devices_and_folders_are_refused_before_reading() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    for name in ["zero.obj", "zero.ply", "zero.glb"] {
+        std::os::unix::fs::symlink("/dev/zero", dir.join(name)).expect("symlink");
+        assert_refused(dir, name, &["not a regular file"]);
+    }
+    std::fs::create_dir(dir.join("folder.obj")).expect("mkdir");
+    assert_refused(dir, "folder.obj", &["a folder"]);
+    // A glTF whose buffer is the device.
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.bin")).expect("symlink");
+    put(
+        dir,
+        "buffer.gltf",
+        r#"{"asset":{"version":"2.0"},"buffers":[{"uri":"zero.bin","byteLength":36}],"scenes":[{"nodes":[]}]}"#,
+    );
+    assert_refused(dir, "buffer.gltf", &["buffer 0 (`zero.bin`)", "not a regular file"]);
+    let err = scene::load_file(&dir.join("zero.obj")).map(|_| ()).expect_err("a device as a scene");
+    assert!(err.to_string().contains("not a regular file"), "{err}");
 }

@@ -11,7 +11,10 @@ mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
 mod environment;
+mod hostile_blobs;
+mod hostile_gltf;
 mod hostile_models;
+mod hostile_scenes;
 mod meshes;
 mod model_materials;
 mod scale;

@@ -4,6 +4,7 @@
 use glam::Vec3;
 use proptest::{num::f32 as f32s, prelude::*};
 use scene_compiler::limits;
+use scene_compiler::ranges;
 use scene_compiler::scene::{
     self, Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron,
 };
@@ -180,17 +181,28 @@ fn asset_scenes_load_and_round_trip() {
 
 // ---- strategies for valid scenes --------------------------------------------
 
-/// Any finite f32, including subnormals, zeros of both signs and extremes.
+/// Any f32 within the coordinate range a sphere's center may have with its radius
+/// (`ranges`: 1e9 for both together), including subnormals and zeros of both signs.
 fn finite() -> impl Strategy<Value = f32> + Clone {
-    f32s::POSITIVE | f32s::NEGATIVE | f32s::NORMAL | f32s::SUBNORMAL | f32s::ZERO
+    (f32s::POSITIVE | f32s::NEGATIVE | f32s::NORMAL | f32s::SUBNORMAL | f32s::ZERO)
+        .prop_filter("past the coordinate range", |x| x.abs() <= 5e8)
 }
 
+/// A colour channel or strength: up to `ranges::MAX_RADIANCE`.
 fn non_negative() -> impl Strategy<Value = f32> + Clone {
-    f32s::POSITIVE | f32s::NORMAL | f32s::SUBNORMAL | f32s::ZERO
+    (f32s::POSITIVE | f32s::NORMAL | f32s::SUBNORMAL | f32s::ZERO)
+        .prop_filter("above the radiance range", |&x| x <= ranges::MAX_RADIANCE)
 }
 
+/// A radius or distance: positive, up to half the coordinate range.
 fn positive() -> impl Strategy<Value = f32> + Clone {
-    f32s::POSITIVE | f32s::NORMAL | f32s::SUBNORMAL
+    (f32s::POSITIVE | f32s::NORMAL | f32s::SUBNORMAL).prop_filter("past the coordinate range", |&x| x <= 5e8)
+}
+
+/// A colour and a strength whose product stays within `ranges::MAX_RADIANCE`.
+fn radiance() -> impl Strategy<Value = (Vec3, f32)> {
+    (vec3(non_negative()), non_negative())
+        .prop_filter("too bright", |(c, s)| ranges::radiance_ok(&(*c * *s).to_array()))
 }
 
 fn vec3(component: impl Strategy<Value = f32> + Clone) -> impl Strategy<Value = Vec3> {
@@ -245,8 +257,8 @@ fn material_kind() -> impl Strategy<Value = MaterialKind> {
         vec3(non_negative()).prop_map(|albedo| MaterialKind::Lambert { albedo }),
         (vec3(non_negative()), 0.0f32..=1.0).prop_map(|(albedo, fuzz)| MaterialKind::Metal { albedo, fuzz }),
         (1.0f32..4.0).prop_map(|ior| MaterialKind::Dielectric { ior }),
-        (vec3(non_negative()), non_negative(), prop_oneof![Just(Vec3::ZERO), vec3(non_negative())])
-            .prop_map(|(color, strength, albedo)| MaterialKind::Emissive { color, strength, albedo }),
+        (radiance(), prop_oneof![Just(Vec3::ZERO), vec3(non_negative())])
+            .prop_map(|((color, strength), albedo)| MaterialKind::Emissive { color, strength, albedo }),
     ]
 }
 
@@ -259,11 +271,14 @@ fn material_names() -> impl Strategy<Value = Vec<String>> {
 
 fn light() -> impl Strategy<Value = Light> {
     prop_oneof![
-        (vec3(finite()), vec3(non_negative()), non_negative())
-            .prop_map(|(position, color, intensity)| Light::Point { position, color, intensity }),
-        (vec3(-1e3f32..1e3), vec3(non_negative()), non_negative(), 0.0f32..90.0)
+        (vec3(finite()), radiance()).prop_map(|(position, (color, intensity))| Light::Point {
+            position,
+            color,
+            intensity
+        }),
+        (vec3(-1e3f32..1e3), radiance(), 0.0f32..90.0)
             .prop_filter("zero direction", |(d, ..)| d.normalize_or_zero() != Vec3::ZERO)
-            .prop_map(|(direction, color, intensity, angular_radius_deg)| Light::Directional {
+            .prop_map(|(direction, (color, intensity), angular_radius_deg)| Light::Directional {
                 direction,
                 color,
                 intensity,

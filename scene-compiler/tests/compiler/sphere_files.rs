@@ -189,7 +189,12 @@ fn bad_sphere_files_are_errors_at_their_ron_values() {
         ),
         (
             r#"(file: "ok.ply", materials: ["a", "b", "c"], transform: (scale: 1e38)),"#,
-            "places vertex 2 of sphere file `ok.ply` out of 32-bit float range",
+            "`scale` must be between 1e-6 and 1e6",
+            "1e38",
+        ),
+        (
+            r#"(file: "ok.ply", materials: ["a", "b", "c"], transform: (scale: 1e6, translate: (9e8, 0, 0))),"#,
+            "of sphere file `ok.ply`, placed by this `transform`, is unusable: it reaches past 1e9",
             "(scale",
         ),
     ];

@@ -1,0 +1,232 @@
+//! W1 of issue 37: blobs with a valid checksum that `verify` accepted although
+//! docs/blob-format.md calls them invalid, and that rendered black, negative or inf
+//! pixels. Each mutation of a valid blob (checksum recomputed) must be refused, naming
+//! what is wrong. The blob comes from a scene with every kind of record the mutations
+//! touch: spheres, a box, triangles, point and directional lights, an emitter.
+
+use bytemuck::Pod;
+use scene_compiler::blob::layout::{
+    BlobHeader, BoxRecord, GlobalsRecord, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord,
+    MaterialRecord, NodeBoxesRecord, SectionId, SphereRecord, TriangleRecord,
+};
+use scene_compiler::blob::{AlignedBytes, BlobView};
+use scene_compiler::procedural::{Format, icosphere, write};
+use scene_compiler::{CompileOptions, compile_scene, scene};
+
+fn blob() -> AlignedBytes {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(&icosphere(1, 1.0), Format::Glb, &dir.path().join("ico.glb")).expect("model");
+    let text = r#"Scene(
+    camera: (look_from: (0, 1, 6), look_at: (0, 0, 0), vfov_deg: 40, aperture: 0.1, focus_dist: 6),
+    materials: { "m": Lambert(albedo: (0.8, 0.3, 0.2)), "lamp": Emissive(color: (4, 4, 4)) },
+    spheres: [(center: (0, -100, 0), radius: 99, material: "m"), (center: (2, 1, 0), radius: 0.5, material: "lamp")],
+    boxes: [(min: (-3, 0, -1), max: (-2, 1, 0), material: "m")],
+    meshes: [(file: "ico.glb", material: "m")],
+    lights: [Point(position: (0, 5, 0), intensity: 10), Directional(direction: (1, -1, 0), intensity: 2)],
+)"#;
+    let scene = scene::parse(text, &dir.path().join("s.ron").display().to_string())
+        .map_err(|e| e.to_string())
+        .expect("scene");
+    compile_scene(&scene, &CompileOptions::default()).blob
+}
+
+fn fix_crc(bytes: &mut [u8]) {
+    let crc = crc32fast::hash(&bytes[HEADER_LEN..]);
+    let at = std::mem::offset_of!(BlobHeader, payload_crc32);
+    bytes[at..at + 4].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// The byte range of record `index` of section `id` in `bytes`.
+fn record_range(bytes: &[u8], id: SectionId, index: usize) -> std::ops::Range<usize> {
+    let header: &BlobHeader = bytemuck::from_bytes(&bytes[..HEADER_LEN]);
+    let start = header.sections[id as usize].offset as usize + index * id.record_size();
+    start..start + id.record_size()
+}
+
+/// Changes record `index` of section `id` (of type `R`) in place.
+fn edit<R: Pod>(bytes: &mut [u8], id: SectionId, index: usize, change: impl FnOnce(&mut R)) {
+    let range = record_range(bytes, id, index);
+    change(bytemuck::from_bytes_mut(&mut bytes[range]));
+}
+
+/// The index of the first light of `kind`.
+fn light_of(bytes: &[u8], kind: u32) -> usize {
+    let view = BlobView::parse(bytes).expect("the blob is valid");
+    view.lights.iter().position(|l| l.kind == kind).expect("a light of that kind")
+}
+
+/// `mutate`d copy of `original`, its checksum fixed, must be refused with `wanted` in
+/// the message.
+fn assert_refused(original: &AlignedBytes, name: &str, wanted: &str, mutate: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = original.to_vec();
+    mutate(&mut bytes);
+    fix_crc(&mut bytes);
+    let aligned = AlignedBytes::copy_from(&bytes);
+    match BlobView::parse(&aligned) {
+        Ok(_) => panic!("{name}: accepted"),
+        Err(e) => assert!(e.to_string().contains(wanted), "{name}: `{wanted}` in: {e}"),
+    }
+}
+
+#[test]
+fn w1_blobs_the_format_calls_invalid_are_refused() {
+    let original = blob();
+    BlobView::parse(&original).expect("the unchanged blob is valid");
+    let set_total = |bytes: &mut Vec<u8>| {
+        let len = bytes.len() as u64;
+        let at = std::mem::offset_of!(BlobHeader, total_len);
+        bytes[at..at + 8].copy_from_slice(&len.to_le_bytes());
+    };
+    let point = light_of(&original, LIGHT_POINT);
+    let directional = light_of(&original, LIGHT_DIRECTIONAL);
+    type Mutation = Box<dyn FnOnce(&mut Vec<u8>)>;
+    let cases: Vec<(&str, &str, Mutation)> = vec![
+        (
+            "size not a multiple of 16",
+            "a multiple of 16",
+            Box::new(move |b| {
+                b.push(0);
+                set_total(b);
+            }),
+        ),
+        (
+            "junk after the last section",
+            "after the last section",
+            Box::new(move |b| {
+                b.extend([0x5a; 4096]);
+                set_total(b);
+            }),
+        ),
+        (
+            "a nonzero gap byte",
+            "padding",
+            Box::new(|b| {
+                // The globals section ends 16-aligned; the materials' end may not: find a gap.
+                let header: BlobHeader = *bytemuck::from_bytes(&b[..HEADER_LEN]);
+                let gap = (1..header.sections.len())
+                    .map(|i| {
+                        (
+                            header.sections[i - 1].offset + header.sections[i - 1].len,
+                            header.sections[i].offset,
+                        )
+                    })
+                    .find(|(end, next)| end < next)
+                    .expect("the test blob has a gap between sections");
+                b[gap.0 as usize] = 1;
+            }),
+        ),
+        (
+            "reserved globals lanes",
+            "reserved lanes",
+            Box::new(|b| edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.seed_root[3] = 7)),
+        ),
+        (
+            "camera from = at",
+            "camera: `look_at` equals `look_from`",
+            Box::new(|b| {
+                edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| {
+                    g.camera_at_aperture[..3].copy_from_slice(&g.camera_from_vfov[..3])
+                })
+            }),
+        ),
+        (
+            "camera up zero",
+            "camera: `up`",
+            Box::new(|b| {
+                edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.camera_up_focus[..3].fill(0.0))
+            }),
+        ),
+        (
+            "negative aperture",
+            "aperture",
+            Box::new(|b| edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.camera_at_aperture[3] = -1.0)),
+        ),
+        (
+            "negative focus",
+            "focus distance",
+            Box::new(|b| edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.camera_up_focus[3] = -6.0)),
+        ),
+        (
+            "negative sky",
+            "sky",
+            Box::new(|b| edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.sky_top[1] = -1.0)),
+        ),
+        (
+            "sky near f32::MAX",
+            "sky",
+            Box::new(|b| edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.sky_bottom[0] = 3e38)),
+        ),
+        (
+            "negative light radiance",
+            "radiance",
+            Box::new(move |b| edit::<LightRecord>(b, SectionId::Lights, point, |l| l.radiance_pdf[0] = -5.0)),
+        ),
+        (
+            "light radiance near f32::MAX",
+            "radiance",
+            Box::new(move |b| {
+                edit::<LightRecord>(b, SectionId::Lights, point, |l| l.radiance_pdf[1] = 3.4e38)
+            }),
+        ),
+        (
+            "zero light direction",
+            "not unit length",
+            Box::new(move |b| {
+                edit::<LightRecord>(b, SectionId::Lights, directional, |l| l.vector_cos[..3].fill(0.0))
+            }),
+        ),
+        (
+            "directional cos 5",
+            "cos 5",
+            Box::new(move |b| {
+                edit::<LightRecord>(b, SectionId::Lights, directional, |l| l.vector_cos[3] = 5.0)
+            }),
+        ),
+        (
+            "point light far away",
+            "point light",
+            Box::new(move |b| edit::<LightRecord>(b, SectionId::Lights, point, |l| l.vector_cos[0] = 3e38)),
+        ),
+        (
+            "albedo near f32::MAX",
+            "albedo or emission above 1e9",
+            Box::new(|b| {
+                edit::<MaterialRecord>(b, SectionId::Materials, 0, |m| m.albedo_roughness[0] = 3e38)
+            }),
+        ),
+        (
+            "degenerate triangle",
+            "no area",
+            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v2 = t.v1)),
+        ),
+        (
+            "triangle at 3e38",
+            "past 1e9",
+            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v0[0] = 3e38)),
+        ),
+        (
+            "sphere radius 3e38",
+            "past 1e9",
+            Box::new(|b| edit::<SphereRecord>(b, SectionId::Spheres, 0, |s| s.center_radius[3] = 3e38)),
+        ),
+        (
+            "box corner 3e38",
+            "past 1e9",
+            Box::new(|b| edit::<BoxRecord>(b, SectionId::Boxes, 0, |r| r.max[1] = 3e38)),
+        ),
+        (
+            "negated node boxes",
+            "min is above its max",
+            Box::new(|b| {
+                edit::<NodeBoxesRecord>(b, SectionId::NodeBoxes, 0, |n| {
+                    for row in [&mut n.x, &mut n.y, &mut n.z] {
+                        *row = [row[2], row[3], row[0], row[1]];
+                    }
+                })
+            }),
+        ),
+    ];
+    for (name, wanted, mutate) in cases {
+        assert_refused(&original, name, wanted, mutate);
+    }
+}
