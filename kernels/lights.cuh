@@ -51,6 +51,10 @@ __device__ __forceinline__ float3 nee_eval(const NeeBsdf& b, float3 n, float3 wi
 // cosine, over its pdf. Directions, distances and pdfs are taken at `p`; the shadow ray
 // starts at `o`, `p` offset to `ng`'s side; a light below the geometric surface is not
 // seen. `rays` counts shadow rays.
+__device__ __forceinline__ bool any_positive(float3 v) {
+    return v.x > 0.0f || v.y > 0.0f || v.z > 0.0f;
+}
+
 template <bool kPrincipledBsdf>
 __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, float3 ng, const NeeBsdf& bsdf,
                                                float u_pick, float u1, float u2, unsigned int& rays) {
@@ -64,23 +68,40 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     const auto faces = [&](float3 wi) {
         return dot(ng, wi) > 0.0f && (kPrincipledBsdf || dot(n, wi) > 0.0f);
     };
-    float bsdf_pdf;
+    // The BSDF towards wi. Lambert's is evaluated after the shadow ray (its inputs are
+    // few, and an occluded sample skips it); a Principled BSDF's before it, so that its
+    // four results, not its twenty-odd inputs, live across the traversal, and a sample
+    // it sends nothing towards casts no shadow ray (CPU: lights.rs, the same rays). In
+    // straight code per light kind: written with lambdas, the Lambert case ran the
+    // Cornell box at half speed.
+    float bsdf_pdf = 0.0f;
+    float3 fc = zero;
     if (kind == BLOB_LIGHT_POINT) {
         const float3 to = xyz(vector_cos) - p;
         const float dist2 = dot(to, to);
         const float dist = sqrtf(dist2);
         const float3 wi = to / dist;
         if (!faces(wi)) return zero;
+        if (kPrincipledBsdf) {
+            fc = nee_eval<true>(bsdf, n, wi, bsdf_pdf);
+            if (!any_positive(fc)) return zero;
+        }
         ++rays;
         if (occluded(o, wi, dist, NO_HIT)) return zero;
-        return nee_eval<kPrincipledBsdf>(bsdf, n, wi, bsdf_pdf) * xyz(radiance_pdf) / (dist2 * radiance_pdf.w);
+        if (!kPrincipledBsdf) fc = nee_eval<false>(bsdf, n, wi, bsdf_pdf);
+        return fc * xyz(radiance_pdf) / (dist2 * radiance_pdf.w);
     }
     if (kind == BLOB_LIGHT_DIRECTIONAL) {
         const float3 wi = sample_cone(xyz(vector_cos), 1.0f - vector_cos.w, u1, u2);
         if (!faces(wi)) return zero;
+        if (kPrincipledBsdf) {
+            fc = nee_eval<true>(bsdf, n, wi, bsdf_pdf);
+            if (!any_positive(fc)) return zero;
+        }
         ++rays;
         if (occluded(o, wi, PT_INFINITY, NO_HIT)) return zero;
-        return nee_eval<kPrincipledBsdf>(bsdf, n, wi, bsdf_pdf) * xyz(radiance_pdf) / radiance_pdf.w;
+        if (!kPrincipledBsdf) fc = nee_eval<false>(bsdf, n, wi, bsdf_pdf);
+        return fc * xyz(radiance_pdf) / radiance_pdf.w;
     }
     if (kind == BLOB_LIGHT_ENVIRONMENT) {
         // A scene with an environment runs kernels with `kAppearance` (path.cuh).
@@ -88,9 +109,13 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
         EnvSample es;
         if (!env_sample(u1, u2, es)) return zero;
         if (!faces(es.wi)) return zero;
+        if (kPrincipledBsdf) {
+            fc = nee_eval<true>(bsdf, n, es.wi, bsdf_pdf);
+            if (!any_positive(fc)) return zero;
+        }
         ++rays;
         if (occluded(o, es.wi, PT_INFINITY, NO_HIT)) return zero;
-        const float3 fc = nee_eval<kPrincipledBsdf>(bsdf, n, es.wi, bsdf_pdf);
+        if (!kPrincipledBsdf) fc = nee_eval<false>(bsdf, n, es.wi, bsdf_pdf);
         const float light_pdf = radiance_pdf.w * es.pdf;
         return fc * env_radiance(es.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
     }
@@ -100,6 +125,10 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
     LightSample ls;
     if (!sample_towards(prim, p, o, u1, u2, ls)) return zero;
     if (!faces(ls.wi)) return zero;
+    if (kPrincipledBsdf) {
+        fc = nee_eval<true>(bsdf, n, ls.wi, bsdf_pdf);
+        if (!any_positive(fc)) return zero;
+    }
     ++rays;
     if (occluded(o, ls.wi, ls.t_max, prim)) return zero;
     const float light_pdf = radiance_pdf.w / ls.inv_pdf;
@@ -118,6 +147,6 @@ __device__ __forceinline__ float3 direct_light(float3 p, float3 o, float3 n, flo
             radiance = xyz(__ldg(&m->emission_ior)) * texture_eval(texture, at.point, uv.x, uv.y);
         }
     }
-    const float3 fc = nee_eval<kPrincipledBsdf>(bsdf, n, ls.wi, bsdf_pdf);
+    if (!kPrincipledBsdf) fc = nee_eval<false>(bsdf, n, ls.wi, bsdf_pdf);
     return fc * radiance * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf));
 }

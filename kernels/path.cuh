@@ -126,7 +126,7 @@ __device__ __forceinline__ PrincipledParams principled_params(const Shade& sh) {
 // scene without lights runs a kernel with none of that code, whose registers and
 // local memory are those of the plain path tracer (compiled in and skipped at run time,
 // the light code slowed RTIOW by a tenth: docs/performance.md, "Choices in the code").
-// The scene features (features.cuh: kMeshes, kAppearance, kPrincipled, kAlpha) do the
+// The scene features (features.cuh: kMeshes, kAppearance, kPrincipled, kAlpha, kSuns) do the
 // same per module: a scene runs a module compiled with exactly the features it uses
 // (carried where they were not used, textures cost a scene of triangles alone 8 %:
 // docs/performance.md, "Choices in the code").
@@ -144,7 +144,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         }
         p.radiance += p.throughput * sky(p.dir) * weight;
         // A sun that NEE could have drawn along this direction is NEE's.
-        if (!kNee || p.bsdf_pdf == 0.0f) {
+        if (kSuns && (!kNee || p.bsdf_pdf == 0.0f)) {
             for (unsigned int i = 0; i < params.sun_count; ++i) {
                 const float4 sun = params.sun_towards_cos[i];
                 if (dot(p.dir, make_float3(sun.x, sun.y, sun.z)) >= sun.w) {

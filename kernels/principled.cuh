@@ -174,14 +174,18 @@ __device__ __forceinline__ float principled_layer_s(float x, float y, float z) {
     const int iy = min((int)py, SPECULAR_ALBEDO_POINTS - 2);
     const int iz = min((int)pz, SPECULAR_ALBEDO_POINTS - 2);
     const float fx = px - (float)ix, fy = py - (float)iy, fz = pz - (float)iz;
-    float planes[2];
-    for (int d = 0; d < 2; ++d) {
-        const float* row = SPECULAR_ALBEDO_S + ((iz + d) * SPECULAR_ALBEDO_POINTS + iy) * SPECULAR_ALBEDO_POINTS + ix;
-        const float lo = row[0] + (row[1] - row[0]) * fx;
-        const float hi = row[SPECULAR_ALBEDO_POINTS] + (row[SPECULAR_ALBEDO_POINTS + 1] - row[SPECULAR_ALBEDO_POINTS]) * fx;
-        planes[d] = lo + (hi - lo) * fy;
-    }
-    return planes[0] + (planes[1] - planes[0]) * fz;
+    // Two planes of four texels each, in straight code: an indexed array would live in
+    // local memory.
+    const float* lo = SPECULAR_ALBEDO_S + (iz * SPECULAR_ALBEDO_POINTS + iy) * SPECULAR_ALBEDO_POINTS + ix;
+    const float* hi = lo + SPECULAR_ALBEDO_POINTS * SPECULAR_ALBEDO_POINTS;
+    const int row = SPECULAR_ALBEDO_POINTS;
+    const float lo0 = __ldg(lo) + (__ldg(lo + 1) - __ldg(lo)) * fx;
+    const float lo1 = __ldg(lo + row) + (__ldg(lo + row + 1) - __ldg(lo + row)) * fx;
+    const float hi0 = __ldg(hi) + (__ldg(hi + 1) - __ldg(hi)) * fx;
+    const float hi1 = __ldg(hi + row) + (__ldg(hi + row + 1) - __ldg(hi + row)) * fx;
+    const float plane_lo = lo0 + (lo1 - lo0) * fy;
+    const float plane_hi = hi0 + (hi1 - hi0) * fy;
+    return plane_lo + (plane_hi - plane_lo) * fz;
 }
 
 // The specular layer's directional albedo at cos_o for `eta` either way round

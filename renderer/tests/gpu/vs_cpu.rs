@@ -39,7 +39,13 @@ const MAX_OUTLIER_FRACTION: f64 = 0.002;
 /// Mean z² (1 for normal noise; t with 15 dof gives 1.15).
 const MAX_MEAN_Z2: f64 = 1.35;
 /// Mean absolute difference at most this factor above noise alone (sqrt(2/π)·σ per pixel).
-const MAX_MAD_RATIO: f64 = 1.25;
+/// Not 1.25: where one render's pixel holds a single firefly (a sun's caustic through
+/// glass, or its highlight in a fuzzy metal: docs/path-tracing.md, "Next-event
+/// estimation") the difference is about the estimated σ itself, a ratio of
+/// 1/sqrt(2/π) = 1.25 with no disagreement at all; meshes.ron measured 1.32 on an H100
+/// (2026-11-26) with its bias 0.5 standard errors, mean z² 0.77 and same-seed
+/// difference 1e-6.
+const MAX_MAD_RATIO: f64 = 1.5;
 /// Standard errors the mean signed difference (a bias) may be from 0.
 const MAX_BIAS_SE: f64 = 5.0;
 /// Floor of the per-pixel standard deviation, so noiseless pixels (sky) compare by rounding.

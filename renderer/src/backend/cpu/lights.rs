@@ -147,45 +147,41 @@ pub fn direct_light(
     // Whether the surface can send light from `wi` the path's way at all: a Lambert
     // surface facing it, any Principled lobe (the BSDF itself is evaluated after the
     // shadow ray, as the kernels do to keep fewer registers live across it).
-    let faces = |wi: Vec3A| ng.dot(wi) > 0.0 && (matches!(bsdf, Bsdf::Principled { .. }) || n.dot(wi) > 0.0);
+    let principled = matches!(bsdf, Bsdf::Principled { .. });
+    let faces = |wi: Vec3A| ng.dot(wi) > 0.0 && (principled || n.dot(wi) > 0.0);
+    // The BSDF towards wi and its pdf, if the light is seen: a Principled BSDF that sends
+    // nothing towards wi casts no shadow ray (the kernels evaluate it first to keep fewer
+    // registers live across the traversal, and skip the ray then; same rays here).
+    let mut seen = |wi: Vec3A, t_max: f32, skip: u32| {
+        if !faces(wi) {
+            return None;
+        }
+        let (fc, pdf) = bsdf.eval(n, wi);
+        if principled && fc == Vec3A::ZERO {
+            return None;
+        }
+        *rays += 1;
+        if occluded(scene, o, wi, t_max, skip) { None } else { Some((fc, pdf)) }
+    };
     match light.shape {
         LightShape::Point { position } => {
             let to = position - p;
             let dist2 = to.length_squared();
             let dist = dist2.sqrt();
             let wi = to / dist;
-            if !faces(wi) {
-                return Vec3A::ZERO;
-            }
-            *rays += 1;
-            if occluded(scene, o, wi, dist, u32::MAX) {
-                return Vec3A::ZERO;
-            }
-            bsdf.eval(n, wi).0 * light.radiance / (dist2 * light.pdf)
+            let Some((fc, _)) = seen(wi, dist, u32::MAX) else { return Vec3A::ZERO };
+            fc * light.radiance / (dist2 * light.pdf)
         }
         LightShape::Directional { towards, one_minus_cos } => {
             let wi = sample_cone(towards, one_minus_cos, u[1], u[2]);
-            if !faces(wi) {
-                return Vec3A::ZERO;
-            }
-            *rays += 1;
-            if occluded(scene, o, wi, f32::INFINITY, u32::MAX) {
-                return Vec3A::ZERO;
-            }
-            bsdf.eval(n, wi).0 * light.radiance / light.pdf
+            let Some((fc, _)) = seen(wi, f32::INFINITY, u32::MAX) else { return Vec3A::ZERO };
+            fc * light.radiance / light.pdf
         }
         LightShape::Area { prim } => {
             let Some(sample) = shapes::sample_towards(scene, prim, p, o, [u[1], u[2]]) else {
                 return Vec3A::ZERO;
             };
-            if !faces(sample.wi) {
-                return Vec3A::ZERO;
-            }
-            *rays += 1;
-            if occluded(scene, o, sample.wi, sample.t_max, prim) {
-                return Vec3A::ZERO;
-            }
-            let (fc, bsdf_pdf) = bsdf.eval(n, sample.wi);
+            let Some((fc, bsdf_pdf)) = seen(sample.wi, sample.t_max, prim) else { return Vec3A::ZERO };
             let light_pdf = light.pdf / sample.inv_pdf;
             // A textured emitter's radiance at the point the shadow ray reaches.
             let m = shapes::material(scene, prim);
@@ -202,14 +198,7 @@ pub fn direct_light(
             let Some(sample) = env.sample(u[1], u[2]) else {
                 return Vec3A::ZERO;
             };
-            if !faces(sample.wi) {
-                return Vec3A::ZERO;
-            }
-            *rays += 1;
-            if occluded(scene, o, sample.wi, f32::INFINITY, u32::MAX) {
-                return Vec3A::ZERO;
-            }
-            let (fc, bsdf_pdf) = bsdf.eval(n, sample.wi);
+            let Some((fc, bsdf_pdf)) = seen(sample.wi, f32::INFINITY, u32::MAX) else { return Vec3A::ZERO };
             let light_pdf = light.pdf * sample.pdf;
             fc * env.radiance(sample.wi) * (light_pdf / (light_pdf * light_pdf + bsdf_pdf * bsdf_pdf))
         }
