@@ -12,6 +12,8 @@
 #include "shapes.cuh"
 #include "wide_node.cuh"
 
+// Included by traverse.cuh after `slab_dir` (its zero-direction clamp, issue 38).
+
 // A wide node's child slot with no child, and a key that sorts after every hit.
 #define WIDE_MISS 0xffffffffu
 
@@ -109,7 +111,7 @@ __device__ __forceinline__ void sort8(unsigned int k[8]) {
 // along every root-to-leaf path by BLOB_MAX_BVH_DEPTH, so the stack cannot overflow.
 __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
-    const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    const float3 inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
     float t_closest = PT_INFINITY;
     unsigned int closest = NO_HIT;
     uint2 stack[BLOB_MAX_BVH_DEPTH];
@@ -156,7 +158,7 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
 // pushed as they come.
 __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
-    const float3 inv_dir = make_float3(1.0f / dir.x, 1.0f / dir.y, 1.0f / dir.z);
+    const float3 inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
     unsigned int stack[BLOB_MAX_BVH_DEPTH];
     unsigned int stack_len = 0;
     unsigned int node = params.bvh_root;
