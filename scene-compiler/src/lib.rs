@@ -22,6 +22,7 @@ pub mod bvh;
 pub mod compile;
 pub mod files;
 pub mod limits;
+pub mod memory;
 pub mod meshes;
 pub mod procedural;
 pub mod procedural_sky;

@@ -234,6 +234,8 @@ impl CompiledScene {
     ) -> Result<CompiledScene, SceneError> {
         let start = Instant::now();
         let scene = scene::parse(text, origin).map_err(|e| SceneError::from_diagnostics(&e))?;
+        scene_compiler::memory::check(&scene, scene_compiler::memory::available())
+            .map_err(|e| SceneError::plain(SceneErrorKind::Invalid, format!("{origin}: {e}")))?;
         let load_parse = start.elapsed();
         let mut compiled = CompiledScene::recompile(scene, options, previous);
         compiled.times.load_parse = load_parse;

@@ -121,6 +121,8 @@ fn build(
         Layout::Veb => NodeLayout::VanEmdeBoas,
     };
     let options = CompileOptions { layout, bvh: BuildOptions { bins, max_leaf_size: max_leaf } };
+    scene_compiler::memory::check(&scene, scene_compiler::memory::available())
+        .map_err(|e| invalid(format!("error: {}: {e}", path.display())))?;
     let compiled = compile_scene(&scene, &options);
     let output = output.unwrap_or_else(|| path.with_extension("blob"));
     // The full check, before anything is written: validation keeps every value in the
