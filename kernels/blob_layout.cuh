@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 10u
+#define BLOB_FORMAT_VERSION 11u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -103,8 +103,8 @@ static_assert(__builtin_offsetof(MaterialRecord, reserved) == 76, "layout drift"
 
 // A texture a material's colour is multiplied by (docs/path-tracing.md, "Textures").
 struct __align__(16) TextureRecord {
-    float4 a; // offset   0: Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: zeros.
-    float4 b; // offset  16: Checker: the odd cells' rgb, w 0; else zeros.
+    float4 a; // offset   0: Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: row 0 of its uv transform (m00, m01, m02), w 0: u' = m00 u + m01 v + m02, before the lookup.
+    float4 b; // offset  16: Checker: the odd cells' rgb, w 0; Image: row 1 of its uv transform (m10, m11, m12), w 0: v' = m10 u + m11 v + m12; Noise: zeros.
     uint4 image; // offset  32: Image: its first texel in the texels section, width, height, WRAP_REPEAT or WRAP_CLAMP; else zeros.
     unsigned int kind; // offset  48: TEXTURE_IMAGE, TEXTURE_CHECKER or TEXTURE_NOISE.
     unsigned int reserved[3]; // offset  52: Zeros.

@@ -15,12 +15,14 @@
 __device__ __forceinline__ float4 texture_image(uint4 image, float u, float v) {
     const unsigned int first = image.x, width = image.y, height = image.z;
     const bool clamp = image.w == BLOB_WRAP_CLAMP;
+    // fmaxf turns a NaN (a transformed coordinate past f32, see texture_uv_transformed)
+    // into 0, as the CPU's f32::max does.
     if (clamp) {
         u = fminf(fmaxf(u, 0.0f), 1.0f);
         v = fminf(fmaxf(v, 0.0f), 1.0f);
     } else {
-        u = u - floorf(u);
-        v = v - floorf(v);
+        u = fmaxf(u - floorf(u), 0.0f);
+        v = fmaxf(v - floorf(v), 0.0f);
     }
     const float x = u * (float)width - 0.5f, y = v * (float)height - 0.5f;
     const float x0 = floorf(x), y0 = floorf(y);
@@ -46,6 +48,16 @@ __device__ __forceinline__ float4 texture_image(uint4 image, float u, float v) {
     const float4 top = t00 * (1.0f - fx) + t10 * fx;
     const float4 bottom = t01 * (1.0f - fx) + t11 * fx;
     return top * (1.0f - fy) + bottom * fy;
+}
+
+// An image's texture coordinates moved by its uv transform (the record's rows `a` and
+// `b`; glTF's KHR_texture_transform). __fmul_rn and __fadd_rn keep the compiler from
+// fusing them into FMAs: the CPU rounds each product and sums left to right, and both
+// look up the same point. Huge finite coordinates may come out infinite; the lookup's
+// wrap turns what that makes into 0.
+__device__ __forceinline__ float2 texture_uv_transformed(float4 a, float4 b, float u, float v) {
+    return make_float2(__fadd_rn(__fadd_rn(__fmul_rn(a.x, u), __fmul_rn(a.y, v)), a.z),
+                       __fadd_rn(__fadd_rn(__fmul_rn(b.x, u), __fmul_rn(b.y, v)), b.z));
 }
 
 // The cell floor(p / size) is `even` when the sum of its three integers is.
@@ -105,8 +117,11 @@ __device__ __forceinline__ float turbulence(float3 p) {
 __device__ __forceinline__ float4 texture_eval4(unsigned int index, float3 p, float u, float v) {
     const TextureRecord* t = params.textures + index;
     const unsigned int kind = __ldg(&t->kind);
-    if (kind == BLOB_TEXTURE_IMAGE) return texture_image(__ldg(&t->image), u, v);
     const float4 a = __ldg(&t->a);
+    if (kind == BLOB_TEXTURE_IMAGE) {
+        const float2 uv = texture_uv_transformed(a, __ldg(&t->b), u, v);
+        return texture_image(__ldg(&t->image), uv.x, uv.y);
+    }
     if (kind == BLOB_TEXTURE_CHECKER) return make_float4(texture_checker(a, __ldg(&t->b), p), 1.0f);
     if (kind != BLOB_TEXTURE_NOISE) __builtin_unreachable();
     const float n = 0.5f * (1.0f + sinf(a.x * p.z + 10.0f * turbulence(p)));

@@ -3,7 +3,9 @@
 //!
 //! The blob keeps what rendering needs, not how it was written: material names become
 //! `material0`, `material1`…, and emitters and lights get their radiance as `color`
-//! with strength or intensity 1. Compiling the result renders the same image.
+//! with strength or intensity 1; an image's uv transform comes back as offset, angle and
+//! scales from its rows (exact for untransformed images, else to rounding). Compiling the
+//! result renders the same image.
 
 use glam::Vec3;
 use scene_compiler::BlobView;
@@ -11,7 +13,9 @@ use scene_compiler::blob::layout::{
     LIGHT_DIRECTIONAL, LIGHT_POINT, PrimKind, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_SLOT_COLOR,
     TEXTURE_SLOT_EMISSION, TEXTURE_SLOT_METALLIC_ROUGHNESS, TEXTURE_SLOT_NORMAL, TextureRecord, WRAP_CLAMP,
 };
-use scene_compiler::scene::{Light, Maps, Material, MaterialKind, Scene, Texture, TextureImage, Wrap};
+use scene_compiler::scene::{
+    Light, Maps, Material, MaterialKind, Scene, Texture, TextureImage, UvTransform, Wrap,
+};
 use scene_compiler::shapes::Shape;
 use scene_compiler::with_shape;
 
@@ -113,6 +117,7 @@ fn texture(view: &BlobView<'_>, t: &TextureRecord) -> Texture {
                 file: format!("texture{first}"),
                 image: std::sync::Arc::new(image),
                 wrap: if wrap == WRAP_CLAMP { Wrap::Clamp } else { Wrap::Repeat },
+                uv_transform: UvTransform::from_rows([[t.a[0], t.a[1], t.a[2]], [t.b[0], t.b[1], t.b[2]]]),
             }
         }
         TEXTURE_CHECKER => Texture::Checker { size: t.a[3], even: xyz(t.a), odd: xyz(t.b) },

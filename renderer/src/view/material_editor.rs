@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn a_kind_keeps_only_the_textures_it_takes() {
         let checker = Texture::Checker { size: 1.0, even: Vec3::ONE, odd: Vec3::ZERO };
-        let normal = Texture::image_to_read("n.png", Wrap::Repeat);
+        let normal = Texture::image_to_read("n.png", Wrap::Repeat, Default::default());
         let mut principled = Material::new("m", MaterialKind::Principled(Principled::default()));
         principled.texture = Some(checker.clone());
         principled.maps.normal = Some(normal);

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use eframe::egui::{self, Key};
 use glam::Vec3;
 use scene_compiler::scene::{
-    MAP_COUNT, MAP_FIELDS, Maps, Material, MaterialKind, Scene, Texture, TextureImage, Wrap,
+    MAP_COUNT, MAP_FIELDS, Maps, Material, MaterialKind, Scene, Texture, TextureImage, UvTransform, Wrap,
 };
 
 use super::material_editor::kind_name;
@@ -180,9 +180,9 @@ impl SlotUi {
         let choosing = self.field.as_ref().is_some_and(|f| f.choosing);
         let changed = |texture| Some(TextureEdit { slot, texture: Some(texture), step: false });
         match texture {
-            _ if choosing => self.image_rows(ui, slot, None, Wrap::Repeat).or(edit),
-            Some(Texture::Image { image, wrap, .. }) => {
-                self.image_rows(ui, slot, Some(image), *wrap).or(edit)
+            _ if choosing => self.image_rows(ui, slot, None, Wrap::Repeat, UvTransform::IDENTITY).or(edit),
+            Some(Texture::Image { image, wrap, uv_transform, .. }) => {
+                self.image_rows(ui, slot, Some(image), *wrap, *uv_transform).or(edit)
             }
             Some(&Texture::Checker { mut size, mut even, mut odd }) => {
                 let resized = positive_drag(ui, &slot.label("size"), &mut size);
@@ -263,6 +263,7 @@ impl SlotUi {
         slot: Slot,
         image: Option<&Arc<TextureImage>>,
         wrap: Wrap,
+        uv_transform: UvTransform,
     ) -> Option<TextureEdit> {
         let mut edit = None;
         let field = self.field.as_mut()?;
@@ -281,7 +282,8 @@ impl SlotUi {
             .inner;
         ui.end_row();
         if read && !field.text.trim().is_empty() {
-            let texture = Texture::image_to_read(field.text.trim(), wrap);
+            // Another file keeps the slot's wrap and uv transform (a model's, say).
+            let texture = Texture::image_to_read(field.text.trim(), wrap, uv_transform);
             edit = Some(TextureEdit { slot, texture: Some(texture), step: true });
         }
         let Some(image) = image else { return edit };
@@ -294,7 +296,7 @@ impl SlotUi {
         ui.end_row();
         if chosen != wrap && edit.is_none() {
             let file = field.shown.clone().unwrap_or_default();
-            let texture = Texture::Image { file, image: Arc::clone(image), wrap: chosen };
+            let texture = Texture::Image { file, image: Arc::clone(image), wrap: chosen, uv_transform };
             edit = Some(TextureEdit { slot, texture: Some(texture), step: true });
         }
         ui.label(format!("{} x {} pixels", image.width, image.height));

@@ -43,7 +43,12 @@ fn triangle_scene(tangents: Vec<Vec4>, normal_map: bool) -> Scene {
         alpha: Vec::new(),
     };
     let maps = Maps {
-        normal: Some(Texture::Image { file: "flat.png".into(), image: Arc::new(flat), wrap: Wrap::Repeat }),
+        normal: Some(Texture::Image {
+            file: "flat.png".into(),
+            image: Arc::new(flat),
+            wrap: Wrap::Repeat,
+            uv_transform: Default::default(),
+        }),
         ..Maps::default()
     };
     s.materials = vec![if normal_map {

@@ -1,5 +1,6 @@
 //! Textures on the CPU against exact answers: a checker on a plane at known
-//! coordinates, an image's texels through the texture coordinates of boxes and spheres;
+//! coordinates, an image's texels through the texture coordinates of boxes and spheres
+//! and through a uv transform (glTF's KHR_texture_transform);
 //! a textured emitter lights the same with and without light sampling. (The sRGB
 //! decode's known values are `scene/image_file.rs`'s unit test.)
 
@@ -9,7 +10,9 @@ use crate::cpu_support;
 
 use glam::{Vec2, Vec3};
 use renderer::camera::CameraFrame;
-use scene_compiler::scene::{Cuboid, Material, MaterialKind, Scene, Sky, Texture, TextureImage, Wrap};
+use scene_compiler::scene::{
+    Cuboid, Material, MaterialKind, Scene, Sky, Texture, TextureImage, UvTransform, Wrap,
+};
 
 use cpu_support::{compile, job, pinhole, render, scene};
 
@@ -94,8 +97,16 @@ fn image_lookups_are_bilinear_between_texel_centres() {
         let at = Vec3::new(uv.x * 100.0 - 50.0, 0.5, uv.y * 100.0 - 50.0);
         let camera = pinhole(at + Vec3::new(0.0, 1.0, 1e-4), at, 1e-3);
         let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0, albedo: Vec3::ZERO };
-        let s =
-            textured_floor(camera, lamp, Texture::Image { file: "t.png".into(), image: two_by_two(), wrap });
+        let s = textured_floor(
+            camera,
+            lamp,
+            Texture::Image {
+                file: "t.png".into(),
+                image: two_by_two(),
+                wrap,
+                uv_transform: Default::default(),
+            },
+        );
         let blob = compile(&s);
         let (image, _) = render(&blob, &job(&blob, 1, 1, 4, 1, 1));
         Vec3::new(image[0][0], image[0][1], image[0][2])
@@ -117,6 +128,89 @@ fn image_lookups_are_bilinear_between_texel_centres() {
     );
 }
 
+/// The colour a white emitter's top, textured with `texture`, shows at its texture
+/// coordinates `uv` (both in [0, 1]): seen straight down through one pixel of a very
+/// narrow view, as in `image_lookups_are_bilinear_between_texel_centres`.
+fn seen_at(texture: &Texture, uv: Vec2) -> Vec3 {
+    // The box spans x, z in [-50, 50]: u = (x + 50) / 100, v = (z + 50) / 100.
+    let at = Vec3::new(uv.x * 100.0 - 50.0, 0.5, uv.y * 100.0 - 50.0);
+    let camera = pinhole(at + Vec3::new(0.0, 1.0, 1e-4), at, 1e-3);
+    let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0, albedo: Vec3::ZERO };
+    let blob = compile(&textured_floor(camera, lamp, texture.clone()));
+    let (image, _) = render(&blob, &job(&blob, 1, 1, 4, 1, 1));
+    Vec3::new(image[0][0], image[0][1], image[0][2])
+}
+
+fn image_texture(image: Arc<TextureImage>, uv_transform: UvTransform) -> Texture {
+    Texture::Image { file: "t.png".into(), image, wrap: Wrap::Repeat, uv_transform }
+}
+
+/// glTF's KHR_texture_transform as its README writes it (rows of T R S, R = [[cos, sin],
+/// [-sin, cos]]), applied to `uv` in f64, wrapped into [0, 1) as Repeat does.
+fn transformed(t: &UvTransform, uv: Vec2) -> Vec2 {
+    let r = f64::from(t.rotation_deg).to_radians();
+    let (u, v) = (f64::from(uv.x) * f64::from(t.scale.x), f64::from(uv.y) * f64::from(t.scale.y));
+    let u2 = r.cos() * u + r.sin() * v + f64::from(t.offset.x);
+    let v2 = -r.sin() * u + r.cos() * v + f64::from(t.offset.y);
+    Vec2::new(u2.rem_euclid(1.0) as f32, v2.rem_euclid(1.0) as f32)
+}
+
+/// An image with a uv transform renders as the untransformed image does at the
+/// transformed coordinates: an offset of half the width swaps a two-colour image's halves,
+/// a quarter turn turns a 2 x 2 image (in the README's direction, not the other), a scale
+/// of 2 repeats it twice across, and a transform of all three agrees with the README's
+/// formula at points all over the image.
+#[test]
+fn a_transformed_image_is_the_image_at_the_transformed_coordinates() {
+    let close = |got: Vec3, want: Vec3, what: &str| {
+        assert!((got - want).abs().max_element() < 2e-3, "{what}: {got} against {want}");
+    };
+    let halves = Arc::new(TextureImage {
+        path: "procedural".into(),
+        width: 2,
+        height: 1,
+        texels: vec![[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        alpha: Vec::new(),
+    });
+    let plain = image_texture(halves.clone(), UvTransform::IDENTITY);
+    let offset = UvTransform { offset: Vec2::new(0.5, 0.0), ..UvTransform::IDENTITY };
+    let shifted = image_texture(halves, offset);
+    for v in [0.2, 0.7] {
+        close(seen_at(&plain, Vec2::new(0.25, v)), Vec3::X, "the left half, untransformed");
+        close(seen_at(&shifted, Vec2::new(0.25, v)), Vec3::Z, "the left half shows the right");
+        close(seen_at(&shifted, Vec2::new(0.75, v)), Vec3::X, "the right half shows the left");
+    }
+
+    // Texels: (0, 0) red, (1, 0) green, (0, 1) blue, (1, 1) white. A quarter turn takes
+    // (u, v) to (v, -u): the top left quarter looks up the bottom left texel, and so on.
+    let quarter = UvTransform { rotation_deg: 90.0, ..UvTransform::IDENTITY };
+    let turned = image_texture(two_by_two(), quarter);
+    close(seen_at(&turned, Vec2::new(0.25, 0.25)), Vec3::Z, "top left shows blue");
+    close(seen_at(&turned, Vec2::new(0.75, 0.25)), Vec3::X, "top right shows red");
+    close(seen_at(&turned, Vec2::new(0.75, 0.75)), Vec3::Y, "bottom right shows green");
+    close(seen_at(&turned, Vec2::new(0.25, 0.75)), Vec3::ONE, "bottom left shows white");
+
+    let twice = image_texture(two_by_two(), UvTransform { scale: Vec2::splat(2.0), ..UvTransform::IDENTITY });
+    for (uv, want) in [
+        ((0.125, 0.125), Vec3::X),
+        ((0.375, 0.125), Vec3::Y),
+        ((0.625, 0.125), Vec3::X),
+        ((0.875, 0.375), Vec3::ONE),
+        ((0.625, 0.875), Vec3::Z),
+    ] {
+        close(seen_at(&twice, Vec2::from(uv)), want, &format!("scale 2 at {uv:?}"));
+    }
+
+    let all = UvTransform { offset: Vec2::new(0.3, -0.2), rotation_deg: 30.0, scale: Vec2::new(1.5, 0.75) };
+    let moved = image_texture(two_by_two(), all);
+    let untransformed = image_texture(two_by_two(), UvTransform::IDENTITY);
+    for uv in [(0.1, 0.1), (0.4, 0.8), (0.9, 0.3), (0.55, 0.55)] {
+        let uv = Vec2::from(uv);
+        let want = seen_at(&untransformed, transformed(&all, uv));
+        close(seen_at(&moved, uv), want, &format!("offset, rotation and scale at {uv}"));
+    }
+}
+
 /// A sphere shows its image by longitude and latitude: looking along -z at its +z side
 /// (u = 0.5, the image's centre column) halfway up (v = 0.5).
 #[test]
@@ -135,7 +229,12 @@ fn a_sphere_shows_its_image_centre_column_towards_plus_z() {
     s.materials = vec![Material {
         name: "globe".into(),
         kind: MaterialKind::Emissive { color: Vec3::ONE, strength: 1.0, albedo: Vec3::ZERO },
-        texture: Some(Texture::Image { file: "t.png".into(), image, wrap: Wrap::Repeat }),
+        texture: Some(Texture::Image {
+            file: "t.png".into(),
+            image,
+            wrap: Wrap::Repeat,
+            uv_transform: Default::default(),
+        }),
         maps: Default::default(),
     }];
     let blob = compile(&s);

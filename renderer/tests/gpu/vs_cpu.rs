@@ -223,6 +223,35 @@ fn principled_gpu_matches_cpu() {
     compare(&mut gpu, &principled_scene(), (96, 54));
 }
 
+/// [`principled_scene`] with every image texture moved by its own uv transform (glTF's
+/// KHR_texture_transform: offset, rotation and non-uniform scale): the base colour and
+/// its alpha in the any-hit test, the metallic-roughness, emission (light sampling too)
+/// and normal maps all look up the transformed coordinates alike on both backends.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn uv_transformed_textures_gpu_matches_cpu() {
+    use glam::Vec2;
+    use scene_compiler::scene::UvTransform;
+    let mut scene = principled_scene();
+    let mut k = 0.0;
+    for material in &mut scene.materials {
+        let [mr, emission, normal] = material.maps.slots_mut();
+        for texture in [&mut material.texture, mr, emission, normal].into_iter().flatten() {
+            if let Texture::Image { uv_transform, .. } = texture {
+                k += 1.0;
+                *uv_transform = UvTransform {
+                    offset: Vec2::new(0.3 * k, -0.2),
+                    rotation_deg: 25.0 * k,
+                    scale: Vec2::new(1.5, 0.75 + 0.25 * k),
+                };
+            }
+        }
+    }
+    assert_eq!(k, 4.0, "the leaf's colour, the ground's two maps and the lamp's emission");
+    let mut gpu = cuda();
+    compare(&mut gpu, &scene, (96, 54));
+}
+
 /// The scene of [`principled_gpu_matches_cpu`].
 fn principled_scene() -> Scene {
     use scene_compiler::procedural_sky::{SkyParams, sky};
@@ -344,7 +373,12 @@ fn image_texture((width, height, texels): (u32, u32, Vec<[f32; 4]>)) -> Texture 
             texels.iter().map(|t| t[3]).collect()
         },
     };
-    Texture::Image { file: "procedural.png".into(), image: std::sync::Arc::new(image), wrap: Wrap::Repeat }
+    Texture::Image {
+        file: "procedural.png".into(),
+        image: std::sync::Arc::new(image),
+        wrap: Wrap::Repeat,
+        uv_transform: Default::default(),
+    }
 }
 
 /// glTF's channels (G roughness, B metallic) in a 4 x 4 checker: rough dielectric and

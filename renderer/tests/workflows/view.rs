@@ -396,7 +396,9 @@ fn texture_of(harness: &Harness<'_, ViewApp>, index: usize) -> Option<scene::Tex
 /// The file, size and wrap of an image texture.
 fn image_of(texture: Option<scene::Texture>) -> Option<(String, u32, u32, scene::Wrap)> {
     match texture {
-        Some(scene::Texture::Image { file, image, wrap }) => Some((file, image.width, image.height, wrap)),
+        Some(scene::Texture::Image { file, image, wrap, .. }) => {
+            Some((file, image.width, image.height, wrap))
+        }
         _ => None,
     }
 }

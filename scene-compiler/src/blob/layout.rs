@@ -16,7 +16,7 @@ use crate::limits;
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -246,9 +246,9 @@ blob_record! {
     /// A texture a material's colour is multiplied by (docs/path-tracing.md, "Textures").
     #[align(16)]
     pub struct TextureRecord as "TextureRecord" {
-        /// Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: zeros.
+        /// Checker: the even cells' rgb and w the cube edge; Noise: x the scale; Image: row 0 of its uv transform (m00, m01, m02), w 0: u' = m00 u + m01 v + m02, before the lookup.
         pub a: [f32; 4],
-        /// Checker: the odd cells' rgb, w 0; else zeros.
+        /// Checker: the odd cells' rgb, w 0; Image: row 1 of its uv transform (m10, m11, m12), w 0: v' = m10 u + m11 v + m12; Noise: zeros.
         pub b: [f32; 4],
         /// Image: its first texel in the texels section, width, height, WRAP_REPEAT or WRAP_CLAMP; else zeros.
         pub image: [u32; 4],

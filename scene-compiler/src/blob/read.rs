@@ -529,6 +529,10 @@ impl<'a> BlobView<'a> {
                     if wrap != WRAP_REPEAT && wrap != WRAP_CLAMP {
                         return err(format!("unknown wrap mode {wrap}"));
                     }
+                    // The uv transform's rows (finite, checked above) with their w lanes zero.
+                    if t.a[3] != 0.0 || t.b[3] != 0.0 {
+                        return err(format!("image uv transform rows {:?}, {:?} with w lanes set", t.a, t.b));
+                    }
                 }
                 TEXTURE_CHECKER => {
                     let (size, colours) = (t.a[3], [&t.a[..3], &t.b[..3]].concat());

@@ -51,7 +51,7 @@ impl TextureTable {
         for texture in scene.materials.iter().flat_map(|m| slots(m).into_iter().flatten()) {
             let zero = [0.0; 4];
             let record = match texture {
-                Texture::Image { image, wrap, .. } => {
+                Texture::Image { image, wrap, uv_transform, .. } => {
                     let same = |(other, _): &&(&Arc<TextureImage>, u32)| {
                         Arc::ptr_eq(other, image) || *other == image
                     };
@@ -71,7 +71,9 @@ impl TextureTable {
                         Wrap::Repeat => WRAP_REPEAT,
                         Wrap::Clamp => WRAP_CLAMP,
                     };
-                    record(TEXTURE_IMAGE, zero, zero, [first, image.width, image.height, wrap])
+                    // The uv transform's two rows, w 0: the identity for an untransformed image.
+                    let [row0, row1] = uv_transform.rows().map(|[x, y, z]| [x, y, z, 0.0]);
+                    record(TEXTURE_IMAGE, row0, row1, [first, image.width, image.height, wrap])
                 }
                 &Texture::Checker { size, even, odd } => {
                     record(TEXTURE_CHECKER, even.extend(size).to_array(), odd.extend(0.0).to_array(), [0; 4])

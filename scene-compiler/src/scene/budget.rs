@@ -132,7 +132,12 @@ mod tests {
 
     fn textured(name: &str, image: &Arc<TextureImage>) -> Material {
         let mut m = Material::new(name, MaterialKind::Lambert { albedo: Vec3::ONE });
-        m.texture = Some(Texture::Image { file: name.into(), image: image.clone(), wrap: Wrap::Repeat });
+        m.texture = Some(Texture::Image {
+            file: name.into(),
+            image: image.clone(),
+            wrap: Wrap::Repeat,
+            uv_transform: Default::default(),
+        });
         m
     }
 

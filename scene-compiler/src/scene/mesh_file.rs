@@ -345,11 +345,6 @@ fn read_gltf(path: &Path, max_triangles: usize) -> Result<Geometry, String> {
         .or_else(|| document.scenes().next())
         .ok_or("the file has no scene (no nodes to place)")?;
     let mut g = Geometry::default();
-    if document.extensions_used().any(|e| e == "KHR_texture_transform") {
-        g.dropped.insert(
-            "KHR_texture_transform (textures are looked up at their untransformed coordinates)".into(),
-        );
-    }
     // Every material of the document (primitives name them by index); glTF's default
     // material is appended when a primitive names none.
     for material in document.materials() {

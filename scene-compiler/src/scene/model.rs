@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
 use super::material::MaterialKind;
 // The shapes' own types live with the rest of each shape, in `shapes/`.
@@ -200,8 +200,9 @@ impl Maps {
 /// A colour that varies over a surface (docs/scene-format.md, "Textures").
 #[derive(Clone, Debug, PartialEq)]
 pub enum Texture {
-    /// An image looked up at the surface's texture coordinates, filtered bilinearly.
-    Image { file: String, image: Arc<TextureImage>, wrap: Wrap },
+    /// An image looked up at the surface's texture coordinates moved by `uv_transform`,
+    /// filtered bilinearly.
+    Image { file: String, image: Arc<TextureImage>, wrap: Wrap, uv_transform: UvTransform },
     /// Solid cubes of edge `size`: the cell `floor(p / size)` is `even` when the sum of
     /// its three integers is even, else `odd`.
     Checker { size: f32, even: Vec3, odd: Vec3 },
@@ -213,8 +214,76 @@ impl Texture {
     /// An image texture that names `file` but has not read it yet
     /// ([`TextureImage::unread`]): what an editor makes when the user names another
     /// image. [`crate::scene::read_texture_images`] reads it, as a scene file's is read.
-    pub fn image_to_read(file: impl Into<String>, wrap: Wrap) -> Texture {
-        Texture::Image { file: file.into(), image: Arc::new(TextureImage::unread()), wrap }
+    pub fn image_to_read(file: impl Into<String>, wrap: Wrap, uv_transform: UvTransform) -> Texture {
+        Texture::Image { file: file.into(), image: Arc::new(TextureImage::unread()), wrap, uv_transform }
+    }
+}
+
+/// Where an image texture is looked up: glTF's `KHR_texture_transform`, the texture
+/// coordinates (u, v) (v = 0 at the image's top row, glTF's convention) taken to
+/// `T(offset) R(rotation) S(scale) (u, v, 1)` (docs/scene-format.md, "Textures").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UvTransform {
+    pub offset: Vec2,
+    /// Degrees (glTF writes radians); positive turns the coordinates counter-clockwise as
+    /// the image is seen, v down, so the image appears turned clockwise.
+    pub rotation_deg: f32,
+    pub scale: Vec2,
+}
+
+impl Default for UvTransform {
+    fn default() -> UvTransform {
+        UvTransform::IDENTITY
+    }
+}
+
+impl UvTransform {
+    /// Looks the image up at the coordinates as they are.
+    pub const IDENTITY: UvTransform = UvTransform { offset: Vec2::ZERO, rotation_deg: 0.0, scale: Vec2::ONE };
+
+    /// Whether it leaves the coordinates as they are (what a file need not write).
+    pub fn is_identity(&self) -> bool {
+        *self == UvTransform::IDENTITY
+    }
+
+    /// Its rows as the blob stores them (`TextureRecord` lanes `a` and `b`): u' = row 0 ·
+    /// (u, v, 1), v' = row 1 · (u, v, 1), with R = [[cos, sin], [-sin, cos]], the
+    /// extension README's rotation as written there and as Blender's glTF exporter
+    /// (`texture_transform_blender_to_gltf`) and three.js apply it. Computed in f64 and
+    /// rounded once; a quarter turn is exact, so a rotated image's texel centres land
+    /// where the unrotated image's do.
+    pub fn rows(&self) -> [[f32; 3]; 2] {
+        let turn = f64::from(self.rotation_deg) % 360.0;
+        let (sin, cos) = if turn % 90.0 == 0.0 {
+            // 0, ±90, ±180, ±270 degrees: the exact sines and cosines.
+            let quarter = (turn / 90.0).rem_euclid(4.0) as u8;
+            [(0.0, 1.0), (1.0, 0.0), (0.0, -1.0), (-1.0, 0.0)][usize::from(quarter)]
+        } else {
+            turn.to_radians().sin_cos()
+        };
+        let (sx, sy) = (f64::from(self.scale.x), f64::from(self.scale.y));
+        [
+            [(cos * sx) as f32, (sin * sy) as f32, self.offset.x],
+            // 0 - x, not -x: no negative zero in an unrotated image's row.
+            [(0.0 - sin * sx) as f32, (cos * sy) as f32, self.offset.y],
+        ]
+    }
+
+    /// The transform whose [`UvTransform::rows`] are `rows`, up to rounding (for a scene
+    /// read back from a blob): a rotation and a scale per axis. Rows with a shear, which
+    /// the compiler never writes, come back as the nearest such transform.
+    pub fn from_rows(rows: [[f32; 3]; 2]) -> UvTransform {
+        let [[m00, m01, _], [m10, m11, _]] = rows.map(|r| r.map(f64::from));
+        // Column 0 is sx (cos, -sin), column 1 sy (sin, cos): the angle from the longer.
+        let (sx_len, sy_len) = (m00.hypot(m10), m01.hypot(m11));
+        let angle = if sx_len >= sy_len { (-m10).atan2(m00) } else { m01.atan2(m11) };
+        let (sin, cos) = angle.sin_cos();
+        let (sx, sy) = (cos * m00 - sin * m10, sin * m01 + cos * m11);
+        UvTransform {
+            offset: Vec2::new(rows[0][2], rows[1][2]),
+            rotation_deg: angle.to_degrees() as f32,
+            scale: Vec2::new(sx as f32, sy as f32),
+        }
     }
 }
 
@@ -453,4 +522,37 @@ pub struct ModelMaterial {
 pub enum Light {
     Point { position: Vec3, color: Vec3, intensity: f32 },
     Directional { direction: Vec3, color: Vec3, intensity: f32, angular_radius_deg: f32 },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The identity's rows are exactly the identity's, bit for bit (no negative zero);
+    /// transforms read back from their rows give the same rows again to rounding, and
+    /// quarter turns exactly.
+    #[test]
+    fn uv_transform_rows_read_back() {
+        let bits = |rows: [[f32; 3]; 2]| rows.map(|r| r.map(f32::to_bits));
+        assert_eq!(bits(UvTransform::IDENTITY.rows()), bits([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]));
+        let back = UvTransform::from_rows(UvTransform::IDENTITY.rows());
+        assert!(back.is_identity(), "{back:?}");
+        for rotation_deg in [0.0, 22.5, 90.0, -90.0, 180.0, 270.0, 725.0, -1e6] {
+            for (scale, offset) in [
+                (Vec2::new(4.0, 2.0), Vec2::new(0.5, -0.25)),
+                (Vec2::new(-1.5, 0.5), Vec2::ZERO),
+                (Vec2::new(0.0, 3.0), Vec2::new(1e6, 2.0)),
+                (Vec2::ZERO, Vec2::ONE),
+            ] {
+                let t = UvTransform { offset, rotation_deg, scale };
+                let rows = t.rows();
+                let again = UvTransform::from_rows(rows).rows();
+                for (a, b) in rows.iter().flatten().zip(again.iter().flatten()) {
+                    assert!((a - b).abs() <= 1e-6 * (1.0 + a.abs()), "{t:?}: {rows:?} against {again:?}");
+                }
+            }
+        }
+        let quarter = UvTransform { rotation_deg: 90.0, ..UvTransform::IDENTITY };
+        assert_eq!(quarter.rows(), [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]);
+    }
 }

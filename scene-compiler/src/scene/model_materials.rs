@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
 use super::image_file::Encoding;
 use super::material::{AlphaMode, MaterialKind, Principled};
-use super::model::{Maps, ModelMaterial, Texture, TextureImage, Wrap};
+use super::model::{Maps, ModelMaterial, Texture, TextureImage, UvTransform, Wrap};
 use super::texture_file;
 
 /// The properties a mapping dropped, each once, in a stable order.
@@ -97,42 +97,120 @@ pub(crate) fn gltf(
         alpha,
         alpha_mode,
     });
-    let mut texture = |info: Option<(gltf::Texture<'_>, u32)>, what: &str, encoding: Encoding| {
-        let Some((texture, tex_coord)) = info else { return Ok(None) };
+    let mut texture = |info: Option<TextureInfo<'_>>, what: &str, encoding: Encoding| {
+        let Some(info) = info else { return Ok(None) };
+        let at = |e: String| format!("{name}: {what}: {e}");
+        let transform = info.transform.map_err(at)?;
+        // KHR_texture_transform's texCoord, when given, replaces the textureInfo's.
+        let tex_coord = transform.tex_coord.unwrap_or(info.tex_coord);
         if tex_coord != 0 {
-            dropped.insert(format!("{what} on a second set of texture coordinates (TEXCOORD_{tex_coord})"));
+            let by = if transform.tex_coord.is_some() { " by KHR_texture_transform's texCoord" } else { "" };
+            dropped
+                .insert(format!("{what} on a second set of texture coordinates (TEXCOORD_{tex_coord}{by})"));
             return Ok(None);
         }
-        let image = gltf_image(&texture.source(), model, buffers, encoding)
-            .map_err(|e| format!("{name}: {what}: {e}"))?;
-        let wrap = match texture.sampler().wrap_s() {
+        let uv_transform = transform.uv_transform(&name, what)?;
+        let image = gltf_image(&info.texture.source(), model, buffers, encoding).map_err(at)?;
+        let wrap = match info.texture.sampler().wrap_s() {
             gltf::texture::WrappingMode::ClampToEdge => Wrap::Clamp,
             _ => Wrap::Repeat,
         };
+        // Each textureInfo is its own texture with its own transform; the blob stores an
+        // image that several of them read once (`blob/textures.rs` compares the texels).
         Ok::<_, String>(Some(Texture::Image {
             file: model.display().to_string(),
             image: Arc::new(image),
             wrap,
+            uv_transform,
         }))
     };
-    fn info(i: gltf::texture::Info<'_>) -> (gltf::Texture<'_>, u32) {
-        (i.texture(), i.tex_coord())
-    }
-    let base = texture(pbr.base_color_texture().map(info), "baseColorTexture", Encoding::Color)?;
+    let base = texture(pbr.base_color_texture().map(TextureInfo::of), "baseColorTexture", Encoding::Color)?;
     let maps = Maps {
         metallic_roughness: texture(
-            pbr.metallic_roughness_texture().map(info),
+            pbr.metallic_roughness_texture().map(TextureInfo::of),
             "metallicRoughnessTexture",
             Encoding::Data,
         )?,
-        emission: texture(material.emissive_texture().map(info), "emissiveTexture", Encoding::Color)?,
+        emission: texture(
+            material.emissive_texture().map(TextureInfo::of),
+            "emissiveTexture",
+            Encoding::Color,
+        )?,
         normal: texture(
-            material.normal_texture().map(|n| (n.texture(), n.tex_coord())),
+            material.normal_texture().map(TextureInfo::of_normal),
             "normalTexture",
             Encoding::Data,
         )?,
     };
     Ok(ModelMaterial { name: plain, kind: MaterialKind::Principled(principled), texture: base, maps })
+}
+
+/// A glTF textureInfo (or normalTexture) as a material's texture slot reads it.
+struct TextureInfo<'a> {
+    texture: gltf::Texture<'a>,
+    tex_coord: u32,
+    /// Its `KHR_texture_transform` (the default when it has none), or why that could
+    /// not be read.
+    transform: Result<KhrTransform, String>,
+}
+
+/// The values of a textureInfo's `KHR_texture_transform`, as the file writes them.
+#[derive(Default)]
+struct KhrTransform {
+    offset: [f32; 2],
+    /// Radians.
+    rotation: f32,
+    scale: [f32; 2],
+    tex_coord: Option<u32>,
+}
+
+impl<'a> TextureInfo<'a> {
+    fn of(info: gltf::texture::Info<'a>) -> TextureInfo<'a> {
+        let transform = info.texture_transform().map_or_else(KhrTransform::identity, |t| KhrTransform {
+            offset: t.offset(),
+            rotation: t.rotation(),
+            scale: t.scale(),
+            tex_coord: t.tex_coord(),
+        });
+        TextureInfo { texture: info.texture(), tex_coord: info.tex_coord(), transform: Ok(transform) }
+    }
+
+    /// The gltf crate reads `KHR_texture_transform` on a textureInfo but not on a
+    /// normalTexture (1.4): its JSON is read here with the crate's own type.
+    fn of_normal(normal: gltf::material::NormalTexture<'a>) -> TextureInfo<'a> {
+        let transform = match normal.extension_value("KHR_texture_transform") {
+            None => Ok(KhrTransform::identity()),
+            Some(value) => gltf::json::deserialize::from_value::<
+                gltf::json::extensions::texture::TextureTransform,
+            >(value.clone())
+            .map(|t| KhrTransform {
+                offset: t.offset.0,
+                rotation: t.rotation.0,
+                scale: t.scale.0,
+                tex_coord: t.tex_coord,
+            })
+            .map_err(|e| format!("KHR_texture_transform: {e}")),
+        };
+        TextureInfo { texture: normal.texture(), tex_coord: normal.tex_coord(), transform }
+    }
+}
+
+impl KhrTransform {
+    fn identity() -> KhrTransform {
+        KhrTransform { scale: [1.0; 2], ..KhrTransform::default() }
+    }
+
+    /// As a texture's `uv_transform` (degrees); a non-finite value is an error naming the
+    /// material and the texture, as a non-finite factor is.
+    fn uv_transform(&self, name: &str, what: &str) -> Result<UvTransform, String> {
+        let [ox, oy] = self.offset;
+        let [sx, sy] = self.scale;
+        finite(&format!("{name}: {what}: KHR_texture_transform"), &[ox, oy, self.rotation, sx, sy])?;
+        // Whole turns taken off before the conversion, so a huge angle stays finite in
+        // degrees (f32 radians of 6e36 would not).
+        let degrees = (f64::from(self.rotation) % std::f64::consts::TAU).to_degrees() as f32;
+        Ok(UvTransform { offset: Vec2::new(ox, oy), rotation_deg: degrees, scale: Vec2::new(sx, sy) })
+    }
 }
 
 /// A glTF image: a buffer view (`.glb`, embedded), a data URI or a file beside the model.
@@ -248,10 +326,12 @@ pub(crate) fn mtl(
             .map_err(|e| format!("{name}: {what} `{file}`: {e}"))?;
         Ok(Some((file, image)))
     };
+    // MTL's `-o` and `-s` map options are not read (docs/scene-format.md): untransformed.
     let image = |(file, image): (String, TextureImage)| Texture::Image {
         file,
         image: Arc::new(image),
         wrap: Wrap::Repeat,
+        uv_transform: UvTransform::IDENTITY,
     };
     let base = map(&material.diffuse_texture, "map_Kd", Encoding::Color)?.map(image);
     let extra = |key: &str| material.unknown_param.get(key).cloned();

@@ -166,11 +166,11 @@ mod tests {
     use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
     use super::super::model::{
         Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, Scene, Sky, Texture,
-        TextureImage, Wrap,
+        TextureImage, UvTransform, Wrap,
     };
     use super::super::schema::{
         BandFile, CameraFile, LightFile, SceneFile, SettingsFile, SkyFile, TextureFile, TransformFile,
-        WrapFile,
+        UvTransformFile, WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{parse, read_ron, to_ron, validate};
@@ -261,6 +261,7 @@ mod tests {
             record::<SettingsFile>(),
             record::<BandFile>(),
             record::<TransformFile>(),
+            record::<UvTransformFile>(),
         ];
         all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
             ItemSchema::Struct(fields) => Some(fields),
@@ -292,6 +293,11 @@ mod tests {
                 }),
             ),
             wrap: Wrap::Clamp,
+            uv_transform: UvTransform {
+                offset: glam::Vec2::new(0.5, -0.25),
+                rotation_deg: 22.5,
+                scale: glam::Vec2::new(4.0, 2.0),
+            },
         };
         let checker = Texture::Checker { size: 0.5, even: Vec3::splat(0.25), odd: Vec3::new(1.0, 0.5, 0.0) };
         let maps = Maps {
@@ -450,6 +456,21 @@ mod tests {
         // Textures' parameters too (checked where the material is).
         scene.materials[0].texture = Some(Texture::Checker { size: f32::NAN, even: nan, odd: nan });
         scene.materials[3].texture = Some(Texture::Noise { scale: f32::NAN });
+        let nan2 = glam::Vec2::NAN;
+        let uv_transform = UvTransform { offset: nan2, rotation_deg: f32::NAN, scale: nan2 };
+        let image = TextureImage {
+            path: "h.png".into(),
+            width: 1,
+            height: 1,
+            texels: vec![[0.0; 3]],
+            alpha: Vec::new(),
+        };
+        scene.materials[1].texture = Some(Texture::Image {
+            file: "h.png".into(),
+            image: Arc::new(image),
+            wrap: Wrap::Repeat,
+            uv_transform,
+        });
         make_lists_wrong(&mut scene);
         scene.lights = vec![
             Light::Point { position: nan, color: nan, intensity: f32::NAN },

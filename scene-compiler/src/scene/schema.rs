@@ -117,6 +117,8 @@ pub(crate) enum TextureFile {
         file: String,
         #[serde(default)]
         wrap: WrapFile,
+        #[serde(default)]
+        uv_transform: UvTransformFile,
     },
     Checker {
         size: f32,
@@ -135,6 +137,22 @@ pub(crate) enum WrapFile {
     #[default]
     Repeat,
     Clamp,
+}
+
+/// An image texture's `uv_transform: (offset: (x, y), rotation_deg: a, scale: (sx, sy))`
+/// (glTF's `KHR_texture_transform`); every field may be left out (the identity).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename = "UvTransform", default, deny_unknown_fields)]
+pub(crate) struct UvTransformFile {
+    pub offset: [f32; 2],
+    pub rotation_deg: f32,
+    pub scale: [f32; 2],
+}
+
+impl Default for UvTransformFile {
+    fn default() -> UvTransformFile {
+        UvTransformFile { offset: [0.0; 2], rotation_deg: 0.0, scale: [1.0; 2] }
+    }
 }
 
 /// The `materials: { "name": kind, ... }` map as written: file order, duplicates kept.

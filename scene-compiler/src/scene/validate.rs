@@ -25,11 +25,11 @@ use super::{
     model::{
         Band, Camera, EnvImage, Environment, Heightmap, Light, Maps, Material, Mesh, MeshData,
         RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
-        Transform, Wrap,
+        Transform, UvTransform, Wrap,
     },
     schema::{
         BandFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereListFile,
-        TerrainFile, TextureFile, TransformFile, V3, WrapFile,
+        TerrainFile, TextureFile, TransformFile, UvTransformFile, V3, WrapFile,
     },
     spans::ValuePath,
     sphere_file,
@@ -477,7 +477,9 @@ impl Checker {
     ) -> Option<Texture> {
         let what = |name: &str| format!("`{name}` of the texture of material `{material}`");
         match texture {
-            TextureFile::Image { file, wrap } => {
+            TextureFile::Image { file, wrap, uv_transform } => {
+                // Both are reported when both are wrong: one look at the file, all its mistakes.
+                let uv_transform = self.uv_transform(&|| at().field("uv_transform"), material, uv_transform);
                 match budget.read(folder, file, texture_file::encoding_of(field)) {
                     Ok(image) => Some(Texture::Image {
                         file: file.clone(),
@@ -486,6 +488,7 @@ impl Checker {
                             WrapFile::Repeat => Wrap::Repeat,
                             WrapFile::Clamp => Wrap::Clamp,
                         },
+                        uv_transform: uv_transform?,
                     }),
                     Err(message) => {
                         self.report(&|| at().field("file"), message, "this image")
@@ -518,6 +521,26 @@ impl Checker {
         }
     }
 
+    /// An image texture's `uv_transform` at `at`: every number finite, which is all the
+    /// blob's texture record asks (both renderers' lookups keep any finite transform of
+    /// any finite coordinates finite: docs/path-tracing.md, "Textures").
+    fn uv_transform(&mut self, at: At, material: &str, t: &UvTransformFile) -> Option<UvTransform> {
+        let what =
+            |name: &str| format!("`{name}` of the `uv_transform` of the texture of material `{material}`");
+        let mut ok = true;
+        for (name, pair) in [("offset", t.offset), ("scale", t.scale)] {
+            for (k, &x) in pair.iter().enumerate() {
+                ok &= self.finite(x, &what(name), &|| at().field(name).index(k));
+            }
+        }
+        ok &= self.finite(t.rotation_deg, &what("rotation_deg"), &|| at().field("rotation_deg"));
+        ok.then(|| UvTransform {
+            offset: t.offset.into(),
+            rotation_deg: t.rotation_deg,
+            scale: t.scale.into(),
+        })
+    }
+
     /// The textures of an in-memory scene: what only they can get wrong
     /// ([`texture_file::model_problem`]), then the checks a file's textures get.
     fn model_textures(&mut self, path: &ValuePath, materials: &[Material]) {
@@ -534,7 +557,14 @@ impl Checker {
                 {
                     let at_field = || if field.is_empty() { at() } else { at().field(field) };
                     self.report(&at_field, message, "not a usable texture");
-                } else if !matches!(texture, Texture::Image { .. }) {
+                } else if let Texture::Image { uv_transform, .. } = texture {
+                    // The image was read; its transform is checked as a file's is.
+                    self.uv_transform(
+                        &|| at().field("uv_transform"),
+                        &m.name,
+                        &uv_transform_file(uv_transform),
+                    );
+                } else {
                     // No image to read: the folder is not used.
                     let mut no_images = TexelBudget::default();
                     self.texture(
@@ -1147,18 +1177,23 @@ pub(super) fn sky_file(sky: &Sky) -> SkyFile {
 
 fn texture_file_of(t: &Texture) -> TextureFile {
     match t {
-        Texture::Image { file, wrap, .. } => TextureFile::Image {
+        Texture::Image { file, wrap, uv_transform, .. } => TextureFile::Image {
             file: file.clone(),
             wrap: match wrap {
                 Wrap::Repeat => WrapFile::Repeat,
                 Wrap::Clamp => WrapFile::Clamp,
             },
+            uv_transform: uv_transform_file(uv_transform),
         },
         &Texture::Checker { size, even, odd } => {
             TextureFile::Checker { size, even: even.to_array(), odd: odd.to_array() }
         }
         &Texture::Noise { scale } => TextureFile::Noise { scale },
     }
+}
+
+fn uv_transform_file(t: &UvTransform) -> UvTransformFile {
+    UvTransformFile { offset: t.offset.to_array(), rotation_deg: t.rotation_deg, scale: t.scale.to_array() }
 }
 
 fn light_file(light: &Light) -> LightFile {

@@ -10,13 +10,13 @@
 
 use std::fmt::Write;
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
 use super::list::ListItem;
 use super::material::MAP_FIELDS;
 use super::model::{
     Camera, Light, Material, Mesh, RenderSettings, Scene, Sky, SphereList, Terrain, TerrainSurface, Texture,
-    Transform, Wrap,
+    Transform, UvTransform, Wrap,
 };
 
 /// The RON text of `scene`.
@@ -124,15 +124,39 @@ fn materials(out: &mut String, materials: &[Material]) {
 
 fn texture_ron(t: &Texture) -> String {
     match t {
-        Texture::Image { file, wrap: Wrap::Repeat, .. } => format!("Image(file: {})", string(file)),
-        Texture::Image { file, wrap: Wrap::Clamp, .. } => {
-            format!("Image(file: {}, wrap: Clamp)", string(file))
+        Texture::Image { file, wrap, uv_transform, .. } => {
+            let mut text = format!("Image(file: {}", string(file));
+            if *wrap == Wrap::Clamp {
+                text.push_str(", wrap: Clamp");
+            }
+            if !uv_transform.is_identity() {
+                let _ = write!(text, ", uv_transform: ({})", uv_transform_fields(uv_transform));
+            }
+            text.push(')');
+            text
         }
         &Texture::Checker { size, even, odd } => {
             format!("Checker(size: {size:?}, even: {}, odd: {})", v3(even), v3(odd))
         }
         &Texture::Noise { scale } => format!("Noise(scale: {scale:?})"),
     }
+}
+
+/// A uv transform's fields that differ from the identity's, so a texture that only
+/// repeats says only `scale: (4.0, 4.0)`.
+fn uv_transform_fields(t: &UvTransform) -> String {
+    let pair = |v: Vec2| format!("({:?}, {:?})", v.x, v.y);
+    let mut fields = Vec::new();
+    if t.offset != Vec2::ZERO {
+        fields.push(format!("offset: {}", pair(t.offset)));
+    }
+    if t.rotation_deg != 0.0 {
+        fields.push(format!("rotation_deg: {:?}", t.rotation_deg));
+    }
+    if t.scale != Vec2::ONE {
+        fields.push(format!("scale: {}", pair(t.scale)));
+    }
+    fields.join(", ")
 }
 
 /// A primitive's material as written: its quoted name. An index with no material (only

@@ -230,3 +230,32 @@ fn w1_blobs_the_format_calls_invalid_are_refused() {
         assert_refused(&original, name, wanted, mutate);
     }
 }
+
+/// An image texture's uv transform rows (`TextureRecord` lanes `a` and `b`): a NaN or
+/// infinite entry, or a w lane set, is refused (the renderers would look the image up
+/// at NaN), while the compiled rows verify.
+#[test]
+fn image_uv_transform_lanes_that_are_not_finite_rows_are_refused() {
+    use scene_compiler::blob::layout::TextureRecord;
+    let dir = tempfile::tempdir().expect("temp dir");
+    image::RgbImage::from_pixel(2, 2, image::Rgb([200, 100, 50]))
+        .save(dir.path().join("t.png"))
+        .expect("PNG");
+    let text = r#"Scene(
+    camera: (look_from: (0, 1, 6), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: { "m": Lambert(albedo: (1, 1, 1), texture: Image(file: "t.png", uv_transform: (rotation_deg: 30, scale: (2, 2)))) },
+    spheres: [(center: (0, 0, 0), radius: 1, material: "m")],
+)"#;
+    let scene = scene::parse(text, &dir.path().join("s.ron").display().to_string())
+        .map_err(|e| e.to_string())
+        .expect("scene");
+    let original = compile_scene(&scene, &CompileOptions::default()).blob;
+    BlobView::parse(&original).expect("the transformed texture verifies");
+    let texture = |change: fn(&mut TextureRecord)| {
+        move |b: &mut Vec<u8>| edit::<TextureRecord>(b, SectionId::Textures, 0, change)
+    };
+    assert_refused(&original, "NaN m01", "non-finite parameter", texture(|t| t.a[1] = f32::NAN));
+    assert_refused(&original, "infinite m12", "non-finite parameter", texture(|t| t.b[2] = f32::INFINITY));
+    assert_refused(&original, "row 0's w", "w lanes set", texture(|t| t.a[3] = 1.0));
+    assert_refused(&original, "row 1's w", "w lanes set", texture(|t| t.b[3] = -2.0));
+}

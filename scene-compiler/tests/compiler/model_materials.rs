@@ -270,3 +270,153 @@ fn a_missing_map_kd_is_an_error_naming_the_material() {
     assert!(d.message().contains("material `wood`: map_Kd `wood.png`"), "{}", d.message());
     assert_eq!(d.line(), Some(4));
 }
+
+/// A glTF whose textureInfos carry `KHR_texture_transform`, as `{transforms}` (JSON
+/// objects, one per textureInfo in this order: base colour, metallic-roughness, emission
+/// and normal of material `a`, base colour of `b`; each spliced in as is, so `""` is a
+/// textureInfo without the extension). Every textureInfo names texture 0, the red and
+/// blue image, which the blob stores once. `b_tex_coord` is `b`'s texCoord.
+fn write_transformed_gltf(path: &Path, transforms: [&str; 5], b_tex_coord: u32) {
+    let floats: Vec<f32> = vec![
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, // positions
+        0.0, 0.0, 1.0, 0.0, 0.0, 1.0, // uvs
+    ];
+    let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+    let buffer = base64::encode(&bytes);
+    let png = base64::encode(red_blue_png());
+    let info = |i: usize, extra: &str| {
+        let ext = if transforms[i].is_empty() {
+            String::new()
+        } else {
+            format!(r#", "extensions": {{ "KHR_texture_transform": {} }}"#, transforms[i])
+        };
+        format!(r#"{{ "index": 0{extra}{ext} }}"#)
+    };
+    let json = format!(
+        r#"{{
+  "asset": {{ "version": "2.0" }},
+  "extensionsUsed": ["KHR_texture_transform"],
+  "scene": 0,
+  "scenes": [{{ "nodes": [0] }}],
+  "nodes": [{{ "mesh": 0 }}],
+  "meshes": [{{ "primitives": [
+    {{ "attributes": {{ "POSITION": 0, "TEXCOORD_0": 1 }}, "material": 0 }},
+    {{ "attributes": {{ "POSITION": 0, "TEXCOORD_0": 1 }}, "material": 1 }}
+  ] }}],
+  "materials": [
+    {{ "name": "a", "pbrMetallicRoughness": {{ "baseColorTexture": {base}, "metallicRoughnessTexture": {mr} }},
+       "emissiveFactor": [1.0, 1.0, 1.0], "emissiveTexture": {emission}, "normalTexture": {normal} }},
+    {{ "name": "b", "pbrMetallicRoughness": {{ "baseColorTexture": {b} }} }}
+  ],
+  "textures": [{{ "source": 0 }}],
+  "images": [{{ "uri": "data:image/png;base64,{png}" }}],
+  "buffers": [{{ "byteLength": {len}, "uri": "data:application/octet-stream;base64,{buffer}" }}],
+  "bufferViews": [{{ "buffer": 0, "byteOffset": 0, "byteLength": 36 }}, {{ "buffer": 0, "byteOffset": 36, "byteLength": 24 }}],
+  "accessors": [
+    {{ "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 0] }},
+    {{ "bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC2" }}
+  ]
+}}"#,
+        base = info(0, ""),
+        mr = info(1, ""),
+        emission = info(2, ""),
+        normal = info(3, r#", "scale": 0.5"#),
+        b = info(4, &format!(r#", "texCoord": {b_tex_coord}"#)),
+        len = bytes.len()
+    );
+    std::fs::write(path, json).expect("write glTF");
+}
+
+/// Each textureInfo's KHR_texture_transform becomes its texture's `uv_transform`
+/// (radians to degrees; the normalTexture's too, which the gltf crate does not read),
+/// one texture per textureInfo, whose image the blob stores once with each record its
+/// own rows; the extension is no longer a warning. A texCoord the extension overrides to
+/// 0 is used, one it overrides to 1 drops the texture with a warning.
+#[test]
+fn gltf_texture_transforms_become_uv_transforms() {
+    use scene::UvTransform;
+    let dir = tempfile::tempdir().unwrap();
+    let quarter = std::f32::consts::FRAC_PI_2;
+    let transforms = [
+        format!(r#"{{ "offset": [0.5, 0.0], "rotation": {quarter}, "scale": [2.0, 3.0] }}"#),
+        r#"{ "scale": [4.0, 4.0] }"#.to_owned(),
+        String::new(),
+        r#"{ "offset": [0.25, 0.75] }"#.to_owned(),
+        r#"{ "rotation": -0.5, "texCoord": 0 }"#.to_owned(),
+    ];
+    let transform_refs = transforms.each_ref().map(String::as_str);
+    write_transformed_gltf(&dir.path().join("t.gltf"), transform_refs, 1);
+    let scene = parse_mesh(dir.path(), r#"(file: "t.gltf")"#);
+    assert!(warnings(&scene).is_empty(), "{:?}", warnings(&scene));
+    let expanded = with_triangles(&scene);
+    let (a, b) = (&expanded.materials[1], &expanded.materials[2]);
+    let uv = |t: &Option<Texture>| match t {
+        Some(Texture::Image { uv_transform, .. }) => *uv_transform,
+        other => panic!("an image texture: {other:?}"),
+    };
+    let base = uv(&a.texture);
+    assert_eq!((base.offset, base.scale), (Vec2::new(0.5, 0.0), Vec2::new(2.0, 3.0)));
+    assert!((base.rotation_deg - 90.0).abs() < 1e-4, "{base:?}");
+    let scaled = UvTransform { scale: Vec2::splat(4.0), ..UvTransform::IDENTITY };
+    assert_eq!(uv(&a.maps.metallic_roughness), scaled);
+    assert_eq!(uv(&a.maps.emission), UvTransform::IDENTITY);
+    assert_eq!(uv(&a.maps.normal), UvTransform { offset: Vec2::new(0.25, 0.75), ..UvTransform::IDENTITY });
+    let turned = uv(&b.texture);
+    assert!((turned.rotation_deg - (-0.5f32).to_degrees()).abs() < 1e-4, "{turned:?}");
+
+    // One record per textureInfo, each with its rows, all on one copy of the image's
+    // texels (pure red and blue read the same as colour, sRGB-decoded, and as data).
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("a transformed blob parses");
+    let slots = view.materials[1].textures;
+    let record = |i: u32| view.textures[i as usize];
+    assert_eq!((record(slots[1]).a, record(slots[1]).b), ([4.0, 0.0, 0.0, 0.0], [0.0, 4.0, 0.0, 0.0]));
+    let base_rows = (record(slots[0]).a, record(slots[0]).b);
+    assert!((base_rows.0[1] - 3.0).abs() < 1e-5 && (base_rows.1[0] + 2.0).abs() < 1e-5, "{base_rows:?}");
+    assert_eq!((base_rows.0[2], base_rows.1[2]), (0.5, 0.0));
+    let firsts: Vec<u32> = slots.iter().map(|&i| record(i).image[0]).collect();
+    assert_eq!(firsts, [0; 4], "every slot reads the one copy");
+    assert_eq!(view.texels.len(), 2, "the 2 x 1 image, once");
+
+    // texCoord 1 overridden to 1 by the extension (or not overridden at all): dropped.
+    let transforms = ["", "", "", "", r#"{ "rotation": 0.5, "texCoord": 1 }"#];
+    write_transformed_gltf(&dir.path().join("t1.gltf"), transforms, 0);
+    let scene = parse_mesh(dir.path(), r#"(file: "t1.gltf")"#);
+    assert_eq!(
+        warnings(&scene),
+        [
+            "model `t1.gltf`: baseColorTexture on a second set of texture coordinates (TEXCOORD_1 by KHR_texture_transform's texCoord) is not supported and was dropped"
+        ]
+    );
+    assert!(with_triangles(&scene).materials[2].texture.is_none());
+}
+
+/// A transform glTF cannot hold in f32 (1e39 reads as infinity) is an error naming the
+/// material and texture, as a non-finite factor is; so is one that is not a transform.
+#[test]
+fn a_non_finite_gltf_texture_transform_is_an_error_naming_the_material() {
+    let dir = tempfile::tempdir().unwrap();
+    for (transforms, wanted) in [
+        (
+            ["", "", "", r#"{ "scale": [1e39, 1.0] }"#, ""],
+            "material `a`: normalTexture: KHR_texture_transform",
+        ),
+        (
+            [r#"{ "offset": [0.0, -1e39] }"#, "", "", "", ""],
+            "material `a`: baseColorTexture: KHR_texture_transform",
+        ),
+        (["", "", "", r#"{ "offset": "left" }"#, ""], "material `a`: normalTexture: KHR_texture_transform"),
+    ] {
+        write_transformed_gltf(&dir.path().join("bad.gltf"), transforms, 0);
+        let text = r#"Scene(
+    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: { "clay": Lambert(albedo: (0.6, 0.3, 0.2)) },
+    meshes: [ (file: "bad.gltf") ],
+)"#;
+        let err = scene::parse(text, &dir.path().join("scene.ron").display().to_string())
+            .expect_err("a non-finite transform");
+        let d = &err.diagnostics()[0];
+        assert!(d.message().contains(wanted), "{wanted}: {}", d.message());
+        assert_eq!(d.line(), Some(4), "at the mesh's file");
+    }
+}

@@ -56,6 +56,7 @@ fn bad_textures_are_errors_at_their_ron_values() {
     std::fs::write(dir.path().join("huge.png"), &huge).unwrap();
     std::fs::write(dir.path().join("nan.exr"), exr(&[[0.5, f32::NAN, 0.5], [1.0, 1.0, 1.0]])).unwrap();
     std::fs::write(dir.path().join("negative.exr"), exr(&[[0.5, -1.0, 0.5]])).unwrap();
+    std::fs::write(dir.path().join("good.png"), &good).unwrap();
     let cases = [
         (r#"Image(file: "missing.png")"#, "cannot use texture image `missing.png`"),
         (r#"Image(file: "garbage.png")"#, "not a readable image"),
@@ -66,6 +67,12 @@ fn bad_textures_are_errors_at_their_ron_values() {
         (r#"Checker(size: 0, even: (1, 1, 1), odd: (0, 0, 0))"#, "`size` of the texture of material `wood`"),
         (r#"Checker(size: 1, even: (1, -1, 1), odd: (0, 0, 0))"#, "`even` of the texture"),
         (r#"Noise(scale: -2)"#, "`scale` of the texture"),
+        (r#"Image(file: "good.png", uv_transform: (offset: (0, NaN)))"#, "`offset` of the `uv_transform`"),
+        (
+            r#"Image(file: "good.png", uv_transform: (rotation_deg: inf))"#,
+            "`rotation_deg` of the `uv_transform`",
+        ),
+        (r#"Image(file: "good.png", uv_transform: (scale: (-inf, 1)))"#, "`scale` of the `uv_transform`"),
     ];
     for (texture, message) in cases {
         let err = parse_with(dir.path(), texture).expect_err(texture);
@@ -183,11 +190,16 @@ fn an_edited_texture_is_checked_like_a_files() {
             "`scale` of the texture of material `wood` must be a finite number",
         ),
         (
-            Texture::image_to_read("t.png", Wrap::Repeat),
+            Texture::image_to_read("t.png", Wrap::Repeat, Default::default()),
             "materials[0].texture.file: `file` of the texture of material `wood` (`t.png`) was not read",
         ),
         (
-            Texture::Image { file: "t.png".into(), image: std::sync::Arc::new(short), wrap: Wrap::Clamp },
+            Texture::Image {
+                file: "t.png".into(),
+                image: std::sync::Arc::new(short),
+                wrap: Wrap::Clamp,
+                uv_transform: Default::default(),
+            },
             "(`t.png`) is 4 x 2 pixels with 7 texels",
         ),
     ];
@@ -229,7 +241,7 @@ fn an_edit_naming_another_image_reads_it_or_gives_the_compilers_message() {
         ("garbage.png", "not a readable image"),
     ] {
         let mut edited = good.clone();
-        edited.materials[0].texture = Some(Texture::image_to_read(file, Wrap::Repeat));
+        edited.materials[0].texture = Some(Texture::image_to_read(file, Wrap::Repeat, Default::default()));
         let error =
             scene::read_texture_images(&mut edited, dir.path(), "scene.ron (edited)").expect_err(file);
         let message = error.diagnostics()[0].message();
@@ -282,7 +294,7 @@ fn edited_checker_colours_and_a_swapped_image_reach_the_blob_through_the_saved_f
     assert_eq!((after.a, after.b), ([0.25, 0.5, 0.75, 0.5], [0.1, 0.2, 0.3, 0.0]));
 
     // Swap the image: named, read as the compiler reads it, saved, compiled.
-    scene.materials[0].texture = Some(Texture::image_to_read("other.png", Wrap::Clamp));
+    scene.materials[0].texture = Some(Texture::image_to_read("other.png", Wrap::Clamp, Default::default()));
     scene::read_texture_images(&mut scene, dir.path(), "edited").expect("other.png reads");
     scene::check(&scene, "edited").expect("a good edit");
     let (record, texels) = compiled_texture(dir.path(), &scene);
@@ -290,4 +302,66 @@ fn edited_checker_colours_and_a_swapped_image_reach_the_blob_through_the_saved_f
     let first = record.image[0] as usize;
     // An image without an alpha channel is opaque: alpha 1 in the texels' w lane.
     assert_eq!(texels[first..first + 3], [[0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0]]);
+}
+
+/// An image's `uv_transform` reads into the model (sub-fields left out take the
+/// identity's), is written back with only the sub-fields that differ and reads back
+/// equal, and reaches the blob as the rows of T R S (R = [[cos, sin], [-sin, cos]], as
+/// glTF's KHR_texture_transform README writes it): an untransformed image's rows are the
+/// identity.
+#[test]
+fn a_uv_transform_round_trips_and_reaches_the_blob_as_its_rows() {
+    use glam::Vec2;
+    use scene::{Texture, UvTransform};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.png"), png(4, 2)).unwrap();
+    let full =
+        r#"Image(file: "t.png", uv_transform: (offset: (0.5, -0.25), rotation_deg: 90, scale: (4, 2)))"#;
+    let scene = good_scene(dir.path(), full);
+    let Some(Texture::Image { uv_transform, .. }) = &scene.materials[0].texture else {
+        panic!("an image: {:?}", scene.materials[0].texture)
+    };
+    let want = UvTransform { offset: Vec2::new(0.5, -0.25), rotation_deg: 90.0, scale: Vec2::new(4.0, 2.0) };
+    assert_eq!(*uv_transform, want);
+    let text = scene::to_ron(&scene);
+    assert!(
+        text.contains("uv_transform: (offset: (0.5, -0.25), rotation_deg: 90.0, scale: (4.0, 2.0))"),
+        "{text}"
+    );
+    let (record, _) = compiled_texture(dir.path(), &scene);
+    // cos 90 = 0, sin 90 = 1: u' = 2 v + 0.5, v' = -4 u - 0.25.
+    assert_eq!((record.a, record.b), ([0.0, 2.0, 0.5, 0.0], [-4.0, 0.0, -0.25, 0.0]));
+
+    let only_scale =
+        good_scene(dir.path(), r#"Image(file: "t.png", uv_transform: UvTransform(scale: (4, 4)))"#);
+    let text = scene::to_ron(&only_scale);
+    assert!(text.contains(r#"Image(file: "t.png", uv_transform: (scale: (4.0, 4.0)))"#), "{text}");
+    let (record, _) = compiled_texture(dir.path(), &only_scale);
+    assert_eq!((record.a, record.b), ([4.0, 0.0, 0.0, 0.0], [0.0, 4.0, 0.0, 0.0]));
+
+    let rotated = good_scene(dir.path(), r#"Image(file: "t.png", uv_transform: (rotation_deg: 30))"#);
+    let (record, _) = compiled_texture(dir.path(), &rotated);
+    let (sin, cos) = 30f64.to_radians().sin_cos();
+    let want = [[cos as f32, sin as f32, 0.0, 0.0], [-sin as f32, cos as f32, 0.0, 0.0]];
+    assert_eq!([record.a, record.b], want, "rows rounded once from f64");
+
+    let plain = good_scene(dir.path(), r#"Image(file: "t.png")"#);
+    assert!(!scene::to_ron(&plain).contains("uv_transform"), "the identity is not written");
+    let (record, _) = compiled_texture(dir.path(), &plain);
+    assert_eq!((record.a, record.b), ([1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]));
+}
+
+/// An in-memory scene (an editor's) with a non-finite uv transform is refused at the
+/// value, as a file's is.
+#[test]
+fn an_edited_uv_transform_is_checked_like_a_files() {
+    use scene::{Texture, UvTransform};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.png"), png(4, 2)).unwrap();
+    let mut scene = good_scene(dir.path(), r#"Image(file: "t.png")"#);
+    let Some(Texture::Image { uv_transform, .. }) = &mut scene.materials[0].texture else { unreachable!() };
+    *uv_transform = UvTransform { rotation_deg: f32::NAN, ..UvTransform::IDENTITY };
+    let messages = check_messages(&scene);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("`rotation_deg` of the `uv_transform`"), "{messages:?}");
 }

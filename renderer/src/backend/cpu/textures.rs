@@ -40,7 +40,7 @@ impl Textures {
     pub fn eval4(&self, index: u32, p: Vec3A, uv: Vec2) -> Vec4 {
         let t = &self.records[index as usize];
         match t.kind {
-            TEXTURE_IMAGE => self.image(t.image, uv),
+            TEXTURE_IMAGE => self.image(t.image, uv_transformed(t, uv)),
             TEXTURE_CHECKER => checker(t, p).extend(1.0),
             TEXTURE_NOISE => {
                 Vec3A::splat(0.5 * (1.0 + (t.a[0] * p.z + 10.0 * self.turbulence(p)).sin())).extend(1.0)
@@ -54,10 +54,13 @@ impl Textures {
     #[inline(always)]
     fn image(&self, [first, width, height, wrap]: [u32; 4], uv: Vec2) -> Vec4 {
         let (w, h) = (width as f32, height as f32);
+        // `max` and `min` as CUDA's fmaxf and fminf: a NaN (a transformed coordinate past
+        // f32, see `uv_transformed`) becomes 0 on both backends, where `clamp` keeps it.
+        #[allow(clippy::manual_clamp)]
         let (u, v) = if wrap == WRAP_CLAMP {
-            (uv.x.clamp(0.0, 1.0), uv.y.clamp(0.0, 1.0))
+            (uv.x.max(0.0).min(1.0), uv.y.max(0.0).min(1.0))
         } else {
-            (uv.x - uv.x.floor(), uv.y - uv.y.floor())
+            ((uv.x - uv.x.floor()).max(0.0), (uv.y - uv.y.floor()).max(0.0))
         };
         let (x, y) = (u * w - 0.5, v * h - 0.5);
         let (x0, y0) = (x.floor(), y.floor());
@@ -119,6 +122,17 @@ impl Textures {
     }
 }
 
+/// An image's texture coordinates moved by its uv transform (rows `a` and `b` of the
+/// record; glTF's KHR_texture_transform), in the kernels' order of operations: each
+/// product rounded, then summed left to right, no fused multiply-add (the kernel uses
+/// `__fmul_rn` and `__fadd_rn`), so both backends look up the same point. Huge finite
+/// coordinates may come out infinite; the lookup's wrap turns what that makes into 0.
+#[inline(always)]
+fn uv_transformed(t: &TextureRecord, uv: Vec2) -> Vec2 {
+    let (a, b) = (t.a, t.b);
+    Vec2::new(a[0] * uv.x + a[1] * uv.y + a[2], b[0] * uv.x + b[1] * uv.y + b[2])
+}
+
 /// The cell `floor(p / size)` is even when the sum of its three integers is.
 #[inline(always)]
 fn checker(t: &TextureRecord, p: Vec3A) -> Vec3A {
@@ -127,4 +141,34 @@ fn checker(t: &TextureRecord, p: Vec3A) -> Vec3A {
     let even = sum - 2.0 * (0.5 * sum).floor() == 0.0;
     let lanes = |v: [f32; 4]| Vec3A::new(v[0], v[1], v[2]);
     if even { lanes(t.a) } else { lanes(t.b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scene_compiler::blob::layout::WRAP_REPEAT;
+
+    /// A finite uv transform of finite coordinates that overflows f32 (inf, or inf − inf
+    /// = NaN) still reads a texel, with either wrap: never a NaN colour.
+    #[test]
+    fn an_overflowing_uv_transform_reads_a_texel() {
+        for wrap in [WRAP_REPEAT, WRAP_CLAMP] {
+            let big = 3e38;
+            let textures = Textures {
+                records: vec![TextureRecord {
+                    a: [big, big, 0.0, 0.0],
+                    b: [big, -big, 0.0, 0.0],
+                    image: [0, 2, 1, wrap],
+                    kind: TEXTURE_IMAGE,
+                    reserved: [0; 3],
+                }],
+                texels: vec![Vec4::new(0.25, 0.5, 1.0, 1.0), Vec4::ONE],
+                noise: Vec::new(),
+            };
+            for uv in [Vec2::new(2.0, 2.0), Vec2::new(-2.0, 2.0), Vec2::new(1e30, -1e30)] {
+                let c = textures.eval4(0, Vec3A::ZERO, uv);
+                assert!(c.is_finite(), "wrap {wrap} at {uv}: {c}");
+            }
+        }
+    }
 }
