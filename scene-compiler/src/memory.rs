@@ -29,11 +29,12 @@ pub fn estimate(scene: &Scene) -> u64 {
         _ => 0,
     };
     let model_materials = scene.meshes.iter().flat_map(|m| &m.data.materials);
-    let mut texels: u64 = scene.materials.iter().flat_map(|m| m.all_textures()).map(image_texels).sum::<u64>()
-        + model_materials
-            .flat_map(|m| m.texture.iter().chain(m.maps.slots().into_iter().flatten()))
-            .map(image_texels)
-            .sum::<u64>();
+    let mut texels: u64 =
+        scene.materials.iter().flat_map(|m| m.all_textures()).map(image_texels).sum::<u64>()
+            + model_materials
+                .flat_map(|m| m.texture.iter().chain(m.maps.slots().into_iter().flatten()))
+                .map(image_texels)
+                .sum::<u64>();
     if let Sky::Environment(env) = &scene.sky {
         texels += u64::from(env.data.width) * u64::from(env.data.height);
     }
