@@ -10,7 +10,7 @@
 //! the machine could just hold is better than one that lets it die.
 
 use crate::scene::list::ListItem;
-use crate::scene::{Mesh, Scene, Sky, SphereList, Terrain, Texture};
+use crate::scene::{Mesh, Scene, Sky, SphereList, Terrain};
 
 const BYTES_PER_SPHERE: u64 = 320;
 const BYTES_PER_BOX: u64 = 220;
@@ -24,17 +24,8 @@ pub fn estimate(scene: &Scene) -> u64 {
     let spheres = scene.spheres.len() + SphereList::primitives(&scene.sphere_files);
     let boxes = scene.boxes.len() + Terrain::primitives(&scene.terrains);
     let triangles = Mesh::primitives(&scene.meshes);
-    let image_texels = |t: &Texture| match t {
-        Texture::Image { image, .. } => u64::from(image.width) * u64::from(image.height),
-        _ => 0,
-    };
-    let model_materials = scene.meshes.iter().flat_map(|m| &m.data.materials);
-    let mut texels: u64 =
-        scene.materials.iter().flat_map(|m| m.all_textures()).map(image_texels).sum::<u64>()
-            + model_materials
-                .flat_map(|m| m.texture.iter().chain(m.maps.slots().into_iter().flatten()))
-                .map(image_texels)
-                .sum::<u64>();
+    // The images as the blob stores them (a shared one once), as validation counts them.
+    let mut texels = crate::scene::budget::texels(scene);
     if let Sky::Environment(env) = &scene.sky {
         texels += u64::from(env.data.width) * u64::from(env.data.height);
     }

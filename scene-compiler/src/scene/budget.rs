@@ -70,25 +70,49 @@ fn compiled_materials(scene: &Scene) -> impl Iterator<Item = (&Option<Texture>, 
     own.chain(models)
 }
 
+/// What the compiled scene's materials hold: how many materials and texture records,
+/// and its distinct images (as `blob::textures` stores them: one `Arc`, or equal
+/// images, once).
+struct Contents<'a> {
+    materials: usize,
+    records: usize,
+    images: Vec<&'a Arc<TextureImage>>,
+}
+
+impl Contents<'_> {
+    fn of(scene: &Scene) -> Contents<'_> {
+        let mut c = Contents { materials: 0, records: 0, images: Vec::new() };
+        for (texture, maps) in compiled_materials(scene) {
+            c.materials += 1;
+            for t in texture.iter().chain(maps.into_iter().flatten()) {
+                c.records += 1;
+                if let Texture::Image { image, .. } = t
+                    && !c.images.iter().any(|other| Arc::ptr_eq(other, image) || *other == image)
+                {
+                    c.images.push(image);
+                }
+            }
+        }
+        c
+    }
+
+    /// Width x height: what the blob stores for a read image (its texels fill its size).
+    fn texels(&self) -> u64 {
+        self.images.iter().map(|i| u64::from(i.width) * u64::from(i.height)).sum()
+    }
+}
+
+/// The texels of the compiled scene's distinct texture images (the models' included).
+pub(crate) fn texels(scene: &Scene) -> u64 {
+    Contents::of(scene).texels()
+}
+
 /// What does not fit the blob: each problem as a sentence.
 pub(crate) fn problems(scene: &Scene) -> Vec<String> {
     let mut out = Vec::new();
-    let (mut materials, mut records) = (0usize, 0usize);
-    let mut images: Vec<&Arc<TextureImage>> = Vec::new();
-    for (texture, maps) in compiled_materials(scene) {
-        materials += 1;
-        for t in texture.iter().chain(maps.into_iter().flatten()) {
-            records += 1;
-            // As `blob::textures` stores them: one `Arc`, or equal images, once.
-            if let Texture::Image { image, .. } = t
-                && !images.iter().any(|other| Arc::ptr_eq(other, image) || *other == image)
-            {
-                images.push(image);
-            }
-        }
-    }
-    // Width x height: what the blob stores for a read image (its texels fill its size).
-    let texels: u64 = images.iter().map(|i| u64::from(i.width) * u64::from(i.height)).sum();
+    let contents = Contents::of(scene);
+    let Contents { materials, records, ref images } = contents;
+    let texels = contents.texels();
     if texels > limits::MAX_TEXELS as u64 {
         out.push(format!(
             "the texture images have {texels} texels in all ({} distinct images, the models' included), more than the {} a scene may have",

@@ -12,7 +12,7 @@
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
-mod budget;
+pub(crate) mod budget;
 mod diagnostic;
 mod environment;
 mod gltf_check;
