@@ -12,3 +12,4 @@ static constexpr bool kAppearance = (PT_FEATURES & 2u) != 0u; // appearance
 static constexpr bool kPrincipled = (PT_FEATURES & 4u) != 0u; // principled
 static constexpr bool kAlpha = (PT_FEATURES & 8u) != 0u; // alpha
 static constexpr bool kSuns = (PT_FEATURES & 16u) != 0u; // suns
+static constexpr bool kAovs = (PT_FEATURES & 32u) != 0u; // aovs

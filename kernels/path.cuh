@@ -6,6 +6,8 @@
 
 #include "camera.cuh"
 #include "constants.cuh"
+#include "denoise_params.cuh"
+#include "film.cuh"
 #include "lights.cuh"
 #include "params.cuh"
 #include "rng.cuh"
@@ -35,6 +37,13 @@ struct Path {
     float3 bounce_point;
     // The product of eta² over the refractions so far (1 without any; kPrincipled only).
     float eta_scale;
+    // kAovs only (CPU: integrator.rs, denoise/mod.rs `AovSample`): the albedo and facing
+    // shading normal of the first hit that is not a delta lobe, the camera distance of
+    // the first hit, and whether the albedo is still to be found.
+    float3 aov_albedo;
+    float3 aov_normal;
+    float aov_depth;
+    bool aov_open;
 };
 
 // The camera ray of sample `sample_index` of pixel (x, y), with its own random stream.
@@ -51,6 +60,12 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     p.bsdf_pdf = 0.0f;
     p.bounce_point = make_float3(0.0f, 0.0f, 0.0f);
     p.eta_scale = 1.0f;
+    if (kAovs) {
+        p.aov_albedo = make_float3(0.0f, 0.0f, 0.0f);
+        p.aov_normal = make_float3(0.0f, 0.0f, 0.0f);
+        p.aov_depth = MISS_DEPTH;
+        p.aov_open = true;
+    }
     return p;
 }
 
@@ -117,6 +132,32 @@ __device__ __forceinline__ PrincipledParams principled_params(const Shade& sh) {
     return p;
 }
 
+// The AOVs at a hit (CPU: integrator.rs `aov_albedo`): the camera distance of the first
+// hit; the albedo and normal of the first that is not a delta lobe (a mirror, glass),
+// the emission (at most 1) of an emitter that does not scatter, whose albedo would be 0.
+__device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 normal, bool principled, float t) {
+    if (p.depth == 0) p.aov_depth = t;
+    const float3 albedo = xyz(sh.albedo_roughness);
+    bool delta;
+    float3 value = albedo;
+    if (principled) {
+        delta = principled_is_delta(principled_params(sh));
+    } else if (sh.kind == BLOB_MATERIAL_METAL) {
+        delta = sh.albedo_roughness.w <= 0.0f;
+    } else if (sh.kind == BLOB_MATERIAL_DIELECTRIC) {
+        delta = true;
+    } else {
+        delta = false;
+        if (sh.kind == BLOB_MATERIAL_EMISSIVE && !(max_component(albedo) > 0.0f)) {
+            value = fminf3(xyz(sh.emission_ior), 1.0f);
+        }
+    }
+    if (delta) return;
+    p.aov_albedo = value;
+    p.aov_normal = normal;
+    p.aov_open = false;
+}
+
 // One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
 // max_depth and increments it): traverse, shade, scatter, next-event estimation,
 // Russian roulette. False when the path ended here. `rays` counts closest-hit and
@@ -142,7 +183,12 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
             const float light_pdf = params.env_rotation_pdf.z * env_pdf(p.dir);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);
         }
-        p.radiance += p.throughput * sky(p.dir) * weight;
+        const float3 sky_radiance = sky(p.dir);
+        if (kAovs && p.aov_open) {
+            p.aov_albedo = fminf3(sky_radiance, 1.0f);
+            p.aov_open = false;
+        }
+        p.radiance += p.throughput * sky_radiance * weight;
         // A sun that NEE could have drawn along this direction is NEE's.
         if (kSuns && (!kNee || p.bsdf_pdf == 0.0f)) {
             for (unsigned int i = 0; i < params.sun_count; ++i) {
@@ -183,6 +229,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         ns = valid_shading_normal(n, -p.dir, ns);
         normals.specular = ns;
     }
+    if (kAovs && p.aov_open) record_aov(p, sh, principled ? normals.diffuse : ns, principled, hit.t);
     p.radiance += p.throughput * xyz(sh.emission_ior) * weight;
     const ScatterRandoms r = draw_scatter_randoms(p.rng);
     const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, normals, front_face, r)
@@ -251,12 +298,27 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
     return all_finite(p.radiance) ? p.radiance : make_float3(0.0f, 0.0f, 0.0f);
 }
 
+// Adds a finished sample's AOVs (its `value` from sample_value) to a pixel's sums.
+__device__ __forceinline__ void add_sample_aov(AovSum& s, const Path& p, float3 value) {
+    const float l = LUMINANCE_R * value.x + LUMINANCE_G * value.y + LUMINANCE_B * value.z;
+    s.albedo_depth.x += p.aov_albedo.x;
+    s.albedo_depth.y += p.aov_albedo.y;
+    s.albedo_depth.z += p.aov_albedo.z;
+    s.albedo_depth.w += p.aov_depth;
+    s.normal_l2.x += p.aov_normal.x;
+    s.normal_l2.y += p.aov_normal.y;
+    s.normal_l2.z += p.aov_normal.z;
+    s.normal_l2.w += l * l;
+}
+
 // One whole camera sample, as the CPU's trace_sample.
 template <bool kNee>
 __device__ __forceinline__ float3 trace_sample(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                unsigned int sample_index, unsigned int seed_hash,
-                                               unsigned int& rays) {
+                                               unsigned int& rays, AovSum& aov) {
     Path p = start_path(x, y, pixel_index, sample_index, seed_hash);
     while (p.depth < params.max_depth && extend_path<kNee>(p, rays)) ++p.depth;
-    return sample_value(p);
+    const float3 value = sample_value(p);
+    if (kAovs) add_sample_aov(aov, p, value);
+    return value;
 }

@@ -14,6 +14,7 @@
 #include "params.cuh"
 #include "path.cuh"
 #include "rng.cuh"
+#include "denoise.cuh"
 
 // Path regeneration is the default: it beat one sample after another at every size
 // measured (docs/performance.md, "Choices in the code").
@@ -28,7 +29,7 @@
 // over samples of the longest path of each.
 template <bool kNee>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
-                                               unsigned int& rays) {
+                                               unsigned int& rays, AovSum& aov) {
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
     if (params.samples == 0) return sum;
     const unsigned int seed_hash = pcg_hash(params.seed);
@@ -39,7 +40,9 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
             ++p.depth;
             continue;
         }
-        sum += sample_value(p);
+        const float3 value = sample_value(p);
+        sum += value;
+        if (kAovs) add_sample_aov(aov, p, value);
         if (++s == params.samples) break;
         p = start_path(x, y, pixel_index, params.first_sample + s, seed_hash);
     }
@@ -49,11 +52,11 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
 // One thread per pixel, its samples one after another: the simplest fast schedule.
 template <bool kNee>
 __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, unsigned int pixel_index,
-                                               unsigned int& rays) {
+                                               unsigned int& rays, AovSum& aov) {
     const unsigned int seed_hash = pcg_hash(params.seed);
     float3 sum = make_float3(0.0f, 0.0f, 0.0f);
     for (unsigned int s = 0; s < params.samples; ++s) {
-        sum += trace_sample<kNee>(x, y, pixel_index, params.first_sample + s, seed_hash, rays);
+        sum += trace_sample<kNee>(x, y, pixel_index, params.first_sample + s, seed_hash, rays, aov);
     }
     return sum;
 }
@@ -69,7 +72,9 @@ __device__ __forceinline__ void render_film() {
     // No early return: count_rays needs every lane of the warp.
     if (x < params.width && y < params.height) {
         const unsigned int pixel_index = y * params.width + x;
-        accumulate(pixel_index, render_pixel<kNee>(x, y, pixel_index, rays));
+        AovSum aov = aov_zero();
+        accumulate(pixel_index, render_pixel<kNee>(x, y, pixel_index, rays, aov));
+        if (kAovs) accumulate_aov(pixel_index, aov);
     }
     count_rays(rays);
 }

@@ -35,6 +35,9 @@ __device__ __forceinline__ float3 normalize(float3 v) { return v * rsqrtf(dot(v,
 __device__ __forceinline__ float3 fabs3(float3 v) { return make_float3(fabsf(v.x), fabsf(v.y), fabsf(v.z)); }
 
 __device__ __forceinline__ float max_component(float3 v) { return fmaxf(v.x, fmaxf(v.y, v.z)); }
+__device__ __forceinline__ float3 fminf3(float3 v, float m) {
+    return make_float3(fminf(v.x, m), fminf(v.y, m), fminf(v.z, m));
+}
 
 // `a + t (b - a)`.
 __device__ __forceinline__ float3 lerp(float3 a, float3 b, float t) { return a + t * (b - a); }

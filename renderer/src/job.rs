@@ -69,6 +69,10 @@ pub struct RenderJob {
     /// Next-event estimation: sample the lights at diffuse hits, combined with BSDF
     /// sampling by MIS (docs/path-tracing.md). Off: BSDF sampling only, for comparison.
     pub nee: bool,
+    /// Accumulate the AOVs (albedo, normal, depth, luminance moments) beside the
+    /// radiance: what `--aov` writes and the denoiser reads. A film keeps them only
+    /// when every job that renders into it asks for them.
+    pub aovs: bool,
 }
 
 impl RenderJob {
@@ -85,6 +89,7 @@ impl RenderJob {
             fresh_film: false,
             camera: CameraFrame::new(camera, settings.width, settings.height),
             nee: true,
+            aovs: false,
         }
     }
 
@@ -117,6 +122,11 @@ impl RenderJob {
     /// The same job with next-event estimation on or off.
     pub fn with_nee(self, nee: bool) -> RenderJob {
         RenderJob { nee, ..self }
+    }
+
+    /// The same job with the AOVs accumulated or not.
+    pub fn with_aovs(self, aovs: bool) -> RenderJob {
+        RenderJob { aovs, ..self }
     }
 }
 

@@ -3,6 +3,7 @@ pub mod backend;
 pub mod camera;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod denoise;
 pub mod fault;
 pub mod job;
 pub mod load;

@@ -6,8 +6,11 @@
 //! 8 %). The kernels read them as `constexpr bool`s from `kernels/features.cuh`,
 //! generated from this list (`cargo run -p tools --bin layout-header`).
 //!
-//! Next-event estimation is not one of them: it depends on the job (`--no-nee`), so every
-//! module has both `render` and `render_lit`.
+//! A few features depend on the job instead ([`Needs::Job`]: the AOVs of `--aov` and
+//! `--denoise`): the backend adds them to the scene's when a job asks
+//! ([`job_features`]). Next-event estimation is not one of them: it changes with
+//! `--no-nee` and between scenes with and without lights often enough that every module
+//! has both `render` and `render_lit`.
 
 use std::fmt::Write;
 
@@ -15,42 +18,72 @@ use scene_compiler::BlobView;
 use scene_compiler::blob::generated_banner;
 use scene_compiler::blob::layout::{ALPHA_OPAQUE, MATERIAL_PRINCIPLED, PrimKind};
 
-/// A part of the kernels that only some scenes need.
+use crate::job::RenderJob;
+
+/// A part of the kernels that only some scenes or jobs need.
 pub struct Feature {
     /// Its name in logs and `bench` output.
     pub name: &'static str,
     /// The `constexpr bool` the kernels test.
     pub constant: &'static str,
-    /// Whether a scene needs it.
-    pub used_by: fn(&BlobView<'_>) -> bool,
+    pub used_by: Needs,
+}
+
+/// Who decides whether a module needs a feature.
+pub enum Needs {
+    /// The scene: known at upload.
+    Scene(fn(&BlobView<'_>) -> bool),
+    /// The job: known at each render.
+    Job(fn(&RenderJob) -> bool),
 }
 
 /// Every feature; its index is its bit in `PT_FEATURES`.
 pub const FEATURES: &[Feature] = &[
-    Feature { name: "meshes", constant: "kMeshes", used_by: |b| b.header.prim_count(PrimKind::Triangle) > 0 },
+    Feature {
+        name: "meshes",
+        constant: "kMeshes",
+        used_by: Needs::Scene(|b| b.header.prim_count(PrimKind::Triangle) > 0),
+    },
     Feature {
         name: "appearance",
         constant: "kAppearance",
-        used_by: |b| !b.textures.is_empty() || b.header.env_size[0] != 0,
+        used_by: Needs::Scene(|b| !b.textures.is_empty() || b.header.env_size[0] != 0),
     },
     Feature {
         name: "principled",
         constant: "kPrincipled",
-        used_by: |b| b.materials.iter().any(|m| m.kind == MATERIAL_PRINCIPLED),
+        used_by: Needs::Scene(|b| b.materials.iter().any(|m| m.kind == MATERIAL_PRINCIPLED)),
     },
     Feature {
         name: "alpha",
         constant: "kAlpha",
-        used_by: |b| b.materials.iter().any(|m| m.alpha_mode != ALPHA_OPAQUE),
+        used_by: Needs::Scene(|b| b.materials.iter().any(|m| m.alpha_mode != ALPHA_OPAQUE)),
     },
     // The suns in the sky of escaping rays: carried by scenes without one, that test
     // cost RTIOW 1.3 % at 1920x1080 and the environment scene 6.6 % (H100, 2026-11-26).
-    Feature { name: "suns", constant: "kSuns", used_by: |b| !b.suns().is_empty() },
+    Feature { name: "suns", constant: "kSuns", used_by: Needs::Scene(|b| !b.suns().is_empty()) },
+    // The AOV sums beside the film's (the AOVs' path state and accumulation): RTIOW's
+    // frame time does not pay for them when no job asks.
+    Feature { name: "aovs", constant: "kAovs", used_by: Needs::Job(|job| job.aovs) },
 ];
 
 /// The features a scene needs, as `PT_FEATURES` bits.
 pub fn scene_features(blob: &BlobView<'_>) -> u32 {
-    FEATURES.iter().enumerate().filter(|(_, f)| (f.used_by)(blob)).fold(0, |bits, (i, _)| bits | 1 << i)
+    bits(|needs| matches!(needs, Needs::Scene(used) if used(blob)))
+}
+
+/// The features a job needs besides its scene's, as `PT_FEATURES` bits.
+pub fn job_features(job: &RenderJob) -> u32 {
+    bits(|needs| matches!(needs, Needs::Job(used) if used(job)))
+}
+
+/// The bits of every job feature: what a module keeps of its features for another scene.
+pub fn job_feature_mask() -> u32 {
+    bits(|needs| matches!(needs, Needs::Job(_)))
+}
+
+fn bits(on: impl Fn(&Needs) -> bool) -> u32 {
+    FEATURES.iter().enumerate().filter(|(_, f)| on(&f.used_by)).fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 /// "meshes+appearance", or "none".

@@ -21,7 +21,8 @@ use std::ops::Range;
 use anyhow::bail;
 use scene_compiler::BlobView;
 
-pub use self::sums::{FilmSums, HostFilm};
+pub use self::sums::{FilmAverages, FilmSums, HostFilm};
+pub use crate::denoise::Aovs;
 pub use crate::job::RenderJob;
 
 /// A film's size and the samples summed in it (both backends' bookkeeping).
@@ -106,6 +107,18 @@ impl FilmShape {
         // `film.samples <= film.end == job.first_sample`, so the sum fits as `end` does.
         let after = FilmShape { samples: film.samples + job.samples, end, ..film };
         Ok(FilmUpdate { start: FilmStart::Continue, after })
+    }
+}
+
+impl FilmUpdate {
+    /// Fails when a job continues a film that keeps AOVs without asking for them, or
+    /// the reverse: a film's AOV sums must cover all its samples.
+    pub fn check_aovs(&self, film_has_aovs: bool, job: &RenderJob) -> anyhow::Result<()> {
+        if self.start == FilmStart::Continue && film_has_aovs != job.aovs {
+            let (has, asks) = if film_has_aovs { ("keeps", "without") } else { ("has no", "with") };
+            bail!("a job {asks} AOVs cannot continue a film that {has} them: start a fresh film (sample 0)");
+        }
+        Ok(())
     }
 }
 
@@ -213,6 +226,18 @@ pub trait Backend {
     /// what a partial film stores (`render --shard`) and what [`multi::MultiBackend`]
     /// adds up on the host.
     fn read_sums(&mut self) -> anyhow::Result<FilmSums>;
+    /// The film's AOV layers (albedo, normal, depth: `crate::denoise`); fails when
+    /// the film was rendered without AOVs ([`RenderJob::aovs`]).
+    fn read_aovs(&mut self) -> anyhow::Result<Aovs>;
+    /// Runs the denoiser on the film as it is now (its AOVs guide it) and keeps the
+    /// result for [`Backend::read_denoised_rgba8`] and [`Backend::read_denoised_linear`]
+    /// until the next render. Returns the time of the filter alone, milliseconds (CUDA
+    /// events on the GPU). Fails when the film has no AOVs.
+    fn denoise(&mut self) -> anyhow::Result<f64>;
+    /// The denoised image as [`Backend::read_rgba8`] gives the film's.
+    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>>;
+    /// The denoised image as [`Backend::read_linear`] gives the film's.
+    fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>>;
     /// Per device, for a backend that splits frames over several devices
     /// ([`multi::MultiBackend`]); empty for a backend of one device.
     fn shares(&self) -> Vec<DeviceShare> {

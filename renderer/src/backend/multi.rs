@@ -22,8 +22,8 @@ use anyhow::{Context, anyhow, bail};
 use scene_compiler::BlobView;
 
 use super::{
-    Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm, KernelCompile,
-    KernelResources, RenderJob,
+    Aovs, Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm,
+    KernelCompile, KernelResources, RenderJob, tonemap_rgb,
 };
 use crate::shard::split_weighted;
 
@@ -57,6 +57,8 @@ pub struct MultiBackend {
     job: Option<RenderJob>,
     lost: Vec<DeviceLoss>,
     compile: Option<KernelCompile>,
+    /// The film's image through the denoiser, until the next render.
+    denoised: Option<Vec<[f32; 3]>>,
 }
 
 impl MultiBackend {
@@ -80,7 +82,16 @@ impl MultiBackend {
                 alive: true,
             })
             .collect();
-        Ok(MultiBackend { name, slots, shape: None, film: None, job: None, lost: Vec::new(), compile })
+        Ok(MultiBackend {
+            name,
+            slots,
+            shape: None,
+            film: None,
+            job: None,
+            lost: Vec::new(),
+            compile,
+            denoised: None,
+        })
     }
 
     /// The devices' parts of `range`, in device order (an empty part for a failed device).
@@ -91,6 +102,10 @@ impl MultiBackend {
             return vec![range.start..range.start; self.slots.len()];
         }
         split_weighted(range, &weights)
+    }
+
+    fn denoised(&self) -> anyhow::Result<&[[f32; 3]]> {
+        self.denoised.as_deref().context("nothing denoised yet: call denoise after rendering")
     }
 
     /// Leaves a failed device out from now on; `samples` are to be rendered again.
@@ -132,7 +147,7 @@ impl MultiBackend {
             match sums.with_context(|| format!("{label}: reading the film back")) {
                 Ok(sums) => {
                     let film = self.film.get_or_insert_with(|| HostFilm::new(shape.width, shape.height));
-                    film.add(&sums.sums, sums.shape.samples).with_context(|| label.clone())?;
+                    film.add_film(&sums).with_context(|| label.clone())?;
                     self.slots[index].pending = None;
                 }
                 Err(error) => {
@@ -281,6 +296,9 @@ impl Backend for MultiBackend {
     /// fails.
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
         let update = FilmShape::begin(self.shape, job)?;
+        let has_aovs = self.job.is_some_and(|last| last.aovs);
+        update.check_aovs(has_aovs, job)?;
+        self.denoised = None;
         if update.start == FilmStart::Fresh {
             self.film = None;
             for slot in &mut self.slots {
@@ -301,13 +319,14 @@ impl Backend for MultiBackend {
     fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()> {
         let shape = sums.shape;
         let mut film = HostFilm::new(shape.width, shape.height);
-        film.add(&sums.sums, shape.samples)?;
+        film.add_film(sums)?;
         for slot in &mut self.slots {
             slot.pending = None;
             slot.share = DeviceShare { device: slot.device.label.clone(), ..DeviceShare::default() };
         }
         self.film = Some(film);
         self.shape = Some(shape);
+        self.denoised = None;
         Ok(())
     }
 
@@ -323,6 +342,25 @@ impl Backend for MultiBackend {
     fn read_sums(&mut self) -> anyhow::Result<FilmSums> {
         let shape = self.shape.context("nothing rendered yet")?;
         Ok(self.collected()?.to_film_sums(shape))
+    }
+
+    fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
+        self.collected()?.averages().aov_layers()
+    }
+
+    /// On the host (the CPU's filter): the devices' films meet only there.
+    fn denoise(&mut self) -> anyhow::Result<f64> {
+        let start = std::time::Instant::now();
+        self.denoised = Some(self.collected()?.averages().denoised()?);
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        Ok(self.denoised()?.iter().flat_map(|&c| tonemap_rgb(c)).collect())
+    }
+
+    fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        Ok(self.denoised()?.iter().map(|&[r, g, b]| [r, g, b, 1.0]).collect())
     }
 
     fn shares(&self) -> Vec<DeviceShare> {

@@ -12,18 +12,50 @@
 use anyhow::bail;
 
 use super::{FilmShape, tonemap_rgb};
+use crate::denoise::{AovSample, Aovs};
 
 /// A film's per-pixel sums (rgb, top row first) and its shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FilmSums {
     pub shape: FilmShape,
     pub sums: Vec<[f32; 3]>,
+    /// The AOV sums, one per pixel, of a film that keeps them; else empty.
+    pub aovs: Vec<AovSample>,
 }
 
 impl FilmSums {
     /// A black film of `shape`'s size (an empty shard: no samples, nothing to render).
     pub fn black(shape: FilmShape) -> FilmSums {
-        FilmSums { shape, sums: vec![[0.0; 3]; shape.pixels() as usize] }
+        FilmSums { shape, sums: vec![[0.0; 3]; shape.pixels() as usize], aovs: Vec::new() }
+    }
+}
+
+/// The per-pixel averages of a film's sums: what the denoiser reads. `beauty` and
+/// `aovs` divided by the film's samples (`aovs` empty without AOVs).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FilmAverages {
+    pub width: u32,
+    pub height: u32,
+    pub samples: u32,
+    pub beauty: Vec<[f32; 3]>,
+    pub aovs: Vec<AovSample>,
+}
+
+impl FilmAverages {
+    /// The film's AOV layers, or an error that says how to get them.
+    pub fn aov_layers(&self) -> anyhow::Result<Aovs> {
+        if self.aovs.is_empty() {
+            bail!("the film has no AOVs: render it with them (`--aov` or `--denoise`)");
+        }
+        Ok(Aovs::from_averages(&self.aovs))
+    }
+
+    /// The denoised image (rgb), or an error when the film has no AOVs to guide it.
+    pub fn denoised(&self) -> anyhow::Result<Vec<[f32; 3]>> {
+        if self.aovs.is_empty() {
+            bail!("the film has no AOVs for the denoiser: render it with them (`--denoise`)");
+        }
+        Ok(crate::denoise::denoise(self.width, self.height, self.samples, &self.beauty, &self.aovs))
     }
 }
 
@@ -35,13 +67,35 @@ pub struct HostFilm {
     /// Samples per pixel in all the films added.
     pub samples: u32,
     pub sums: Vec<[f64; 3]>,
+    /// The AOV sums (f32: they guide the denoiser, no merge needs them exact), when
+    /// every film added had them; else empty.
+    pub aovs: Vec<AovSample>,
+    /// Films added so far.
+    films: u32,
 }
 
 impl HostFilm {
     /// A black `width × height` film with no samples.
     pub fn new(width: u32, height: u32) -> HostFilm {
         let pixels = width as usize * height as usize;
-        HostFilm { width, height, samples: 0, sums: vec![[0.0; 3]; pixels] }
+        HostFilm { width, height, samples: 0, sums: vec![[0.0; 3]; pixels], aovs: Vec::new(), films: 0 }
+    }
+
+    /// Adds a film's sums and its AOV sums: the result keeps AOVs when every film
+    /// added has them.
+    pub fn add_film(&mut self, film: &FilmSums) -> anyhow::Result<()> {
+        let first = self.films == 0;
+        self.add(&film.sums, film.shape.samples)?;
+        if first {
+            self.aovs = film.aovs.clone();
+        } else if self.aovs.len() == film.aovs.len() {
+            for (acc, a) in self.aovs.iter_mut().zip(&film.aovs) {
+                acc.add(a);
+            }
+        } else {
+            self.aovs.clear();
+        }
+        Ok(())
     }
 
     /// Adds the sums of a film of `samples` samples per pixel (`sums` top row first).
@@ -58,6 +112,7 @@ impl HostFilm {
             }
         }
         self.samples = total;
+        self.films += 1;
         Ok(())
     }
 
@@ -81,7 +136,23 @@ impl HostFilm {
 
     /// The sums rounded to f32, with `shape` (sample range) for their film.
     pub fn to_film_sums(&self, shape: FilmShape) -> FilmSums {
-        FilmSums { shape, sums: self.sums.iter().map(|s| s.map(|c| c as f32)).collect() }
+        FilmSums {
+            shape,
+            sums: self.sums.iter().map(|s| s.map(|c| c as f32)).collect(),
+            aovs: self.aovs.clone(),
+        }
+    }
+
+    /// The per-pixel averages, with the AOVs' when the film has them.
+    pub fn averages(&self) -> FilmAverages {
+        let inv_n = 1.0 / self.samples.max(1) as f32;
+        FilmAverages {
+            width: self.width,
+            height: self.height,
+            samples: self.samples,
+            beauty: self.average().collect(),
+            aovs: self.aovs.iter().map(|a| a.scaled(inv_n)).collect(),
+        }
     }
 }
 

@@ -115,7 +115,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
             samples: done.len() as u32,
             end: done.end,
         };
-        backend.restore_film(&FilmSums { shape, sums: film.sums.clone() }).or_device()?;
+        backend.restore_film(&FilmSums { shape, sums: film.sums.clone(), aovs: Vec::new() }).or_device()?;
         job = job.with_samples(done.end..range.end);
         eprintln!(
             "resuming from {}: samples {done:?} of {range:?} were done, {} to render",

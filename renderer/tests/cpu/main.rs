@@ -8,6 +8,7 @@ mod cpu_support;
 
 mod analytic;
 mod boxes;
+mod denoise;
 mod determinism;
 mod environment;
 mod lights;

@@ -171,6 +171,18 @@ impl Backend for Failing {
         anyhow::ensure!(self.reads != self.read_fails, "readback #{} failed (injected)", self.reads);
         self.inner.read_sums()
     }
+    fn read_aovs(&mut self) -> anyhow::Result<renderer::backend::Aovs> {
+        self.inner.read_aovs()
+    }
+    fn denoise(&mut self) -> anyhow::Result<f64> {
+        self.inner.denoise()
+    }
+    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        self.inner.read_denoised_rgba8()
+    }
+    fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        self.inner.read_denoised_linear()
+    }
 }
 
 /// Three CPU devices; device 1 fails its `render_fails`-th render or `read_fails`-th read.

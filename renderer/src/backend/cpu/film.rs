@@ -4,26 +4,51 @@
 use glam::Vec3A;
 
 pub use crate::backend::tonemap;
-use crate::backend::{FilmShape, FilmSums, tonemap_rgb};
+use crate::backend::{FilmAverages, FilmShape, FilmSums, tonemap_rgb};
+use crate::denoise::AovSample;
 
-/// Accumulated radiance sums, top row first.
+/// Accumulated radiance sums, top row first, and the AOV sums of a film that keeps them.
 #[derive(Clone, Debug, Default)]
 pub struct Film {
     pub shape: FilmShape,
     pub sums: Vec<Vec3A>,
+    /// One per pixel when the film keeps AOVs, else empty.
+    pub aovs: Vec<AovSample>,
 }
 
 impl Film {
-    /// Clears the film to `width × height` black pixels with no samples.
-    pub fn reset(&mut self, width: u32, height: u32) {
+    /// Clears the film to `width × height` black pixels with no samples, with AOV
+    /// sums when `aovs`.
+    pub fn reset(&mut self, width: u32, height: u32, aovs: bool) {
         self.shape = FilmShape { width, height, samples: 0, end: 0 };
+        let pixels = width as usize * height as usize;
         self.sums.clear();
-        self.sums.resize(width as usize * height as usize, Vec3A::ZERO);
+        self.sums.resize(pixels, Vec3A::ZERO);
+        self.aovs.clear();
+        if aovs {
+            self.aovs.resize(pixels, AovSample::default());
+        }
     }
 
     /// The sums themselves, with the film's shape.
     pub fn sums(&self) -> FilmSums {
-        FilmSums { shape: self.shape, sums: self.sums.iter().map(|s| [s.x, s.y, s.z]).collect() }
+        FilmSums {
+            shape: self.shape,
+            sums: self.sums.iter().map(|s| [s.x, s.y, s.z]).collect(),
+            aovs: self.aovs.clone(),
+        }
+    }
+
+    /// The per-pixel averages, with the AOVs' when the film keeps them.
+    pub fn averages(&self) -> FilmAverages {
+        let n = self.shape.divisor();
+        FilmAverages {
+            width: self.shape.width,
+            height: self.shape.height,
+            samples: self.shape.samples,
+            beauty: self.sums.iter().map(|s| (*s / n).to_array()).collect(),
+            aovs: self.aovs.iter().map(|a| a.scaled(1.0 / n)).collect(),
+        }
     }
 
     /// The linear average per pixel, alpha 1.

@@ -15,6 +15,8 @@ use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
 use crate::backend::constants::RR_START_DEPTH;
 use crate::camera::CameraFrame;
+use crate::denoise::AovSample;
+use crate::denoise::filter::luminance;
 use scene_compiler::blob::layout::{NO_TEXTURE, TEXTURE_SLOT_NORMAL};
 
 /// The camera frame in SIMD lanes.
@@ -74,8 +76,10 @@ pub fn generate_camera_ray(cam: &Camera, pixel: Pixel, rng: &mut Rng) -> (Vec3A,
 /// Radiance of one camera sample, `(0, 0, 0)` when any component is not finite (a NaN
 /// never poisons a pixel). `rays` counts closest-hit and shadow queries. `nee`: sample
 /// the lights at diffuse hits, combined with BSDF sampling by MIS (ignored when the
-/// scene has no light with power).
+/// scene has no light with power). `aov`: where to record the sample's AOVs (a film
+/// without AOVs passes `None`).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn trace_sample(
     scene: &CpuScene,
     cam: &Camera,
@@ -84,8 +88,15 @@ pub fn trace_sample(
     nee: bool,
     rng: &mut Rng,
     rays: &mut u64,
+    mut aov: Option<&mut AovSample>,
 ) -> Vec3A {
     let nee = nee && !scene.lights.is_empty();
+    if let Some(a) = aov.as_deref_mut() {
+        *a = AovSample::MISS;
+    }
+    // Set until the AOVs' albedo and normal are recorded (at the first hit that is not
+    // a delta lobe, or where the path leaves the scene).
+    let mut aov_open = aov.is_some();
     let (mut origin, mut dir) = generate_camera_ray(cam, pixel, rng);
     let mut throughput = Vec3A::ONE;
     let mut radiance = Vec3A::ZERO;
@@ -109,7 +120,11 @@ pub fn trace_sample(
                 let light_pdf = env.pick_pdf * env.pdf(dir);
                 weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
             }
-            radiance += throughput * sky(scene, dir) * weight;
+            let sky_radiance = sky(scene, dir);
+            if aov_open && let Some(a) = aov.as_deref_mut() {
+                a.albedo = sky_radiance.min(Vec3A::ONE).to_array();
+            }
+            radiance += throughput * sky_radiance * weight;
             // A sun that NEE could have drawn along this direction is NEE's.
             if !nee || bsdf_pdf == 0.0 {
                 radiance += throughput * Sun::seen(&scene.suns, dir);
@@ -146,6 +161,16 @@ pub fn trace_sample(
         } else {
             Normals::one(ns)
         };
+        if aov_open && let Some(a) = aov.as_deref_mut() {
+            if depth == 0 {
+                a.depth = hit.t;
+            }
+            if let Some(albedo) = aov_albedo(m) {
+                a.albedo = albedo.to_array();
+                a.normal = normals.diffuse.to_array();
+                aov_open = false;
+            }
+        }
         let ns = normals.specular;
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
@@ -219,7 +244,27 @@ pub fn trace_sample(
         dir = bounce.dir;
         bounce_point = surface.point;
     }
-    if radiance.is_finite() { radiance } else { Vec3A::ZERO }
+    let value = if radiance.is_finite() { radiance } else { Vec3A::ZERO };
+    if let Some(a) = aov {
+        let l = luminance(value.to_array());
+        a.luminance2 = l * l;
+    }
+    value
+}
+
+/// The albedo AOV of a material at a hit, `None` for a delta lobe (a mirror, glass),
+/// which the AOVs look through: the albedo of a diffuse or glossy lobe, the emission
+/// (at most 1) of an emitter that does not scatter, whose albedo would be 0 and would
+/// make its light vanish when the denoiser divides by it and multiplies back.
+#[inline(always)]
+fn aov_albedo(m: &super::scene::Material) -> Option<Vec3A> {
+    match m.lobe {
+        Lobe::Lambert => Some(m.albedo),
+        Lobe::Metal { fuzz } => (fuzz > 0.0).then_some(m.albedo),
+        Lobe::Dielectric { .. } => None,
+        Lobe::Absorb => Some(m.emission.min(Vec3A::ONE)),
+        Lobe::Principled { .. } => (!principled_of(m).is_delta()).then_some(m.albedo),
+    }
 }
 
 /// Radiance of a ray leaving the scene along unit `dir`: the environment's, or

@@ -32,7 +32,8 @@ use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
-use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob};
+use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, tonemap_rgb};
+use crate::denoise::AovSample;
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Renders on the CPU with rayon's current thread pool.
@@ -40,6 +41,8 @@ use crate::fault::{FAULTS_ENV, Faults, Stage};
 pub struct CpuBackend {
     scene: Option<CpuScene>,
     film: Film,
+    /// The film's image through the denoiser, until the next render.
+    denoised: Option<Vec<[f32; 3]>>,
     /// Injected faults (`RENDERER_FAULTS`, as on the GPU) and the operations counted.
     faults: Faults,
     counts: [u64; 3],
@@ -82,20 +85,32 @@ impl Backend for CpuBackend {
         let scene =
             self.scene.as_ref().context("no scene on the CPU backend: upload one before rendering")?;
         let film = FilmShape::begin(Some(self.film.shape), job)?;
+        film.check_aovs(!self.film.aovs.is_empty(), job)?;
         if film.start == FilmStart::Fresh {
-            self.film.reset(job.width, job.height);
+            self.film.reset(job.width, job.height, job.aovs);
         }
+        self.denoised = None;
         let pixels = u64::from(job.width) * u64::from(job.height);
         let start = Instant::now();
         let camera = Camera::from(&job.camera);
         let seed_hash = pcg_hash(job.seed);
-        let rays = self
-            .film
-            .sums
-            .par_chunks_mut(job.width as usize)
-            .enumerate()
-            .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row))
-            .sum();
+        let width = job.width as usize;
+        let rays = if job.aovs {
+            self.film
+                .sums
+                .par_chunks_mut(width)
+                .zip(self.film.aovs.par_chunks_mut(width))
+                .enumerate()
+                .map(|(y, (row, aovs))| render_row(scene, &camera, job, seed_hash, y as u32, row, Some(aovs)))
+                .sum()
+        } else {
+            self.film
+                .sums
+                .par_chunks_mut(width)
+                .enumerate()
+                .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row, None))
+                .sum()
+        };
         self.film.shape = film.after;
         Ok(FrameStats {
             render_ms: start.elapsed().as_secs_f64() * 1e3,
@@ -109,8 +124,13 @@ impl Backend for CpuBackend {
         if sums.sums.len() != shape.pixels() as usize {
             anyhow::bail!("{} sums for a {}x{} film", sums.sums.len(), shape.width, shape.height);
         }
+        if !sums.aovs.is_empty() && sums.aovs.len() != sums.sums.len() {
+            anyhow::bail!("{} AOV sums for a {}x{} film", sums.aovs.len(), shape.width, shape.height);
+        }
         self.film.shape = shape;
         self.film.sums = sums.sums.iter().map(|&s| Vec3A::from_array(s)).collect();
+        self.film.aovs = sums.aovs.clone();
+        self.denoised = None;
         Ok(())
     }
 
@@ -128,9 +148,37 @@ impl Backend for CpuBackend {
         self.inject(Stage::Readback)?;
         Ok(self.film.sums())
     }
+
+    fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
+        self.inject(Stage::Readback)?;
+        self.film.averages().aov_layers()
+    }
+
+    fn denoise(&mut self) -> anyhow::Result<f64> {
+        let start = Instant::now();
+        self.denoised = Some(self.film.averages().denoised()?);
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        self.inject(Stage::Readback)?;
+        Ok(self.denoised()?.iter().flat_map(|&c| tonemap_rgb(c)).collect())
+    }
+
+    fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        self.inject(Stage::Readback)?;
+        Ok(self.denoised()?.iter().map(|&[r, g, b]| [r, g, b, 1.0]).collect())
+    }
 }
 
-/// Adds `job.samples` samples to each pixel of row `y`, in sample order; returns the rays traced.
+impl CpuBackend {
+    fn denoised(&self) -> anyhow::Result<&[[f32; 3]]> {
+        self.denoised.as_deref().context("nothing denoised yet: call denoise after rendering")
+    }
+}
+
+/// Adds `job.samples` samples to each pixel of row `y`, in sample order, and their
+/// AOVs to `aovs` when given; returns the rays traced.
 fn render_row(
     scene: &CpuScene,
     camera: &Camera,
@@ -138,15 +186,21 @@ fn render_row(
     seed_hash: u32,
     y: u32,
     row: &mut [Vec3A],
+    mut aovs: Option<&mut [AovSample]>,
 ) -> u64 {
     let mut rays = 0;
     for (x, sum) in row.iter_mut().enumerate() {
         let pixel = Pixel { x: x as u32, y, width: job.width, height: job.height };
         let pixel_index = y * job.width + pixel.x;
         let mut acc = *sum;
+        let mut sample_aov = AovSample::default();
         for s in 0..job.samples {
             let mut rng = Rng::from_seed_hash(pixel_index, job.first_sample + s, seed_hash);
-            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut rng, &mut rays);
+            let aov = aovs.is_some().then_some(&mut sample_aov);
+            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut rng, &mut rays, aov);
+            if let Some(aovs) = aovs.as_deref_mut() {
+                aovs[x].add(&sample_aov);
+            }
         }
         *sum = acc;
     }

@@ -38,7 +38,7 @@ use scene_compiler::blob::record::DevicePtrMut;
 
 use self::device::guard;
 pub use self::device::{driver_available, probe_driver};
-use self::film::DeviceFilm;
+use self::film::{DenoiseBuffers, DeviceFilm};
 use self::module::KernelModule;
 pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
 pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
@@ -46,7 +46,10 @@ use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features;
-use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
+use super::{
+    Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob,
+};
+use crate::denoise::{AovSample, constants::ATROUS_PASSES};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
@@ -251,9 +254,24 @@ impl CudaBackend {
         })
     }
 
+    /// Swaps in the module for the scene's features and `job`'s, when it is not the one loaded.
+    fn use_features(&mut self, needed: u32) -> anyhow::Result<()> {
+        if self.kernels.features != needed {
+            // Compiled (or read from the cache) in full before the swap.
+            let kernels =
+                KernelModule::load(self.stream.context(), &self.sources, &self.options, &self.arch, needed)?;
+            check_params(&kernels, &self.stream)?;
+            self.kernels = kernels;
+        }
+        Ok(())
+    }
+
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
-        anyhow::ensure!(self.scene.is_some(), "no scene on the GPU: upload one before rendering");
+        let scene_features = self.scene.as_ref().map(|s| s.features);
+        let scene_features = scene_features.context("no scene on the GPU: upload one before rendering")?;
+        self.use_features(scene_features | features::job_features(job))?;
         let update = FilmShape::begin(self.film.as_ref().map(|f| f.shape), job)?;
+        update.check_aovs(self.film.as_ref().is_some_and(|f| f.aov.is_some()), job)?;
         // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
         if 2 * u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
             bail!(
@@ -262,15 +280,23 @@ impl CudaBackend {
                 job.max_depth
             );
         }
-        let fits = |f: &DeviceFilm| (f.shape.width, f.shape.height) == (job.width, job.height);
+        let fits = |f: &DeviceFilm| {
+            (f.shape.width, f.shape.height, f.aov.is_some()) == (job.width, job.height, job.aovs)
+        };
         if update.start == FilmStart::Fresh && !self.film.as_ref().is_some_and(fits) {
             // Free the old film first: both may not fit at once. A new film is zeros.
             self.film = None;
-            self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height)?);
+            self.film = Some(DeviceFilm::new(&self.stream, job.width, job.height, job.aovs)?);
         } else if update.start == FilmStart::Fresh && (job.first_sample != 0 || job.samples == 0) {
             // The kernel overwrites the old sums only for first_sample == 0 (film.cuh).
             let film = self.film.as_mut().context("no film on the GPU")?;
             self.stream.memset_zeros(&mut film.accum).context("clearing the film")?;
+            if let Some(aov) = film.aov.as_mut() {
+                self.stream.memset_zeros(aov).context("clearing the film's AOVs")?;
+            }
+        }
+        if let Some(film) = self.film.as_mut() {
+            film.denoised = false;
         }
         if job.samples == 0 {
             self.film.as_mut().context("no film on the GPU")?.shape = update.after;
@@ -284,6 +310,7 @@ impl CudaBackend {
             sky_bottom: scene.sky_bottom,
             sky_top: scene.sky_top,
             accum: DevicePtrMut::new(film.accum.device_ptr(&self.stream).0),
+            aov: DevicePtrMut::new(film.aov.as_ref().map_or(0, |a| a.device_ptr(&self.stream).0)),
             ray_count: DevicePtrMut::new(self.ray_count.device_ptr(&self.stream).0),
             width: job.width,
             height: job.height,
@@ -343,7 +370,98 @@ impl CudaBackend {
     fn film(&self) -> anyhow::Result<&DeviceFilm> {
         self.film.as_ref().context("nothing rendered yet on the GPU")
     }
+
+    /// The film's AOV sums, read back.
+    fn aov_sums(&self) -> anyhow::Result<Vec<AovSample>> {
+        let film = self.film()?;
+        let Some(aov) = film.aov.as_ref() else {
+            return Ok(Vec::new());
+        };
+        let raw = self.stream.clone_dtoh(aov).context("reading the film's AOVs")?;
+        Ok(bytemuck::cast_slice::<[f32; 4], AovSample>(&raw).to_vec())
+    }
+
+    /// Runs kernels/denoise.cuh on the film into its denoiser buffers; the time of the
+    /// kernels (CUDA events), milliseconds.
+    fn run_denoiser(&mut self) -> anyhow::Result<f64> {
+        let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
+        let Some(aov) = film.aov.as_ref() else {
+            bail!("the film has no AOVs for the denoiser: render it with them (`--denoise`)");
+        };
+        let (width, height) = (film.shape.width, film.shape.height);
+        if film.denoise.is_none() {
+            film.denoise = Some(DenoiseBuffers::new(&self.stream, film.shape.pixels() as usize)?);
+        }
+        let buffers = film.denoise.as_mut().context("denoiser buffers")?;
+        let samples = film.shape.samples;
+        let cfg = LaunchConfig {
+            grid_dim: (width.div_ceil(DENOISE_BLOCK), height.div_ceil(DENOISE_BLOCK), 1),
+            block_dim: (DENOISE_BLOCK, DENOISE_BLOCK, 1),
+            shared_mem_bytes: 0,
+        };
+        let k = &self.kernels;
+        self.start.record(&self.stream).context("recording the start event")?;
+        {
+            let [_, color] = &mut buffers.color;
+            let mut launch = self.stream.launch_builder(&k.denoise_prepare);
+            launch
+                .arg(&film.accum)
+                .arg(aov)
+                .arg(color)
+                .arg(&mut buffers.guide)
+                .arg(&mut buffers.depth_gradient)
+                .arg(&mut buffers.albedo)
+                .arg(&width)
+                .arg(&height)
+                .arg(&samples);
+            // SAFETY: denoise_prepare(const float4*, const float4*, float4*, float4*, float*, float4*,
+            // unsigned, unsigned, unsigned): every buffer holds width x height elements (aov two per pixel).
+            unsafe { launch.launch(cfg) }.context("launching denoise_prepare")?;
+        }
+        {
+            let [clamped, prepared] = &mut buffers.color;
+            let mut launch = self.stream.launch_builder(&k.denoise_clamp);
+            launch.arg(&*prepared).arg(clamped).arg(&width).arg(&height);
+            // SAFETY: denoise_clamp(const float4*, float4*, unsigned, unsigned) over width x height elements.
+            unsafe { launch.launch(cfg) }.context("launching denoise_clamp")?;
+        }
+        // The passes read color[0] first, then alternate; the last writes the output.
+        for pass in 0..ATROUS_PASSES {
+            let step = 1i32 << pass;
+            let last = pass + 1 == ATROUS_PASSES;
+            let [a, b] = &mut buffers.color;
+            let (input, output) = if pass % 2 == 0 { (&*a, b) } else { (&*b, a) };
+            let output = if last { &mut buffers.output } else { output };
+            let null = 0u64;
+            let mut launch = self.stream.launch_builder(&k.denoise_atrous);
+            launch.arg(input).arg(output).arg(&buffers.guide).arg(&buffers.depth_gradient);
+            if last {
+                launch.arg(&buffers.albedo);
+            } else {
+                launch.arg(&null);
+            }
+            launch.arg(&width).arg(&height).arg(&step);
+            // SAFETY: denoise_atrous(const float4*, float4*, const float4*, const float*, const float4*
+            // or null, unsigned, unsigned, int) over width x height elements of each buffer.
+            unsafe { launch.launch(cfg) }.context("launching denoise_atrous")?;
+        }
+        self.end.record(&self.stream).context("recording the end event")?;
+        let ms = self.start.elapsed_ms(&self.end).context("timing the denoiser")?;
+        film.denoised = true;
+        Ok(f64::from(ms))
+    }
+
+    fn denoised(&self) -> anyhow::Result<&CudaSlice<[f32; 4]>> {
+        let film = self.film()?;
+        match &film.denoise {
+            Some(buffers) if film.denoised => Ok(&buffers.output),
+            _ => bail!("nothing denoised yet: call denoise after rendering"),
+        }
+    }
 }
+
+/// Threads per side of the denoiser's square blocks (`PT_DENOISE_BLOCK` in kernels/denoise.cuh).
+const DENOISE_BLOCK: u32 = 16;
 
 /// Fails unless the kernels' `params` block has the size of [`LaunchParams`].
 fn check_params(kernels: &KernelModule, stream: &Arc<CudaStream>) -> anyhow::Result<()> {
@@ -421,14 +539,9 @@ impl Backend for CudaBackend {
             // Free the old scene first: both may not fit at once.
             gpu.scene = None;
             gpu.inject(Stage::Upload)?;
-            let needed = features::scene_features(blob);
-            if gpu.kernels.features != needed {
-                // Compiled (or read from the cache) in full before the swap.
-                let kernels =
-                    KernelModule::load(gpu.stream.context(), &gpu.sources, &gpu.options, &gpu.arch, needed)?;
-                check_params(&kernels, &gpu.stream)?;
-                gpu.kernels = kernels;
-            }
+            // The job features of the last render stay: the next job most likely wants them too.
+            let jobs = gpu.kernels.features & features::job_feature_mask();
+            gpu.use_features(features::scene_features(blob) | jobs)?;
             gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
             Ok(())
         })
@@ -448,10 +561,22 @@ impl Backend for CudaBackend {
                 shape.width,
                 shape.height
             );
+            let aovs = !sums.aovs.is_empty();
+            anyhow::ensure!(
+                !aovs || sums.aovs.len() == sums.sums.len(),
+                "{} AOV sums for a {}x{} film",
+                sums.aovs.len(),
+                shape.width,
+                shape.height
+            );
             gpu.film = None;
-            let mut film = DeviceFilm::new(&gpu.stream, shape.width, shape.height)?;
+            let mut film = DeviceFilm::new(&gpu.stream, shape.width, shape.height, aovs)?;
             let data: Vec<[f32; 4]> = sums.sums.iter().map(|&[r, g, b]| [r, g, b, 0.0]).collect();
             gpu.stream.memcpy_htod(&data, &mut film.accum).context("copying the film to the GPU")?;
+            if let Some(aov) = film.aov.as_mut() {
+                let data: &[[f32; 4]] = bytemuck::cast_slice(&sums.aovs);
+                gpu.stream.memcpy_htod(data, aov).context("copying the film's AOVs to the GPU")?;
+            }
             film.shape = shape;
             gpu.film = Some(film);
             Ok(())
@@ -488,7 +613,50 @@ impl Backend for CudaBackend {
             gpu.inject(Stage::Readback)?;
             let film = gpu.film()?;
             let sums = gpu.stream.clone_dtoh(&film.accum).context("reading the film")?;
-            Ok(FilmSums { shape: film.shape, sums: sums.into_iter().map(|[r, g, b, _]| [r, g, b]).collect() })
+            let aovs = gpu.aov_sums()?;
+            let sums = sums.into_iter().map(|[r, g, b, _]| [r, g, b]).collect();
+            Ok(FilmSums { shape: gpu.film()?.shape, sums, aovs })
+        })
+    }
+
+    fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
+        self.on_gpu("reading the AOVs back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            let sums = gpu.aov_sums()?;
+            if sums.is_empty() {
+                bail!("the film has no AOVs: render it with them (`--aov` or `--denoise`)");
+            }
+            let inv_n = 1.0 / gpu.film()?.shape.divisor();
+            let averages: Vec<AovSample> = sums.iter().map(|a| a.scaled(inv_n)).collect();
+            Ok(Aovs::from_averages(&averages))
+        })
+    }
+
+    fn denoise(&mut self) -> anyhow::Result<f64> {
+        self.on_gpu("denoising", |gpu| gpu.run_denoiser())
+    }
+
+    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+        self.on_gpu("reading the denoised image back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            gpu.denoised()?;
+            let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
+            let pixels = film.shape.pixels();
+            let output = &film.denoise.as_ref().context("nothing denoised yet")?.output;
+            let one = 1.0f32;
+            let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
+            launch.arg(output).arg(&mut film.rgba).arg(&pixels).arg(&one);
+            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements of both.
+            unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
+            gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
+        })
+    }
+
+    fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
+        self.on_gpu("reading the denoised image back", |gpu| {
+            gpu.inject(Stage::Readback)?;
+            let output = gpu.denoised()?;
+            gpu.stream.clone_dtoh(output).context("reading the denoised image")
         })
     }
 }

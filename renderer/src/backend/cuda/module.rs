@@ -25,6 +25,9 @@ pub struct KernelModule {
     /// The path tracer with next-event estimation (kernels/path.cuh says why two).
     pub render_lit: CudaFunction,
     pub tonemap: CudaFunction,
+    pub denoise_prepare: CudaFunction,
+    pub denoise_clamp: CudaFunction,
+    pub denoise_atrous: CudaFunction,
     pub rng_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
@@ -109,6 +112,9 @@ impl KernelModule {
             render: function("render")?,
             render_lit: function("render_lit")?,
             tonemap: function("tonemap")?,
+            denoise_prepare: function("denoise_prepare")?,
+            denoise_clamp: function("denoise_clamp")?,
+            denoise_atrous: function("denoise_atrous")?,
             rng_probe: function("rng_probe")?,
             repack_nodes: function("repack_nodes")?,
             node_bytes: node_bytes as usize,

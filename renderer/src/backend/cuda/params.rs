@@ -71,6 +71,9 @@ blob_record! {
         pub accum: DevicePtrMut<[f32; 4]>,
         /// The ray counter.
         pub ray_count: DevicePtrMut<u64>,
+        /// The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and
+        /// squared luminance), or null when the job keeps none.
+        pub aov: DevicePtrMut<[f32; 4]>,
         /// Image width in pixels.
         pub width: u32,
         /// Image height in pixels.
@@ -107,11 +110,13 @@ blob_record! {
         pub sun_towards_cos: [[f32; 4]; MAX_SUNS],
         /// Per sun: its disc's radiance (irradiance over solid angle), w 0.
         pub sun_radiance: [[f32; 4]; MAX_SUNS],
+        /// Zero: the struct's size stays a multiple of 16.
+        pub reserved_end: [u32; 2],
     }
 }
 
 // The constant block the kernels declare has this size (checked again at start-up).
-const _: () = assert!(size_of::<LaunchParams>() == 496);
+const _: () = assert!(size_of::<LaunchParams>() == 512);
 
 /// The full text of `kernels/launch_params.cuh`.
 pub fn cuda_header() -> String {

@@ -4,7 +4,7 @@
 //! NVRTC gets every file by name: the entry `render.cu` as the program and every other
 //! `.cu` or `.cuh` as a named header, so `#include "rng.cuh"` needs no file system and errors
 //! name the file. This module does not compile anything (that is `nvrtc.rs`).
-//! Six headers are generated from Rust ([`KernelSources::generated_headers`]).
+//! Seven headers are generated from Rust ([`KernelSources::generated_headers`]).
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +56,7 @@ impl KernelSources {
         [
             ("blob_layout.cuh", scene_compiler::blob::cuda_header()),
             ("constants.cuh", crate::backend::constants::cuda_header()),
+            ("denoise_params.cuh", crate::denoise::constants::cuda_header()),
             ("features.cuh", crate::backend::features::cuda_header()),
             ("launch_params.cuh", super::params::cuda_header()),
             ("specular_albedo.cuh", crate::backend::specular_albedo::cuda_header()),
