@@ -126,8 +126,14 @@ mod tests {
 
     use super::*;
 
-    const SCENE: RenderSettings =
-        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
+    const SCENE: RenderSettings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 7,
+        ..RenderSettings::DEFAULT
+    };
 
     #[test]
     fn overrides_replace_only_what_is_given() {
