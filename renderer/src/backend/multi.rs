@@ -23,7 +23,7 @@ use scene_compiler::BlobView;
 
 use super::{
     Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm, KernelCompile,
-    KernelResources, RenderJob,
+    KernelResources, RenderJob, Tonemap,
 };
 use crate::shard::split_weighted;
 
@@ -311,8 +311,8 @@ impl Backend for MultiBackend {
         Ok(())
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        Ok(self.collected()?.rgba8())
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        Ok(self.collected()?.rgba8(tonemap))
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {

@@ -32,7 +32,7 @@ use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
-use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob};
+use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, Tonemap};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Renders on the CPU with rayon's current thread pool.
@@ -114,9 +114,9 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.inject(Stage::Readback)?;
-        Ok(self.film.rgba8())
+        Ok(self.film.rgba8(tonemap))
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {

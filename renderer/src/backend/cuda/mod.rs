@@ -34,6 +34,7 @@ use anyhow::{Context, bail};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use scene_compiler::BlobView;
+use scene_compiler::blob::layout::view_code;
 use scene_compiler::blob::record::DevicePtrMut;
 
 use self::device::guard;
@@ -46,7 +47,9 @@ use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features;
-use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
+use super::{
+    Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob, Tonemap,
+};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
@@ -458,16 +461,20 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.on_gpu("reading the image back", |gpu| {
             gpu.inject(Stage::Readback)?;
             let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
             let pixels = film.shape.pixels();
             let inv_samples = 1.0 / film.shape.divisor();
+            // Computed here, once, as the CPU computes it: both multiply by the same f32.
+            let (exposure_scale, view) = (tonemap.scale(), view_code(tonemap.view));
             let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
             launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
-            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements
-            // of both buffers, which the film sized for that many pixels.
+            launch.arg(&exposure_scale).arg(&view);
+            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned)
+            // over `pixels` elements of both buffers, which the film sized for that many
+            // pixels.
             unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
             gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
         })
