@@ -2,7 +2,7 @@
 // scene-compiler/src/blob/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 11u
+#define BLOB_FORMAT_VERSION 12u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -19,6 +19,11 @@
 #define BLOB_LIGHT_DIRECTIONAL 1u
 #define BLOB_LIGHT_AREA 2u
 #define BLOB_LIGHT_ENVIRONMENT 3u
+#define BLOB_VIEW_STANDARD 0u
+#define BLOB_VIEW_AGX 1u
+#define BLOB_VIEW_FILMIC 2u
+#define BLOB_SAMPLER_INDEPENDENT 0u
+#define BLOB_SAMPLER_SOBOL 1u
 #define BLOB_MATERIAL_LAMBERT 0u
 #define BLOB_MATERIAL_METAL 1u
 #define BLOB_MATERIAL_DIELECTRIC 2u
@@ -65,8 +70,12 @@ struct __align__(16) GlobalsRecord {
     uint4 settings; // offset  80: width, height, spp, max_depth.
     uint4 seed_root; // offset  96: seed, the BVH root's link (node 0, or a leaf when the whole scene is one), two reserved zeros.
     float4 env_rotation; // offset 112: The environment's rotation about +Y: (cos, sin, 0, 0); (1, 0, 0, 0) without one. A direction d looks up the image at R_y(-rotation) d.
+    float exposure; // offset 128: Exposure in stops, applied when an 8-bit image is made (within +-20).
+    unsigned int view; // offset 132: The view transform of 8-bit images: VIEW_STANDARD, VIEW_AGX or VIEW_FILMIC.
+    unsigned int sampler; // offset 136: SAMPLER_INDEPENDENT or SAMPLER_SOBOL.
+    unsigned int reserved; // offset 140: Zero.
 };
-static_assert(sizeof(GlobalsRecord) == 128, "layout drift");
+static_assert(sizeof(GlobalsRecord) == 144, "layout drift");
 #ifndef __CUDACC_RTC__
 static_assert(__builtin_offsetof(GlobalsRecord, camera_from_vfov) == 0, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, camera_at_aperture) == 16, "layout drift");
@@ -76,6 +85,10 @@ static_assert(__builtin_offsetof(GlobalsRecord, sky_top) == 64, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, settings) == 80, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, seed_root) == 96, "layout drift");
 static_assert(__builtin_offsetof(GlobalsRecord, env_rotation) == 112, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, exposure) == 128, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, view) == 132, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, sampler) == 136, "layout drift");
+static_assert(__builtin_offsetof(GlobalsRecord, reserved) == 140, "layout drift");
 #endif
 
 // A material: its kind (MATERIAL_*) and that kind's parameters. Lanes a kind does not use hold the neutral value given per field.

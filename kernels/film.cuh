@@ -1,5 +1,5 @@
-// The film on the device: per-pixel sums of samples, the gamma-2 8-bit output, and
-// the frame's ray counter (docs/path-tracing.md "Accumulation and output"; CPU: film.rs).
+// The film on the device: per-pixel sums of samples and the frame's ray counter (its
+// 8-bit output: view_transform.cuh) (docs/path-tracing.md "Accumulation and output"; CPU: film.rs).
 #pragma once
 
 #include "arch.cuh"
@@ -50,9 +50,4 @@ __device__ __forceinline__ void count_rays(unsigned int rays) {
     unsigned long long sum = rays;
     for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
     if ((threadIdx.y * PT_BLOCK_W + threadIdx.x) % 32u == 0 && sum != 0) atomicAdd(params.ray_count, sum);
-}
-
-// One linear channel to gamma-2 8-bit: u8(255.99 clamp(sqrt(c), 0, 1)); NaN gives 0.
-__device__ __forceinline__ unsigned char tonemap_channel(float c) {
-    return (unsigned char)(255.99f * fminf(fmaxf(sqrtf(c), 0.0f), 1.0f));
 }

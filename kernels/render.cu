@@ -15,6 +15,7 @@
 #include "path.cuh"
 #include "rng.cuh"
 #include "denoise.cuh"
+#include "view_transform.cuh"
 
 // Path regeneration is the default: it beat one sample after another at every size
 // measured (docs/performance.md, "Choices in the code").
@@ -111,14 +112,18 @@ extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
     nodes[i] = node;
 }
 
-// The film's average as gamma-2 RGBA8 (alpha 255); `inv_samples` = 1 / samples per pixel.
+// The film's average as RGBA8 (alpha 255): `inv_samples` = 1 / samples per pixel, then
+// times `exposure_scale` (2^exposure, computed on the host), then the view transform
+// `view` (BLOB_VIEW_*; view_transform.cuh).
 extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
-    tonemap(const float4* __restrict__ accum, uchar4* __restrict__ rgba, unsigned int pixels, float inv_samples) {
+    tonemap(const float4* __restrict__ accum, uchar4* __restrict__ rgba, unsigned int pixels, float inv_samples,
+            float exposure_scale, unsigned int view) {
     const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
     if (i >= pixels) return;
     const float4 sum = accum[i];
-    rgba[i] = make_uchar4(tonemap_channel(sum.x * inv_samples), tonemap_channel(sum.y * inv_samples),
-                          tonemap_channel(sum.z * inv_samples), 255);
+    const float3 exposed = make_float3(sum.x * inv_samples * exposure_scale, sum.y * inv_samples * exposure_scale,
+                                       sum.z * inv_samples * exposure_scale);
+    rgba[i] = view_transform_rgba8(exposed, view);
 }
 
 // Test hook pinning the device RNG to the spec: for each (pixel_index, sample_index,

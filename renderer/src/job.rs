@@ -5,18 +5,24 @@
 use std::ops::Range;
 
 use scene_compiler::limits;
-use scene_compiler::scene::{Camera, RenderSettings};
+use scene_compiler::scene::{Camera, RenderSettings, SamplerKind, ViewTransform};
 
 use crate::camera::CameraFrame;
 
 /// Settings the user gave on the command line or in the editor; `None` keeps the scene's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Overrides {
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub spp: Option<u32>,
     pub max_depth: Option<u32>,
     pub seed: Option<u32>,
+    /// Stops (`--exposure`).
+    pub exposure: Option<f32>,
+    /// `--view`.
+    pub view: Option<ViewTransform>,
+    /// `--sampler`.
+    pub sampler: Option<SamplerKind>,
 }
 
 impl Overrides {
@@ -36,6 +42,9 @@ impl Overrides {
             spp: self.spp.unwrap_or(scene.spp),
             max_depth: self.max_depth.unwrap_or(scene.max_depth),
             seed: self.seed.unwrap_or(scene.seed),
+            exposure: self.exposure.unwrap_or(scene.exposure),
+            view: self.view.unwrap_or(scene.view),
+            sampler: self.sampler.unwrap_or(scene.sampler),
         }
     }
 }
@@ -136,8 +145,14 @@ mod tests {
 
     use super::*;
 
-    const SCENE: RenderSettings =
-        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
+    const SCENE: RenderSettings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 7,
+        ..RenderSettings::DEFAULT
+    };
 
     #[test]
     fn overrides_replace_only_what_is_given() {
@@ -146,6 +161,21 @@ mod tests {
         assert_eq!(given.apply(SCENE), RenderSettings { spp: 4, seed: 1, ..SCENE });
         let both = Overrides { width: Some(100), height: Some(100), ..Overrides::default() };
         assert_eq!((both.apply(SCENE).width, both.apply(SCENE).height), (100, 100));
+    }
+
+    #[test]
+    fn exposure_view_and_sampler_flags_override_the_scene() {
+        let scene = RenderSettings { exposure: -1.0, view: ViewTransform::Filmic, ..SCENE };
+        assert_eq!(Overrides::default().apply(scene), scene);
+        let given = Overrides {
+            exposure: Some(2.5),
+            view: Some(ViewTransform::Agx),
+            sampler: Some(SamplerKind::Sobol),
+            ..Overrides::default()
+        };
+        let expected =
+            RenderSettings { exposure: 2.5, view: ViewTransform::Agx, sampler: SamplerKind::Sobol, ..scene };
+        assert_eq!(given.apply(scene), expected);
     }
 
     #[test]

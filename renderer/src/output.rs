@@ -1,6 +1,6 @@
-//! Image files from a backend's film: PNG (8-bit RGBA, gamma 2, as tonemapped by the
-//! backend) or OpenEXR (32-bit float linear average), chosen by the extension. The
-//! partial films of sharded renders (float sums with metadata) are OpenEXR too, written
+//! Image files from a backend's film: PNG (8-bit RGBA through the exposure and view
+//! transform, as tonemapped by the backend) or OpenEXR (32-bit float linear average,
+//! never tonemapped), chosen by the extension. The partial films of sharded renders (float sums with metadata) are OpenEXR too, written
 //! by `crate::shard::partial` through [`write_atomically`].
 //!
 //! An output path is checked before any work ([`check_output`]), and an image is
@@ -15,7 +15,7 @@ use anyhow::{Context, bail};
 use image::ImageEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
-use crate::backend::Backend;
+use crate::backend::{Backend, Tonemap};
 
 /// An output file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,10 +90,11 @@ pub enum Pixels {
     Linear(Vec<[f32; 4]>),
 }
 
-/// Reads the film back for `format`.
-pub fn read_back(backend: &mut dyn Backend, format: ImageFormat) -> anyhow::Result<Pixels> {
+/// Reads the film back for `format`: a PNG through `tonemap` (exposure and view
+/// transform), an EXR linear whatever the tonemap.
+pub fn read_back(backend: &mut dyn Backend, format: ImageFormat, tonemap: Tonemap) -> anyhow::Result<Pixels> {
     Ok(match format {
-        ImageFormat::Png => Pixels::Rgba8(backend.read_rgba8()?),
+        ImageFormat::Png => Pixels::Rgba8(backend.read_rgba8(tonemap)?),
         ImageFormat::Exr => Pixels::Linear(backend.read_linear()?),
     })
 }

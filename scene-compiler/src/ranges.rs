@@ -21,6 +21,9 @@ pub const MAX_SCALE: f32 = 1e6;
 /// products of colour and strength the blob stores (emission, light radiance, sky,
 /// environment texels).
 pub const MAX_RADIANCE: f32 = 1e9;
+/// The largest exposure magnitude, in stops (`settings: (exposure: ...)`, the renderer's
+/// `--exposure`): 2^20 is about 10^6 either way, past any image a display shows.
+pub const MAX_EXPOSURE: f32 = 20.0;
 /// `|up × forward|` (both unit length) at or below this: `up` gives no camera basis.
 pub const PARALLEL_SINE: f32 = 1e-6;
 

@@ -3,8 +3,8 @@
 //! `cuda` runs the kernels in `kernels/` through cudarc (driver + NVRTC, loaded at
 //! run time); `cpu` runs the same algorithm in Rust with rayon. Both accumulate
 //! into their own film and hand back tonemapped RGBA8, the linear average or the raw
-//! sums; the film bookkeeping they share ([`FilmShape`], [`FilmShape::begin`]) and
-//! the host-side tonemap ([`tonemap`]) live here. [`multi`] splits each frame over
+//! sums; the film bookkeeping they share ([`FilmShape`], [`FilmShape::begin`]) lives
+//! here, the host-side tonemap (exposure and view transform) in [`tonemap`]. [`multi`] splits each frame over
 //! several backends (`--gpus`) and adds their sums on the host ([`sums`]).
 
 pub mod constants;
@@ -15,6 +15,7 @@ pub mod multi;
 pub mod select;
 pub mod specular_albedo;
 pub mod sums;
+pub mod tonemap;
 
 use std::ops::Range;
 
@@ -22,6 +23,7 @@ use anyhow::bail;
 use scene_compiler::BlobView;
 
 pub use self::sums::{FilmAverages, FilmSums, HostFilm};
+pub use self::tonemap::Tonemap;
 pub use crate::denoise::Aovs;
 pub use crate::job::RenderJob;
 
@@ -122,21 +124,6 @@ impl FilmUpdate {
     }
 }
 
-/// One linear channel to gamma-2 8-bit, `u8(255.99 * clamp(sqrt(c), 0, 1))`; NaN maps
-/// to 0 (`as` saturates). The twin of `tonemap_channel` in kernels/film.cuh: every
-/// RGBA8 image made on the host goes through here (the CPU film, the sums of several
-/// GPUs, `renderer merge`).
-#[inline]
-pub fn tonemap(c: f32) -> u8 {
-    (255.99 * c.sqrt().clamp(0.0, 1.0)) as u8
-}
-
-/// A pixel's linear average to RGBA8 with [`tonemap`], alpha 255.
-#[inline]
-pub fn tonemap_rgb([r, g, b]: [f32; 3]) -> [u8; 4] {
-    [tonemap(r), tonemap(g), tonemap(b), u8::MAX]
-}
-
 /// What one device of a [`multi::MultiBackend`] has rendered into the current film.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeviceShare {
@@ -218,8 +205,9 @@ pub trait Backend {
     fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()>;
     /// Adds `job.samples` samples per pixel to the film.
     fn render(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats>;
-    /// The film as 8-bit RGBA, gamma 2, top row first.
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>>;
+    /// The film as 8-bit RGBA through `tonemap` (exposure, view transform), top row
+    /// first. Reading again with another tonemap needs no render: the film is linear.
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>>;
     /// The film's linear average per pixel (rgb, a = 1), top row first.
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>>;
     /// The film's sums, not averages (f32 as accumulated, top row first), and its shape:
@@ -235,7 +223,7 @@ pub trait Backend {
     /// events on the GPU). Fails when the film has no AOVs.
     fn denoise(&mut self) -> anyhow::Result<f64>;
     /// The denoised image as [`Backend::read_rgba8`] gives the film's.
-    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>>;
+    fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>>;
     /// The denoised image as [`Backend::read_linear`] gives the film's.
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>>;
     /// Per device, for a backend that splits frames over several devices
@@ -270,7 +258,8 @@ mod tests {
     use super::*;
 
     fn job(samples: Range<u32>) -> RenderJob {
-        let settings = RenderSettings { width: 4, height: 2, spp: 64, max_depth: 8, seed: 1 };
+        let settings =
+            RenderSettings { width: 4, height: 2, spp: 64, max_depth: 8, seed: 1, ..RenderSettings::DEFAULT };
         let camera = Camera {
             look_from: Vec3::Z,
             look_at: Vec3::ZERO,
@@ -310,16 +299,5 @@ mod tests {
         assert!(
             FilmShape::begin(None, &job(u32::MAX..u32::MAX).with_samples(u32::MAX - 1..u32::MAX)).is_err()
         );
-    }
-
-    #[test]
-    fn the_host_tonemap_is_gamma_2_clamped_and_nan_safe() {
-        assert_eq!(tonemap(0.0), 0);
-        assert_eq!(tonemap(1.0), 255);
-        assert_eq!(tonemap(4.0), 255);
-        assert_eq!(tonemap(0.25), 127);
-        assert_eq!(tonemap(f32::NAN), 0);
-        assert_eq!(tonemap(-1.0), 0);
-        assert_eq!(tonemap_rgb([1.0, 0.0, 0.25]), [255, 0, 127, 255]);
     }
 }

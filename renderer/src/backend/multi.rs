@@ -23,7 +23,7 @@ use scene_compiler::BlobView;
 
 use super::{
     Aovs, Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm,
-    KernelCompile, KernelResources, RenderJob, tonemap_rgb,
+    KernelCompile, KernelResources, RenderJob, Tonemap,
 };
 use crate::shard::split_weighted;
 
@@ -330,8 +330,8 @@ impl Backend for MultiBackend {
         Ok(())
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        Ok(self.collected()?.rgba8())
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        Ok(self.collected()?.rgba8(tonemap))
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
@@ -355,8 +355,8 @@ impl Backend for MultiBackend {
         Ok(start.elapsed().as_secs_f64() * 1e3)
     }
 
-    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        Ok(self.denoised()?.iter().flat_map(|&c| tonemap_rgb(c)).collect())
+    fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        Ok(tonemap.image(self.denoised()?.iter().copied()))
     }
 
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {

@@ -11,7 +11,7 @@
 
 use anyhow::bail;
 
-use super::{FilmShape, tonemap_rgb};
+use super::{FilmShape, Tonemap};
 use crate::denoise::{AovSample, Aovs};
 
 /// A film's per-pixel sums (rgb, top row first) and its shape.
@@ -129,9 +129,9 @@ impl HostFilm {
         self.average().map(|[r, g, b]| [r, g, b, 1.0]).collect()
     }
 
-    /// 8-bit RGBA, gamma 2, with the tonemap every host image uses ([`super::tonemap`]).
-    pub fn rgba8(&self) -> Vec<u8> {
-        self.average().flat_map(tonemap_rgb).collect()
+    /// 8-bit RGBA through `tonemap`, the tonemap every host image uses ([`super::tonemap`]).
+    pub fn rgba8(&self, tonemap: Tonemap) -> Vec<u8> {
+        tonemap.image(self.average())
     }
 
     /// The sums rounded to f32, with `shape` (sample range) for their film.
@@ -168,7 +168,7 @@ mod tests {
         for (got, s) in film.average().zip(sums) {
             assert_eq!(got, s.map(|c| c / 7.0));
         }
-        assert_eq!(film.rgba8().len(), 12);
+        assert_eq!(film.rgba8(Tonemap::STANDARD).len(), 12);
     }
 
     #[test]

@@ -4,14 +4,18 @@
 //! Every part's header is read and checked first (same render, every shard once), so
 //! a wrong set fails before any pixels are read; then the sums are added in f64, in
 //! shard order, divided by the render's spp and written as PNG (the host tonemap
-//! every host-made image uses) or EXR (the linear average).
+//! every host-made image uses, with `--exposure` and `--view`: partial films hold
+//! linear sums and do not record the scene's) or EXR (the linear average).
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
 
+use scene_compiler::scene::ViewTransform;
+
 use super::{Failure, OrFail, part_failure};
+use crate::backend::Tonemap;
 use crate::output::{self, ImageFormat, Pixels};
 use crate::shard::merge::{self, Part};
 use crate::shard::partial;
@@ -28,6 +32,13 @@ pub struct MergeArgs {
     /// unsharded `renderer render` writes.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Exposure in stops for a PNG (see `renderer render --help`); the parts do not
+    /// record the scene's, so give the scene's here [default: 0].
+    #[arg(long, value_name = "STOPS", allow_negative_numbers = true, value_parser = super::image_args::exposure)]
+    exposure: Option<f32>,
+    /// View transform for a PNG (see `renderer render --help`) [default: standard].
+    #[arg(long, value_enum)]
+    view: Option<super::image_args::ViewArg>,
 }
 
 /// Checks the parts, adds them and writes the image; prints a summary.
@@ -48,7 +59,13 @@ pub fn run(args: &MergeArgs) -> Result<(), Failure> {
     let sum = start.elapsed();
     let start = Instant::now();
     let pixels = match format {
-        ImageFormat::Png => Pixels::Rgba8(film.rgba8()),
+        ImageFormat::Png => {
+            let tonemap = Tonemap {
+                exposure: args.exposure.unwrap_or(0.0),
+                view: args.view.map_or(ViewTransform::Standard, ViewTransform::from),
+            };
+            Pixels::Rgba8(film.rgba8(tonemap))
+        }
         ImageFormat::Exr => Pixels::Linear(film.linear()),
     };
     output::write(&args.output, film.width, film.height, pixels).or_usage()?;

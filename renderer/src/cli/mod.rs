@@ -7,6 +7,7 @@
 //! exit codes listed in `--help`; nothing on an input path panics.
 
 mod bench;
+mod image_args;
 mod interrupt;
 mod merge;
 mod progressive;
@@ -28,6 +29,8 @@ use scene_compiler::{BlobView, CompileOptions};
 use crate::backend::Backend;
 use crate::backend::select::{self, BackendChoice, GpuSelection};
 use crate::job::Overrides;
+
+use self::image_args::ImageArgs;
 use crate::load::{self, CompiledScene, SceneError, SceneErrorKind};
 
 const EXIT_CODES: &str = "\
@@ -118,6 +121,8 @@ struct SceneArgs {
     /// no path can hit, then add nothing.
     #[arg(long)]
     no_nee: bool,
+    #[command(flatten)]
+    image: ImageArgs,
 }
 
 /// A `--width` or `--height`: 1 to [`limits::MAX_IMAGE_SIDE`], with a message that
@@ -151,6 +156,9 @@ impl SceneArgs {
             spp: self.spp,
             max_depth: self.max_depth,
             seed: self.seed,
+            exposure: self.image.exposure,
+            view: self.image.view(),
+            sampler: self.image.sampler(),
         }
     }
 }

@@ -13,7 +13,7 @@ use clap::Args;
 use super::interrupt::{self, Interrupt};
 use super::progressive::{Flow, Outcome, Pacing};
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, part_failure, progressive, view_scene};
-use crate::backend::{Backend, FilmShape, FilmSums, FrameStats};
+use crate::backend::{Backend, FilmShape, FilmSums, FrameStats, Tonemap};
 use crate::fault::{Fault, Faults};
 use crate::job::RenderJob;
 use crate::output::{self, ImageFormat};
@@ -201,7 +201,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         }
         None => {
             let start = Instant::now();
-            let pixels = output::read_back(backend.as_mut(), format).or_device()?;
+            let pixels = output::read_back(backend.as_mut(), format, Tonemap::of(&settings)).or_device()?;
             let readback = start.elapsed();
             let start = Instant::now();
             output::write(&output_path, settings.width, settings.height, pixels).or_usage()?;

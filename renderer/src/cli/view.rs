@@ -30,6 +30,10 @@ pub struct ViewArgs {
     /// [default: the scene's folder].
     #[arg(long, value_name = "DIR")]
     screenshot_dir: Option<PathBuf>,
+    /// Exposure and view until the window's controls change them (which edits the
+    /// scene's settings), and the sampler.
+    #[command(flatten)]
+    image: super::image_args::ImageArgs,
 }
 
 fn parse_scale(text: &str) -> Result<f32, String> {
@@ -51,6 +55,9 @@ pub fn run(args: &ViewArgs) -> Result<(), Failure> {
         spp_per_frame: args.spp_per_frame,
         scale: args.scale,
         screenshot_dir: args.screenshot_dir.clone(),
+        exposure: args.image.exposure,
+        view: args.image.view(),
+        sampler: args.image.sampler(),
     };
     view::run(&options).or_device()
 }

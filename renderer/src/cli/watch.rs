@@ -16,7 +16,7 @@ use scene_compiler::limits;
 
 use super::{Failure, OrFail, session_failure};
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats};
+use crate::backend::{Backend, FrameStats, Tonemap};
 use crate::job::{Overrides, RenderJob};
 use crate::load::{CompiledScene, SceneError};
 use crate::output::{self, ImageFormat};
@@ -61,6 +61,8 @@ pub struct WatchArgs {
     /// Turn next-event estimation off (BSDF sampling only; see `renderer render --help`).
     #[arg(long)]
     no_nee: bool,
+    #[command(flatten)]
+    image: super::image_args::ImageArgs,
 }
 
 impl WatchArgs {
@@ -72,6 +74,9 @@ impl WatchArgs {
             spp: Some(self.spp),
             max_depth: self.max_depth,
             seed: None,
+            exposure: self.image.exposure,
+            view: self.image.view(),
+            sampler: self.image.sampler(),
         }
     }
 }
@@ -229,7 +234,7 @@ impl Loop<'_> {
         let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!self.args.no_nee);
         let start = Instant::now();
         let stats = self.backend.render(&job)?;
-        let pixels = output::read_back(self.backend.as_mut(), self.format)?;
+        let pixels = output::read_back(self.backend.as_mut(), self.format, Tonemap::of(&settings))?;
         let frame = start.elapsed();
         output::write(&self.out, settings.width, settings.height, pixels)?;
         // CUDA events time the kernels alone; the CPU's time is its whole render.

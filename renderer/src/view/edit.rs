@@ -25,6 +25,8 @@ pub enum EditKey {
     /// One field of one thing, named as the selection editor labels it.
     Field(Selected, &'static str),
     Material(usize),
+    /// A field of the scene's `settings` (the display's exposure and view).
+    Settings(&'static str),
     /// Adding or deleting: never coalesced.
     Structure,
 }

@@ -34,7 +34,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, Sense};
-use scene_compiler::scene::Camera;
+use scene_compiler::scene::{Camera, SamplerKind, ViewTransform};
 
 use self::edit::Editor;
 use self::orbit::Orbit;
@@ -62,6 +62,11 @@ pub struct ViewOptions {
     pub scale: f32,
     /// Where the Screenshot button writes; `None`: the scene's folder.
     pub screenshot_dir: Option<PathBuf>,
+    /// `--exposure`, `--view`: the display until the side panel's controls change it.
+    pub exposure: Option<f32>,
+    pub view: Option<ViewTransform>,
+    /// `--sampler`.
+    pub sampler: Option<SamplerKind>,
 }
 
 /// The render settings the side panel edits.
@@ -75,6 +80,12 @@ pub struct Controls {
     /// Accumulation stops here.
     pub max_spp: u32,
     pub backend: BackendChoice,
+    /// The flags' exposure and view, shown instead of the scene's until the exposure
+    /// slider or the view selector edits the scene's settings (which clears both).
+    pub exposure: Option<f32>,
+    pub view: Option<ViewTransform>,
+    /// The flag's sampler, instead of the scene's.
+    pub sampler: Option<SamplerKind>,
 }
 
 /// A message for the tool bar: the outcome of the last action.
@@ -134,6 +145,9 @@ impl ViewApp {
                 max_depth: None,
                 max_spp: 4096,
                 backend: options.backend,
+                exposure: options.exposure,
+                view: options.view,
+                sampler: options.sampler,
             },
             worker,
             repaint,
@@ -392,6 +406,9 @@ impl ViewApp {
             spp: Some(self.controls.max_spp),
             max_depth: self.controls.max_depth,
             seed: None,
+            exposure: self.controls.exposure,
+            view: self.controls.view,
+            sampler: self.controls.sampler,
         };
         let params = ViewParams {
             settings: overrides.apply(current.scene.settings),

@@ -3,12 +3,16 @@
 //! Widgets only: every change becomes an edit through [`super::edit::Editor`] or a
 //! field of [`super::Controls`].
 
+use std::sync::Arc;
+
 use eframe::egui::{self, Color32, RichText};
 use scene_compiler::limits;
+use scene_compiler::scene::ViewTransform;
 
 use super::ViewApp;
+use super::edit::EditKey;
 use crate::backend::select::BackendChoice;
-use crate::load::SceneError;
+use crate::load::{CompiledScene, SceneError};
 use crate::timing::{mega_per_second, ms};
 
 impl ViewApp {
@@ -113,6 +117,7 @@ impl ViewApp {
     }
 
     fn render_controls(&mut self, ui: &mut egui::Ui) {
+        self.display_controls(ui);
         let c = &mut self.controls;
         ui.add(egui::Slider::new(&mut c.scale, 0.1..=1.0).text("resolution scale"));
         ui.add(egui::Slider::new(&mut c.spp_per_frame, 1..=64).text("spp per frame"));
@@ -139,6 +144,66 @@ impl ViewApp {
             }
         });
         ui.label("Drag: orbit · right/middle drag: pan · scroll: zoom · WASD/QE: fly · click: select");
+    }
+}
+
+impl ViewApp {
+    /// The exposure slider and the view selector: display transforms, so a change shows
+    /// at once without restarting accumulation. A change edits the scene's `settings`
+    /// (undoable, written by Save) and replaces the `--exposure`/`--view` flags.
+    fn display_controls(&mut self, ui: &mut egui::Ui) {
+        let Some(current) = self.session.current().cloned() else { return };
+        let scene = current.scene.settings;
+        let (mut exposure, mut view) =
+            (self.controls.exposure.unwrap_or(scene.exposure), self.controls.view.unwrap_or(scene.view));
+        let before = (exposure, view);
+        let slider = egui::Slider::new(&mut exposure, -10.0..=10.0).step_by(0.1).text("exposure (stops)");
+        let exposure_changed = ui
+            .add(slider)
+            .on_hover_text("the image times 2^stops before the view transform (PNG and display, not EXR)")
+            .changed();
+        ui.horizontal(|ui| {
+            ui.label("view").on_hover_text(
+                "Standard: gamma 2 · AgX: Blender's AgX base · Filmic: Hable's filmic curve (not Blender's)",
+            );
+            for (choice, label) in [
+                (ViewTransform::Standard, "Standard"),
+                (ViewTransform::Agx, "AgX"),
+                (ViewTransform::Filmic, "Filmic"),
+            ] {
+                ui.radio_value(&mut view, choice, label);
+            }
+        });
+        if (exposure, view) != before {
+            self.edit_display(&current, exposure, view, if exposure_changed { "exposure" } else { "view" });
+        }
+    }
+
+    /// Puts `exposure` and `view` in the scene's settings through the editor. The worker
+    /// is not sent the new scene (only the display changed: `send_view` sends the new
+    /// settings, which keep the film); a scene that cannot be edited keeps them as the
+    /// display's overrides.
+    fn edit_display(
+        &mut self,
+        before: &Arc<CompiledScene>,
+        exposure: f32,
+        view: ViewTransform,
+        field: &'static str,
+    ) {
+        let mut edited = before.scene.clone();
+        edited.settings.exposure = exposure;
+        edited.settings.view = view;
+        let result = self.editor.apply(&mut self.session, edited, EditKey::Settings(field));
+        if result.is_ok() {
+            (self.controls.exposure, self.controls.view) = (None, None);
+            let sent_before = self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, before));
+            if let Some(now) = self.session.current().filter(|_| sent_before) {
+                self.sent_scene = Some(Arc::clone(now));
+            }
+        } else {
+            (self.controls.exposure, self.controls.view) = (Some(exposure), Some(view));
+        }
+        self.report_edit(result);
     }
 }
 

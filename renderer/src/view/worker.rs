@@ -6,6 +6,9 @@
 //! reset, not one batch each. Any change of scene, view or backend restarts the
 //! accumulation at sample 0; otherwise each batch continues the film
 //! (`RenderJob::first_sample`), exactly as `renderer render` splits a long render.
+//! A change of exposure or view alone keeps the film: it is a display transform, so the
+//! image is read back again through the new one ([`crate::backend::Tonemap`]), even
+//! when accumulation has finished.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -16,7 +19,7 @@ use std::time::{Duration, Instant};
 use scene_compiler::scene::{Camera, RenderSettings};
 
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats};
+use crate::backend::{Backend, FrameStats, Tonemap};
 use crate::camera::CameraFrame;
 use crate::job::RenderJob;
 use crate::load::CompiledScene;
@@ -54,7 +57,7 @@ pub enum Command {
 /// The running image after one batch, and what it cost.
 #[derive(Clone, Debug)]
 pub struct Frame {
-    /// RGBA8, gamma 2, top row first.
+    /// RGBA8 through the view's exposure and view transform, top row first.
     pub rgba: Vec<u8>,
     pub width: u32,
     pub height: u32,
@@ -158,6 +161,10 @@ struct RenderState {
     scene_since: Instant,
     upload: Option<Duration>,
     first_frame: Option<Duration>,
+    /// The exposure or view changed and the film did not: read the image again.
+    redisplay: bool,
+    /// The last frame sent, without its pixels: what a redisplay sends again.
+    last_frame: Option<Frame>,
 }
 
 impl RenderState {
@@ -181,13 +188,15 @@ impl RenderState {
             scene_since: Instant::now(),
             upload: None,
             first_frame: None,
+            redisplay: false,
+            last_frame: None,
         }
     }
 
     /// Renders batches while there is work and waits for commands when there is none.
     fn run(&mut self, commands: &Receiver<Command>) {
         loop {
-            if self.idle() {
+            if self.idle() && !self.redisplay {
                 match commands.recv() {
                     Ok(command) => self.handle(command),
                     Err(_) => return,
@@ -200,9 +209,14 @@ impl RenderState {
                     Err(TryRecvError::Disconnected) => return,
                 }
             }
-            if !self.idle()
-                && let Err(e) = self.render_batch()
-            {
+            let result = if !self.idle() {
+                self.render_batch()
+            } else if self.redisplay {
+                self.redisplay_frame()
+            } else {
+                Ok(())
+            };
+            if let Err(e) = result {
                 self.stalled = true;
                 self.emit(Event::Error(format!("{e:#}")));
             }
@@ -228,13 +242,19 @@ impl RenderState {
                 self.first_frame = None;
             }
             Command::View(params) => {
-                // Only a change of the sample target keeps the film.
+                // Only a change of the sample target or of the display (exposure, view)
+                // keeps the film; a display change alone is shown at once.
                 let keeps_film = self.params.is_some_and(|old| {
                     let settings = RenderSettings { spp: old.settings.spp, ..params.settings };
-                    ViewParams { settings, ..params } == old
+                    ViewParams { settings: settings.with_display_of(&old.settings), ..params } == old
                 });
                 if !keeps_film {
                     self.samples = 0;
+                } else if self
+                    .params
+                    .is_some_and(|old| Tonemap::of(&old.settings) != Tonemap::of(&params.settings))
+                {
+                    self.redisplay = true;
                 }
                 self.params = Some(params);
             }
@@ -298,7 +318,8 @@ impl RenderState {
         let batch = backend.render(&RenderJob::new(&params.settings, &params.camera, samples))?;
         self.ms_per_pixel_sample = Some(batch.render_ms / (pixels * f64::from(batch_spp)));
         self.samples += batch_spp;
-        let rgba = backend.read_rgba8()?;
+        let rgba = backend.read_rgba8(Tonemap::of(&params.settings))?;
+        self.redisplay = false;
         if self.first_frame.is_none() {
             self.first_frame = Some(self.scene_since.elapsed());
         }
@@ -314,6 +335,25 @@ impl RenderState {
             upload: self.upload,
             first_frame: self.first_frame,
         };
+        self.last_frame = Some(Frame { rgba: Vec::new(), ..frame.clone() });
+        self.emit(Event::Frame(Box::new(frame)));
+        Ok(())
+    }
+
+    /// Sends the film read back again through the current exposure and view, with the
+    /// last batch's stats: no samples are added.
+    fn redisplay_frame(&mut self) -> anyhow::Result<()> {
+        self.redisplay = false;
+        let (Some(backend), Some(params), Some(last)) =
+            (self.backend.as_mut(), self.params, &self.last_frame)
+        else {
+            return Ok(());
+        };
+        if self.samples == 0 || (last.width, last.height) != (params.settings.width, params.settings.height) {
+            return Ok(());
+        }
+        let rgba = backend.read_rgba8(Tonemap::of(&params.settings))?;
+        let frame = Frame { rgba, ..last.clone() };
         self.emit(Event::Frame(Box::new(frame)));
         Ok(())
     }

@@ -122,7 +122,7 @@ fn aov_scene() -> scene_compiler::Scene {
         &materials,
         &spheres,
     );
-    s.settings = RenderSettings { width: 128, height: 96, spp: 16, max_depth: 8, seed: 3 };
+    s.settings = RenderSettings { width: 128, height: 96, spp: 16, max_depth: 8, seed: 3, ..s.settings };
     s
 }
 

@@ -10,7 +10,7 @@ use crate::cpu_support;
 
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::multi::{Device, MultiBackend};
-use renderer::backend::{Backend, RenderJob};
+use renderer::backend::{Backend, RenderJob, Tonemap};
 use scene_compiler::AlignedBytes;
 
 use cpu_support::{compile, cpu_backend, job, mixed_scene};
@@ -54,14 +54,18 @@ fn two_devices_give_the_one_device_image() {
     let job = full_job(&blob);
     let mut one = cpu_backend(&blob);
     let stats = one.render(&job).expect("render");
-    let (png, linear) = (one.read_rgba8().expect("rgba8"), one.read_linear().expect("linear"));
+    let (png, linear) =
+        (one.read_rgba8(Tonemap::STANDARD).expect("rgba8"), one.read_linear().expect("linear"));
     for weights in [&[1, 1][..], &[1, 3], &[2, 1, 1], &[1, 1, 1, 1, 1, 1, 1]] {
         let mut two = multi(&blob, weights);
         let split = two.split(0..SPP);
         let k_max = split.iter().map(|r| r.end - r.start).max().unwrap_or(0);
         let multi_stats = two.render(&job).expect("render");
         assert_eq!((multi_stats.samples, multi_stats.rays), (stats.samples, stats.rays), "{weights:?}");
-        assert!(two.read_rgba8().expect("rgba8") == png, "{weights:?}: the 8-bit image differs");
+        assert!(
+            two.read_rgba8(Tonemap::STANDARD).expect("rgba8") == png,
+            "{weights:?}: the 8-bit image differs"
+        );
         assert_close(&two.read_linear().expect("linear"), &linear, SPP, k_max, &format!("{weights:?}"));
         let shares = two.shares();
         assert_eq!(shares.len(), weights.len());
@@ -87,7 +91,7 @@ fn batches_continue_and_reads_between_them_change_nothing() {
     let job = full_job(&blob);
     let mut one = cpu_backend(&blob);
     one.render(&job).expect("render");
-    let png = one.read_rgba8().expect("rgba8");
+    let png = one.read_rgba8(Tonemap::STANDARD).expect("rgba8");
     let mut two = multi(&blob, &[1, 1]);
     for (i, batch) in [0..1, 1..9, 9..SPP].into_iter().enumerate() {
         two.render(&job.with_samples(batch)).expect("batch");
@@ -96,7 +100,7 @@ fn batches_continue_and_reads_between_them_change_nothing() {
             two.read_linear().expect("read between batches");
         }
     }
-    assert!(two.read_rgba8().expect("rgba8") == png, "batched multi-device render differs");
+    assert!(two.read_rgba8(Tonemap::STANDARD).expect("rgba8") == png, "batched multi-device render differs");
     let sums = two.read_sums().expect("sums");
     assert_eq!((sums.shape.samples, sums.shape.sample_range()), (SPP, 0..SPP));
     let error = two.render(&job.with_samples(3..5)).expect_err("does not continue at 20");
@@ -116,7 +120,10 @@ fn a_fresh_film_at_a_later_sample_is_a_shard_on_several_devices() {
     let (a, b) = (one.read_sums().expect("sums"), two.read_sums().expect("sums"));
     assert_eq!(a.shape, b.shape);
     assert_eq!((a.shape.samples, a.shape.sample_range()), (13, 7..SPP), "divides by 13, not 20");
-    assert!(one.read_rgba8().expect("rgba8") == two.read_rgba8().expect("rgba8"));
+    assert!(
+        one.read_rgba8(Tonemap::STANDARD).expect("rgba8")
+            == two.read_rgba8(Tonemap::STANDARD).expect("rgba8")
+    );
     assert_close(&one.read_linear().expect("a"), &two.read_linear().expect("b"), 13, 7, "shard");
 }
 
@@ -124,7 +131,7 @@ fn a_fresh_film_at_a_later_sample_is_a_shard_on_several_devices() {
 fn nothing_rendered_is_an_error_not_a_panic() {
     let blob = compile(&mixed_scene());
     let mut two = multi(&blob, &[1, 1]);
-    assert!(two.read_rgba8().is_err() && two.read_sums().is_err());
+    assert!(two.read_rgba8(Tonemap::STANDARD).is_err() && two.read_sums().is_err());
     assert!(MultiBackend::new("none".to_owned(), Vec::new()).is_err());
     let mut empty = MultiBackend::new(
         "empty".to_owned(),
@@ -160,8 +167,8 @@ impl Backend for Failing {
     fn restore_film(&mut self, sums: &renderer::backend::FilmSums) -> anyhow::Result<()> {
         self.inner.restore_film(sums)
     }
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        self.inner.read_rgba8()
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        self.inner.read_rgba8(tonemap)
     }
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
         self.inner.read_linear()
@@ -177,8 +184,8 @@ impl Backend for Failing {
     fn denoise(&mut self) -> anyhow::Result<f64> {
         self.inner.denoise()
     }
-    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
-        self.inner.read_denoised_rgba8()
+    fn read_denoised_rgba8(&mut self, tonemap: renderer::backend::Tonemap) -> anyhow::Result<Vec<u8>> {
+        self.inner.read_denoised_rgba8(tonemap)
     }
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
         self.inner.read_denoised_linear()
@@ -267,7 +274,7 @@ fn a_restored_film_continues_like_the_uninterrupted_one() {
     let job = full_job(&blob);
     let mut one = cpu_backend(&blob);
     one.render(&job).expect("render");
-    let whole = one.read_rgba8().expect("rgba8");
+    let whole = one.read_rgba8(Tonemap::STANDARD).expect("rgba8");
     // A checkpoint after 7 samples, restored into a fresh CPU backend and into several devices.
     let mut first = cpu_backend(&blob);
     first.render(&job.with_samples(0..7)).expect("render");
@@ -275,7 +282,7 @@ fn a_restored_film_continues_like_the_uninterrupted_one() {
     let mut resumed = cpu_backend(&blob);
     resumed.restore_film(&saved).expect("restore");
     resumed.render(&job.with_samples(7..SPP)).expect("continues");
-    assert!(resumed.read_rgba8().expect("rgba8") == whole, "the CPU continues bit for bit");
+    assert!(resumed.read_rgba8(Tonemap::STANDARD).expect("rgba8") == whole, "the CPU continues bit for bit");
     let mut three = multi(&blob, &[1, 1, 1]);
     three.restore_film(&saved).expect("restore");
     three.render(&job.with_samples(7..SPP)).expect("continues");

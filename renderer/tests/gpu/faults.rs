@@ -14,11 +14,12 @@ use std::process::{Command, Output};
 
 use gpu_support::{compile, cuda, repo_root, require_driver, rtiow_scene, view};
 use renderer::backend::cuda::probe_driver;
-use renderer::backend::{Backend, RenderJob};
+use renderer::backend::{Backend, RenderJob, Tonemap};
 use renderer::fault::Faults;
 use scene_compiler::scene::RenderSettings;
 
-const SETTINGS: RenderSettings = RenderSettings { width: 160, height: 90, spp: 16, max_depth: 16, seed: 5 };
+const SETTINGS: RenderSettings =
+    RenderSettings { width: 160, height: 90, spp: 16, max_depth: 16, seed: 5, ..RenderSettings::DEFAULT };
 
 fn plan(text: &str) -> Faults {
     text.parse().unwrap_or_else(|e| panic!("{text}: {e:#}"))
@@ -52,7 +53,7 @@ fn every_injected_fault_names_the_gpu_and_the_stage() {
         gpu.set_faults(plan("readback:1"));
         gpu.render(&job).expect("render");
         let error = match read {
-            0 => gpu.read_rgba8().map(drop),
+            0 => gpu.read_rgba8(Tonemap::STANDARD).map(drop),
             1 => gpu.read_linear().map(drop),
             _ => gpu.read_sums().map(drop),
         };

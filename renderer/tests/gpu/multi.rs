@@ -13,10 +13,11 @@ use crate::gpu_support;
 use gpu_support::{compile, require_driver, rtiow_scene, view};
 use renderer::backend::cuda::{CudaBackend, probe_driver};
 use renderer::backend::select::{GpuSelection, open_gpus};
-use renderer::backend::{Backend, RenderJob};
+use renderer::backend::{Backend, RenderJob, Tonemap};
 use scene_compiler::scene::RenderSettings;
 
-const SETTINGS: RenderSettings = RenderSettings { width: 320, height: 180, spp: 64, max_depth: 50, seed: 5 };
+const SETTINGS: RenderSettings =
+    RenderSettings { width: 320, height: 180, spp: 64, max_depth: 50, seed: 5, ..RenderSettings::DEFAULT };
 
 fn one_gpu() -> CudaBackend {
     require_driver();
@@ -56,7 +57,8 @@ fn all_gpus_give_the_one_gpu_image_within_summation_bounds() {
     let mut one = one_gpu();
     one.upload(&view).expect("upload");
     let stats = one.render(&job).expect("render on one GPU");
-    let (linear, png) = (one.read_linear().expect("linear"), one.read_rgba8().expect("rgba8"));
+    let (linear, png) =
+        (one.read_linear().expect("linear"), one.read_rgba8(Tonemap::STANDARD).expect("rgba8"));
 
     let mut all = all_gpus();
     all.upload(&view).expect("upload");
@@ -79,7 +81,7 @@ fn all_gpus_give_the_one_gpu_image_within_summation_bounds() {
     }
     assert_within_summation_bound(&all.read_linear().expect("linear"), &linear, SETTINGS.spp, k_max);
     // The host tonemaps with a division, the one-GPU kernel with a multiply by 1/n.
-    let rgba = all.read_rgba8().expect("rgba8");
+    let rgba = all.read_rgba8(Tonemap::STANDARD).expect("rgba8");
     assert!(rgba.iter().zip(&png).all(|(a, b)| a.abs_diff(*b) <= 1), "8-bit images differ by more than 1");
 }
 

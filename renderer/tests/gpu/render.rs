@@ -8,10 +8,10 @@ use crate::gpu_support;
 
 use glam::Vec3;
 use gpu_support::{compile, constant_sky_scene, cuda, job, repo_root, require_driver, rtiow_scene, view};
-use renderer::backend::Backend;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
 use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources};
+use renderer::backend::{Backend, Tonemap};
 use scene_compiler::scene::MaterialKind;
 
 /// At most this fraction of the difference between renders with two seeds may
@@ -76,7 +76,7 @@ fn rtiow_renders_deterministically_and_in_parts() {
     }
     assert!(gpu.render(&job(&blob, w, h, 7, 4, 1)).is_err(), "sample 4 does not continue a film of 8");
 
-    let rgba = gpu.read_rgba8().expect("read_rgba8");
+    let rgba = gpu.read_rgba8(Tonemap::STANDARD).expect("read_rgba8");
     assert_eq!(rgba.len(), (w * h * 4) as usize);
     for (p, px) in parts.iter().zip(rgba.chunks_exact(4)) {
         assert_eq!(px[3], 255);

@@ -23,7 +23,7 @@
 use std::path::PathBuf;
 
 use renderer::backend::cpu::CpuBackend;
-use renderer::backend::{Backend, RenderJob};
+use renderer::backend::{Backend, RenderJob, Tonemap};
 use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
@@ -200,7 +200,7 @@ fn bless_references() {
     for name in SCENES {
         let (mut backend, job) = setup(name, REFERENCE_SPP, 0);
         let stats = backend.render(&job).expect("render");
-        let pixels = backend.read_rgba8().expect("readback");
+        let pixels = backend.read_rgba8(Tonemap::STANDARD).expect("readback");
         let image = image::RgbaImage::from_raw(job.width, job.height, pixels).expect("film size");
         image.save(reference_path(name)).expect("write reference");
         eprintln!(

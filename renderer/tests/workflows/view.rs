@@ -36,6 +36,9 @@ fn harness(path: &Path) -> Harness<'static, ViewApp> {
         spp_per_frame: 1,
         scale: 0.1,
         screenshot_dir: None,
+        exposure: None,
+        view: None,
+        sampler: None,
     };
     let session = Session::open(path, None, SessionOptions::default()).expect("session opens");
     let app = ViewApp::new(session, &options);

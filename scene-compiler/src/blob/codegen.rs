@@ -56,6 +56,11 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_LIGHT_DIRECTIONAL {LIGHT_DIRECTIONAL}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_AREA {LIGHT_AREA}u");
     let _ = writeln!(out, "#define BLOB_LIGHT_ENVIRONMENT {LIGHT_ENVIRONMENT}u");
+    let _ = writeln!(out, "#define BLOB_VIEW_STANDARD {VIEW_STANDARD}u");
+    let _ = writeln!(out, "#define BLOB_VIEW_AGX {VIEW_AGX}u");
+    let _ = writeln!(out, "#define BLOB_VIEW_FILMIC {VIEW_FILMIC}u");
+    let _ = writeln!(out, "#define BLOB_SAMPLER_INDEPENDENT {SAMPLER_INDEPENDENT}u");
+    let _ = writeln!(out, "#define BLOB_SAMPLER_SOBOL {SAMPLER_SOBOL}u");
     for (name, kind) in MATERIAL_KINDS {
         let _ = writeln!(out, "#define BLOB_MATERIAL_{name} {kind}u");
     }

@@ -12,11 +12,12 @@ use bytemuck::{Pod, Zeroable};
 pub use super::record::{CType, CudaName, Field, FieldType, Record};
 use crate::blob_record;
 use crate::limits;
+use crate::scene::{SamplerKind, ViewTransform};
 
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -110,6 +111,41 @@ pub const LIGHT_AREA: u32 = 2;
 /// The environment sky (`BlobHeader::env_size`, sections `env_texels` and
 /// `env_sampling`); at most one, and only in a blob with an environment.
 pub const LIGHT_ENVIRONMENT: u32 = 3;
+
+/// View transforms, [`GlobalsRecord::view`] (`scene::ViewTransform`).
+pub const VIEW_STANDARD: u32 = 0;
+pub const VIEW_AGX: u32 = 1;
+pub const VIEW_FILMIC: u32 = 2;
+/// Samplers, [`GlobalsRecord::sampler`] (`scene::SamplerKind`).
+pub const SAMPLER_INDEPENDENT: u32 = 0;
+pub const SAMPLER_SOBOL: u32 = 1;
+
+/// The [`GlobalsRecord::view`] code of a view.
+pub fn view_code(view: ViewTransform) -> u32 {
+    match view {
+        ViewTransform::Standard => VIEW_STANDARD,
+        ViewTransform::Agx => VIEW_AGX,
+        ViewTransform::Filmic => VIEW_FILMIC,
+    }
+}
+
+/// The view of a [`GlobalsRecord::view`] code; `None` for a code no view has.
+pub fn view_of(code: u32) -> Option<ViewTransform> {
+    ViewTransform::ALL.into_iter().find(|&v| view_code(v) == code)
+}
+
+/// The [`GlobalsRecord::sampler`] code of a sampler.
+pub fn sampler_code(sampler: SamplerKind) -> u32 {
+    match sampler {
+        SamplerKind::Independent => SAMPLER_INDEPENDENT,
+        SamplerKind::Sobol => SAMPLER_SOBOL,
+    }
+}
+
+/// The sampler of a [`GlobalsRecord::sampler`] code; `None` for a code no sampler has.
+pub fn sampler_of(code: u32) -> Option<SamplerKind> {
+    SamplerKind::ALL.into_iter().find(|&s| sampler_code(s) == code)
+}
 
 /// Material kinds, [`MaterialRecord::kind`]: the kinds a scene names, each with its
 /// own parameters in the record's lanes.
@@ -216,6 +252,14 @@ blob_record! {
         pub seed_root: [u32; 4],
         /// The environment's rotation about +Y: (cos, sin, 0, 0); (1, 0, 0, 0) without one. A direction d looks up the image at R_y(-rotation) d.
         pub env_rotation: [f32; 4],
+        /// Exposure in stops, applied when an 8-bit image is made (within +-20).
+        pub exposure: f32,
+        /// The view transform of 8-bit images: VIEW_STANDARD, VIEW_AGX or VIEW_FILMIC.
+        pub view: u32,
+        /// SAMPLER_INDEPENDENT or SAMPLER_SOBOL.
+        pub sampler: u32,
+        /// Zero.
+        pub reserved: u32,
     }
 }
 
@@ -636,7 +680,7 @@ mod tests {
 
     #[test]
     fn device_records_are_whole_lanes_and_gpu_aligned() {
-        assert_eq!(size_of::<GlobalsRecord>(), 128);
+        assert_eq!(size_of::<GlobalsRecord>(), 144);
         assert_eq!(size_of::<EnvTexelRecord>(), 16);
         assert_eq!(size_of::<EnvAliasRecord>(), 8);
         assert_eq!(size_of::<MaterialRecord>(), 80);

@@ -170,8 +170,19 @@ impl<'a> BlobView<'a> {
 
     /// The render settings stored with the scene (the one place that unpacks them).
     pub fn settings(&self) -> RenderSettings {
-        let [width, height, spp, max_depth] = self.globals.settings;
-        RenderSettings { width, height, spp, max_depth, seed: self.globals.seed_root[0] }
+        let g = self.globals;
+        let [width, height, spp, max_depth] = g.settings;
+        RenderSettings {
+            width,
+            height,
+            spp,
+            max_depth,
+            seed: g.seed_root[0],
+            exposure: g.exposure,
+            // The blob check refuses codes without a view or sampler.
+            view: view_of(g.view).unwrap_or_default(),
+            sampler: sampler_of(g.sampler).unwrap_or_default(),
+        }
     }
 
     /// The scene's camera.
@@ -329,6 +340,17 @@ impl<'a> BlobView<'a> {
         {
             return Err(BlobError::record(S::Globals, 0, format!("render settings out of range: {s:?}")));
         }
+        if !(g.exposure.abs() <= ranges::MAX_EXPOSURE) {
+            return Err(BlobError::record(
+                S::Globals,
+                0,
+                format!("exposure {} outside +-20 stops", g.exposure),
+            ));
+        }
+        if view_of(g.view).is_none() || sampler_of(g.sampler).is_none() {
+            let problem = format!("unknown view transform {} or sampler {}", g.view, g.sampler);
+            return Err(BlobError::record(S::Globals, 0, problem));
+        }
         let vfov = g.camera_from_vfov[3];
         if !(vfov > 0.0 && vfov < 180.0) {
             return Err(BlobError::record(S::Globals, 0, format!("vertical fov {vfov} outside (0, 180)")));
@@ -347,11 +369,11 @@ impl<'a> BlobView<'a> {
             let problem = format!("sky {:?} / {:?} is negative or above 1e9", g.sky_bottom, g.sky_top);
             return Err(BlobError::record(S::Globals, 0, problem));
         }
-        if g.sky_bottom[3] != 0.0 || g.sky_top[3] != 0.0 || g.seed_root[2..] != [0, 0] {
+        if g.sky_bottom[3] != 0.0 || g.sky_top[3] != 0.0 || g.seed_root[2..] != [0, 0] || g.reserved != 0 {
             return Err(BlobError::record(
                 S::Globals,
                 0,
-                "reserved lanes (sky w, seed_root z and w) are not zero",
+                "reserved lanes (sky w, seed_root z and w, reserved) are not zero",
             ));
         }
         for (i, m) in self.materials.iter().enumerate() {

@@ -435,6 +435,10 @@ fn globals_record(scene: &Scene, root: u32) -> GlobalsRecord {
         settings: [s.width, s.height, s.spp, s.max_depth],
         seed_root: [s.seed, root, 0, 0],
         env_rotation,
+        exposure: s.exposure,
+        view: view_code(s.view),
+        sampler: sampler_code(s.sampler),
+        reserved: 0,
     }
 }
 

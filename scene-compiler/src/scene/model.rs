@@ -71,20 +71,107 @@ impl Default for Camera {
 }
 
 /// Render defaults stored with the scene; the renderer's flags override them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct RenderSettings {
     pub width: u32,
     pub height: u32,
     pub spp: u32,
     pub max_depth: u32,
     pub seed: u32,
+    /// Exposure in stops: the linear image is multiplied by `2^exposure` before the view
+    /// transform. Applied when an 8-bit image is made (PNG, the editor), never to EXR.
+    pub exposure: f32,
+    /// How the exposed linear image becomes display values (PNG, the editor).
+    pub view: ViewTransform,
+    /// How the sample points of a pixel's paths are drawn.
+    pub sampler: SamplerKind,
+}
+
+impl RenderSettings {
+    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
+    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0,
+    /// exposure 0, the Standard view and independent samples. A `const`, so constant
+    /// settings can be written `RenderSettings { spp: 4, ..RenderSettings::DEFAULT }`.
+    pub const DEFAULT: RenderSettings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 0,
+        exposure: 0.0,
+        view: ViewTransform::Standard,
+        sampler: SamplerKind::Independent,
+    };
+
+    /// The settings with the exposure and view of `display` (what an 8-bit image looks
+    /// like); everything that decides the samples stays.
+    pub fn with_display_of(self, display: &RenderSettings) -> RenderSettings {
+        RenderSettings { exposure: display.exposure, view: display.view, ..self }
+    }
 }
 
 impl Default for RenderSettings {
-    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
-    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0.
+    /// [`RenderSettings::DEFAULT`].
     fn default() -> RenderSettings {
-        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 }
+        RenderSettings::DEFAULT
+    }
+}
+
+/// The view transform: how exposed linear radiance becomes the display values of an
+/// 8-bit image (docs/path-tracing.md, "Accumulation and output"). A display transform
+/// only: the film, EXR files and partial films hold linear radiance whatever the view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum ViewTransform {
+    /// Gamma 2.0 (`sqrt`, clipped at 1), the "Ray Tracing in One Weekend" convention,
+    /// which approximates the sRGB curve: the project's images and benchmarks before
+    /// view transforms, unchanged.
+    #[default]
+    Standard,
+    /// Blender's AgX base view for an sRGB display (look "None"), in Benjamin
+    /// Wrensch's minimal fit (iolite, 2023): highlights roll off towards white and
+    /// saturated colours desaturate instead of clipping.
+    Agx,
+    /// John Hable's filmic curve ("Uncharted 2: HDR Lighting", GDC 2010; his published
+    /// constants, white point 11.2, exposure bias 2) then the sRGB encoding. Not
+    /// Blender's LUT-based Filmic, whose tables the project does not ship.
+    Filmic,
+}
+
+impl ViewTransform {
+    /// Every view, in the order the format lists them.
+    pub const ALL: [ViewTransform; 3] = [ViewTransform::Standard, ViewTransform::Agx, ViewTransform::Filmic];
+
+    /// The name a scene file writes (`view: Agx`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewTransform::Standard => "Standard",
+            ViewTransform::Agx => "Agx",
+            ViewTransform::Filmic => "Filmic",
+        }
+    }
+}
+
+/// How a path's random numbers are drawn (docs/path-tracing.md, "Random numbers").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum SamplerKind {
+    /// Independent uniform numbers from the per-(pixel, sample) PCG stream.
+    #[default]
+    Independent,
+    /// A low-discrepancy Sobol sequence per pixel, scrambled so pixels decorrelate, whose
+    /// points depend on the sample index alone (not on how samples are batched).
+    Sobol,
+}
+
+impl SamplerKind {
+    /// Every sampler, in the order the format lists them.
+    pub const ALL: [SamplerKind; 2] = [SamplerKind::Independent, SamplerKind::Sobol];
+
+    /// The name a scene file writes (`sampler: Sobol`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerKind::Independent => "Independent",
+            SamplerKind::Sobol => "Sobol",
+        }
     }
 }
 

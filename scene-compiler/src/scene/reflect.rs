@@ -165,12 +165,12 @@ mod tests {
     use super::super::list::ListItem;
     use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
     use super::super::model::{
-        Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, Scene, Sky, Texture,
-        TextureImage, UvTransform, Wrap,
+        Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, SamplerKind, Scene, Sky,
+        Texture, TextureImage, UvTransform, ViewTransform, Wrap,
     };
     use super::super::schema::{
-        BandFile, CameraFile, LightFile, SceneFile, SettingsFile, SkyFile, TextureFile, TransformFile,
-        UvTransformFile, WrapFile,
+        BandFile, CameraFile, LightFile, SamplerFile, SceneFile, SettingsFile, SkyFile, TextureFile,
+        TransformFile, UvTransformFile, ViewFile, WrapFile,
     };
     use super::super::spans::{Located, SpanIndex};
     use super::super::{parse, read_ron, to_ron, validate};
@@ -242,6 +242,8 @@ mod tests {
             variants::<MaterialFile>(),
             variants::<TextureFile>(),
             variants::<WrapFile>(),
+            variants::<ViewFile>(),
+            variants::<SamplerFile>(),
             variants::<LightFile>(),
         ];
         all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
@@ -326,7 +328,16 @@ mod tests {
                 aperture: 0.1,
                 focus_dist: 10.0,
             },
-            settings: RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7 },
+            settings: RenderSettings {
+                width: 64,
+                height: 36,
+                spp: 4,
+                max_depth: 8,
+                seed: 7,
+                exposure: -1.5,
+                view: ViewTransform::Agx,
+                sampler: SamplerKind::Sobol,
+            },
             sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
             materials,
             lights: vec![
@@ -372,7 +383,16 @@ mod tests {
             ..full.clone()
         };
         let no_lights = Scene { lights: Vec::new(), ..full.clone() };
+        // The views and samplers `full` does not use.
+        let filmic = RenderSettings {
+            view: ViewTransform::Filmic,
+            sampler: SamplerKind::Independent,
+            exposure: 20.0,
+            ..full.settings
+        };
+        let standard = RenderSettings { view: ViewTransform::Standard, exposure: -20.0, ..full.settings };
         let mut all = vec![full.clone(), constant_sky, environment_sky, no_lights];
+        all.extend([filmic, standard].map(|settings| Scene { settings, ..full.clone() }));
         all.extend(each_list_left_out_and_alone(&full));
         all
     }
@@ -422,14 +442,25 @@ mod tests {
                 assert!(all.contains(&format!("{field}: ")), "`{field}` of `{name}` is never written");
             }
         }
+        // Unit variants are written as a field's value, `view: Filmic`; the first of each
+        // enum is its default, which the writer leaves out (reading back checks it).
+        for (name, _) in unit_enums().into_iter().flat_map(|kinds| kinds.into_iter().skip(1)) {
+            let written = [",", ")"].iter().any(|end| all.contains(&format!(": {name}{end}")));
+            assert!(written, "variant `{name}` is never written");
+        }
         // Empty lists are left out: none of `[]`.
         assert!(texts.iter().all(|text| !text.contains("[]")), "{texts:?}");
     }
 
     fn variants_of_schema() -> Vec<&'static str> {
-        // Wrap's variants are written as a field's value (`wrap: Clamp`), not `Clamp(`.
-        let wrap = variants::<WrapFile>();
-        enums().into_iter().filter(|kinds| *kinds != wrap).flatten().map(|(name, _)| name).collect()
+        // Unit variants are written as a field's value (`wrap: Clamp`), not `Clamp(`.
+        let units = unit_enums();
+        enums().into_iter().filter(|kinds| !units.contains(kinds)).flatten().map(|(name, _)| name).collect()
+    }
+
+    /// The enums whose variants are all units: written as a field's value.
+    fn unit_enums() -> Vec<Vec<(&'static str, Option<Names>)>> {
+        vec![variants::<WrapFile>(), variants::<ViewFile>(), variants::<SamplerFile>()]
     }
 
     /// A scene whose every checked value is wrong: NaN for every number (textures'
@@ -445,7 +476,15 @@ mod tests {
             aperture: f32::NAN,
             focus_dist: f32::NAN,
         };
-        scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
+        scene.settings = RenderSettings {
+            width: 0,
+            height: 0,
+            spp: 0,
+            max_depth: 0,
+            seed: 0,
+            exposure: f32::NAN,
+            ..RenderSettings::DEFAULT
+        };
         scene.sky = sky;
         // The first two share a name.
         scene.materials = every_kind_wrong()

@@ -74,6 +74,29 @@ pub(crate) struct SettingsFile {
     pub spp: u32,
     pub max_depth: u32,
     pub seed: u32,
+    /// Stops.
+    pub exposure: f32,
+    pub view: ViewFile,
+    pub sampler: SamplerFile,
+}
+
+/// The settings' `view`: `Standard` (the default), `Agx` or `Filmic`
+/// ([`super::model::ViewTransform`]).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename = "View")]
+pub(crate) enum ViewFile {
+    Standard,
+    Agx,
+    Filmic,
+}
+
+/// The settings' `sampler`: `Independent` (the default) or `Sobol`
+/// ([`super::model::SamplerKind`]).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename = "Sampler")]
+pub(crate) enum SamplerFile {
+    Independent,
+    Sobol,
 }
 
 impl Default for SettingsFile {

@@ -24,12 +24,12 @@ use super::{
     mesh_file,
     model::{
         Band, Camera, EnvImage, Environment, Heightmap, Light, Maps, Material, Mesh, MeshData,
-        RenderSettings, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface, Texture,
-        Transform, UvTransform, Wrap,
+        RenderSettings, SamplerKind, Scene, Sky, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
+        Texture, Transform, UvTransform, ViewTransform, Wrap,
     },
     schema::{
-        BandFile, CameraFile, LightFile, MeshFile, SceneFile, SettingsFile, SkyFile, SphereListFile,
-        TerrainFile, TextureFile, TransformFile, UvTransformFile, V3, WrapFile,
+        BandFile, CameraFile, LightFile, MeshFile, SamplerFile, SceneFile, SettingsFile, SkyFile,
+        SphereListFile, TerrainFile, TextureFile, TransformFile, UvTransformFile, V3, ViewFile, WrapFile,
     },
     spans::ValuePath,
     sphere_file,
@@ -369,6 +369,14 @@ impl Checker {
                 let message = format!("settings `{name}` must be between 1 and {max}, found {value}");
                 self.report(&|| path.field(name), message, "out of range");
             }
+        }
+        let max = ranges::MAX_EXPOSURE;
+        let exposure_ok = |x: f32| x.abs() <= max;
+        let at = || path.field("exposure");
+        if let Some(issue) =
+            self.check(s.exposure, "settings `exposure`", &at, exposure_ok, "between -20 and 20 stops")
+        {
+            issue.set_hint("each stop doubles the image's brightness; 0 leaves it as rendered");
         }
     }
 
@@ -1160,7 +1168,23 @@ fn unknown_material_hint(typo: &str, materials: &HashMap<&str, u32>) -> String {
 }
 
 pub(super) fn settings_file(s: RenderSettings) -> SettingsFile {
-    SettingsFile { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
+    SettingsFile {
+        width: s.width,
+        height: s.height,
+        spp: s.spp,
+        max_depth: s.max_depth,
+        seed: s.seed,
+        exposure: s.exposure,
+        view: match s.view {
+            ViewTransform::Standard => ViewFile::Standard,
+            ViewTransform::Agx => ViewFile::Agx,
+            ViewTransform::Filmic => ViewFile::Filmic,
+        },
+        sampler: match s.sampler {
+            SamplerKind::Independent => SamplerFile::Independent,
+            SamplerKind::Sobol => SamplerFile::Sobol,
+        },
+    }
 }
 
 pub(super) fn sky_file(sky: &Sky) -> SkyFile {
@@ -1223,7 +1247,23 @@ fn lower_camera(cam: &CameraFile) -> Camera {
 }
 
 fn lower_settings(s: &SettingsFile) -> RenderSettings {
-    RenderSettings { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
+    RenderSettings {
+        width: s.width,
+        height: s.height,
+        spp: s.spp,
+        max_depth: s.max_depth,
+        seed: s.seed,
+        exposure: s.exposure,
+        view: match s.view {
+            ViewFile::Standard => ViewTransform::Standard,
+            ViewFile::Agx => ViewTransform::Agx,
+            ViewFile::Filmic => ViewTransform::Filmic,
+        },
+        sampler: match s.sampler {
+            SamplerFile::Independent => SamplerKind::Independent,
+            SamplerFile::Sobol => SamplerKind::Sobol,
+        },
+    }
 }
 
 /// `env_image`: the environment's image, read and checked (validation reported an

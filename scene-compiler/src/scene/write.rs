@@ -83,6 +83,18 @@ fn settings(out: &mut String, s: &RenderSettings) {
     ] {
         field(out, name, value);
     }
+    // The display and sampler fields only away from their defaults: a scene that never
+    // set them saves as it did before they existed.
+    let default = RenderSettings::DEFAULT;
+    if s.exposure != default.exposure {
+        field(out, "exposure", format!("{:?}", s.exposure));
+    }
+    if s.view != default.view {
+        field(out, "view", s.view.name());
+    }
+    if s.sampler != default.sampler {
+        field(out, "sampler", s.sampler.name());
+    }
     out.push_str("    ),\n");
 }
 

@@ -3,7 +3,8 @@
 
 use glam::Vec3;
 use scene_compiler::scene::{
-    self, Camera, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
+    self, Camera, Light, Material, MaterialKind, RenderSettings, SamplerKind, Scene, Sky, Sphere,
+    ViewTransform,
 };
 
 /// A valid scene using every kind of item; the error tests break it one edit at a time.
@@ -94,7 +95,14 @@ fn valid_scene_parses_to_the_expected_model() {
             aperture: 0.1,
             focus_dist: 10.0,
         },
-        settings: RenderSettings { width: 400, height: 225, spp: 8, max_depth: 50, seed: 0 },
+        settings: RenderSettings {
+            width: 400,
+            height: 225,
+            spp: 8,
+            max_depth: 50,
+            seed: 0,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: v(0.5, 0.7, 1.0) },
         materials: vec![
             material("ground", MaterialKind::Lambert { albedo: Vec3::splat(0.5) }),
@@ -132,7 +140,17 @@ fn defaults_fill_what_a_minimal_scene_leaves_out() {
         spheres: [(center: (0, 0, 0), radius: 1, material: "m")],
     )"#;
     let scene = scene::parse(src, "min.ron").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(scene.settings, RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 });
+    assert_eq!(
+        scene.settings,
+        RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 50,
+            seed: 0,
+            ..RenderSettings::DEFAULT
+        }
+    );
     assert_eq!(scene.sky, Sky::Gradient { bottom: Vec3::ONE, top: v(0.5, 0.7, 1.0) });
     assert_eq!(scene.camera.up, Vec3::Y);
     assert_eq!(scene.camera.aperture, 0.0);
@@ -427,6 +445,27 @@ fn settings_must_be_within_limits() {
         let message = format!("settings `{name}` must be between 1 and");
         one_error(&src, pos_in(&src, setting, value), &message);
     }
+}
+
+#[test]
+fn exposure_is_finite_and_within_20_stops() {
+    for (exposure, message) in [
+        ("20.5", "settings `exposure` must be between -20 and 20 stops, found 20.5"),
+        ("-21", "settings `exposure` must be between -20 and 20 stops, found -21"),
+        ("inf", "settings `exposure` must be a finite number"),
+    ] {
+        let setting = format!("exposure: {exposure}");
+        let src = edit("spp: 8", &format!("spp: 8, {setting}"));
+        one_error(&src, pos_in(&src, &setting, exposure), message);
+    }
+    let src = edit("spp: 8", "spp: 8, exposure: -2.5, view: Agx, sampler: Sobol");
+    let settings = scene::parse(&src, "scene.ron").expect("valid").settings;
+    let expected = (-2.5, ViewTransform::Agx, SamplerKind::Sobol);
+    assert_eq!((settings.exposure, settings.view, settings.sampler), expected);
+    // A view that does not exist is ron's error, at the name.
+    let src = edit("spp: 8", "spp: 8, view: Aces");
+    let err = fail(&src);
+    assert!(err.to_string().contains("Aces"), "{err}");
 }
 
 #[test]

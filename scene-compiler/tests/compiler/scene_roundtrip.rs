@@ -6,7 +6,8 @@ use proptest::{num::f32 as f32s, prelude::*};
 use scene_compiler::limits;
 use scene_compiler::ranges;
 use scene_compiler::scene::{
-    self, Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere, to_ron,
+    self, Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, SamplerKind, Scene, Sky, Sphere,
+    ViewTransform, to_ron,
 };
 
 fn small_scene() -> Scene {
@@ -24,7 +25,14 @@ fn small_scene() -> Scene {
             aperture: 0.1,
             focus_dist: 10.0,
         },
-        settings: RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 },
+        settings: RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 50,
+            seed: 7,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials: vec![
             Material {
@@ -235,13 +243,17 @@ fn settings() -> impl Strategy<Value = RenderSettings> {
         1..=limits::MAX_SPP,
         1..=limits::MAX_DEPTH,
         any::<u32>(),
+        (-20.0f32..=20.0, 0..ViewTransform::ALL.len(), 0..SamplerKind::ALL.len()),
     )
-        .prop_map(|(width, height, spp, max_depth, seed)| RenderSettings {
+        .prop_map(|(width, height, spp, max_depth, seed, (exposure, view, sampler))| RenderSettings {
             width,
             height,
             spp,
             max_depth,
             seed,
+            exposure,
+            view: ViewTransform::ALL[view],
+            sampler: SamplerKind::ALL[sampler],
         })
 }
 

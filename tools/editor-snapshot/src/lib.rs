@@ -35,6 +35,9 @@ pub fn settled_editor(scene: &Path, shot: &Shot) -> anyhow::Result<Harness<'stat
         spp_per_frame: shot.spp,
         scale: shot.scale,
         screenshot_dir: None,
+        exposure: None,
+        view: None,
+        sampler: None,
     };
     let session = Session::open(scene, None, SessionOptions::default())
         .with_context(|| format!("cannot open `{}`", scene.display()))?;

@@ -3,8 +3,7 @@
 
 use glam::Vec3A;
 
-pub use crate::backend::tonemap;
-use crate::backend::{FilmAverages, FilmShape, FilmSums, tonemap_rgb};
+use crate::backend::{FilmAverages, FilmShape, FilmSums, Tonemap};
 use crate::denoise::AovSample;
 
 /// Accumulated radiance sums, top row first, and the AOV sums of a film that keeps them.
@@ -63,15 +62,13 @@ impl Film {
             .collect()
     }
 
-    /// 8-bit RGBA, gamma 2: `u8(255.99 * clamp(sqrt(c), 0, 1))`, alpha 255 (the
-    /// host's one [`tonemap`]).
-    pub fn rgba8(&self) -> Vec<u8> {
+    /// 8-bit RGBA through `tonemap` (the host's one, [`crate::backend::tonemap`]), alpha
+    /// 255; the Standard view at exposure 0 is `u8(255.99 * clamp(sqrt(c), 0, 1))`.
+    pub fn rgba8(&self, tonemap: Tonemap) -> Vec<u8> {
         let n = self.shape.divisor();
-        let mut out = Vec::with_capacity(self.sums.len() * 4);
-        for s in &self.sums {
+        tonemap.image(self.sums.iter().map(|s| {
             let c = *s / n;
-            out.extend(tonemap_rgb([c.x, c.y, c.z]));
-        }
-        out
+            [c.x, c.y, c.z]
+        }))
     }
 }

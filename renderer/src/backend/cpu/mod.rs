@@ -32,7 +32,7 @@ use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::scene::CpuScene;
-use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, tonemap_rgb};
+use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, Tonemap};
 use crate::denoise::AovSample;
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
@@ -134,9 +134,9 @@ impl Backend for CpuBackend {
         Ok(())
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.inject(Stage::Readback)?;
-        Ok(self.film.rgba8())
+        Ok(self.film.rgba8(tonemap))
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
@@ -160,9 +160,9 @@ impl Backend for CpuBackend {
         Ok(start.elapsed().as_secs_f64() * 1e3)
     }
 
-    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.inject(Stage::Readback)?;
-        Ok(self.denoised()?.iter().flat_map(|&c| tonemap_rgb(c)).collect())
+        Ok(tonemap.image(self.denoised()?.iter().copied()))
     }
 
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {

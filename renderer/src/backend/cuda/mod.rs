@@ -34,6 +34,7 @@ use anyhow::{Context, bail};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use scene_compiler::BlobView;
+use scene_compiler::blob::layout::view_code;
 use scene_compiler::blob::record::DevicePtrMut;
 
 use self::device::guard;
@@ -48,6 +49,7 @@ pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features;
 use super::{
     Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob,
+    Tonemap,
 };
 use crate::denoise::{AovSample, constants::ATROUS_PASSES};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
@@ -583,16 +585,20 @@ impl Backend for CudaBackend {
         })
     }
 
-    fn read_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.on_gpu("reading the image back", |gpu| {
             gpu.inject(Stage::Readback)?;
             let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
             let pixels = film.shape.pixels();
             let inv_samples = 1.0 / film.shape.divisor();
+            // Computed here, once, as the CPU computes it: both multiply by the same f32.
+            let (exposure_scale, view) = (tonemap.scale(), view_code(tonemap.view));
             let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
             launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
-            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements
-            // of both buffers, which the film sized for that many pixels.
+            launch.arg(&exposure_scale).arg(&view);
+            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned)
+            // over `pixels` elements of both buffers, which the film sized for that many
+            // pixels.
             unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
             gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
         })
@@ -636,17 +642,18 @@ impl Backend for CudaBackend {
         self.on_gpu("denoising", |gpu| gpu.run_denoiser())
     }
 
-    fn read_denoised_rgba8(&mut self) -> anyhow::Result<Vec<u8>> {
+    fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.on_gpu("reading the denoised image back", |gpu| {
             gpu.inject(Stage::Readback)?;
             gpu.denoised()?;
             let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
             let pixels = film.shape.pixels();
             let output = &film.denoise.as_ref().context("nothing denoised yet")?.output;
-            let one = 1.0f32;
+            let (one, exposure_scale, view) = (1.0f32, tonemap.scale(), view_code(tonemap.view));
             let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
-            launch.arg(output).arg(&mut film.rgba).arg(&pixels).arg(&one);
-            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float) over `pixels` elements of both.
+            launch.arg(output).arg(&mut film.rgba).arg(&pixels).arg(&one).arg(&exposure_scale).arg(&view);
+            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned) over `pixels`
+            // elements of both.
             unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
             gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
         })
