@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use scene_compiler::limits;
-use scene_compiler::scene::{Camera, RenderSettings};
+use scene_compiler::scene::{Camera, RenderSettings, SamplerKind};
 
 use crate::camera::CameraFrame;
 
@@ -36,6 +36,7 @@ impl Overrides {
             spp: self.spp.unwrap_or(scene.spp),
             max_depth: self.max_depth.unwrap_or(scene.max_depth),
             seed: self.seed.unwrap_or(scene.seed),
+            sampler: scene.sampler,
         }
     }
 }
@@ -69,6 +70,10 @@ pub struct RenderJob {
     /// Next-event estimation: sample the lights at diffuse hits, combined with BSDF
     /// sampling by MIS (docs/path-tracing.md). Off: BSDF sampling only, for comparison.
     pub nee: bool,
+    /// Where the random numbers come from (docs/path-tracing.md, "Random numbers"): the
+    /// CPU backend monomorphizes its integrator for it, the CUDA backend runs the module
+    /// compiled for it (`backend::features::Variant`).
+    pub sampler: SamplerKind,
 }
 
 impl RenderJob {
@@ -85,6 +90,7 @@ impl RenderJob {
             fresh_film: false,
             camera: CameraFrame::new(camera, settings.width, settings.height),
             nee: true,
+            sampler: settings.sampler,
         }
     }
 
@@ -114,6 +120,11 @@ impl RenderJob {
         self.first_sample..self.first_sample.saturating_add(self.samples)
     }
 
+    /// The same job with another sampler.
+    pub fn with_sampler(self, sampler: SamplerKind) -> RenderJob {
+        RenderJob { sampler, ..self }
+    }
+
     /// The same job with next-event estimation on or off.
     pub fn with_nee(self, nee: bool) -> RenderJob {
         RenderJob { nee, ..self }
@@ -126,8 +137,14 @@ mod tests {
 
     use super::*;
 
-    const SCENE: RenderSettings =
-        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 };
+    const SCENE: RenderSettings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 7,
+        ..RenderSettings::DEFAULT
+    };
 
     #[test]
     fn overrides_replace_only_what_is_given() {

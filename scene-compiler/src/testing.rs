@@ -52,7 +52,14 @@ pub fn pinhole(look_from: Vec3, look_at: Vec3, vfov_deg: f32) -> Camera {
 pub fn scene(camera: Camera, sky: Sky, materials: &[MaterialKind], spheres: &[(Vec3, f32, u32)]) -> Scene {
     Scene {
         camera,
-        settings: RenderSettings { width: 64, height: 48, spp: 16, max_depth: 16, seed: 7 },
+        settings: RenderSettings {
+            width: 64,
+            height: 48,
+            spp: 16,
+            max_depth: 16,
+            seed: 7,
+            ..RenderSettings::DEFAULT
+        },
         sky,
         materials: materials
             .iter()

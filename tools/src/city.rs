@@ -230,7 +230,14 @@ pub fn scene(size: u32, values: &[u8], image: &str, path: PathBuf) -> Scene {
         .map(|(i, (from, _, _))| Band { from: *from, material: i as u32 })
         .collect();
     let half = size as f32 * 0.5;
-    let settings = RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 };
+    let settings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 0,
+        ..RenderSettings::DEFAULT
+    };
     Scene {
         camera: aerial_camera(size, values, &settings),
         settings,

@@ -245,7 +245,8 @@ mod tests {
     use super::*;
 
     fn job(samples: Range<u32>) -> RenderJob {
-        let settings = RenderSettings { width: 4, height: 2, spp: 64, max_depth: 8, seed: 1 };
+        let settings =
+            RenderSettings { width: 4, height: 2, spp: 64, max_depth: 8, seed: 1, ..RenderSettings::DEFAULT };
         let camera = Camera {
             look_from: Vec3::Z,
             look_at: Vec3::ZERO,

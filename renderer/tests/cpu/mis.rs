@@ -21,8 +21,14 @@ fn batches(scene: &Scene, nee: bool) -> Vec<Vec<[f64; 3]>> {
     backend.upload(&view).expect("upload");
     (0..BATCHES)
         .map(|batch| {
-            let settings =
-                RenderSettings { width: SIZE, height: SIZE, spp: SPP, max_depth: 50, seed: 100 + batch };
+            let settings = RenderSettings {
+                width: SIZE,
+                height: SIZE,
+                spp: SPP,
+                max_depth: 50,
+                seed: 100 + batch,
+                ..RenderSettings::DEFAULT
+            };
             backend.render(&RenderJob::full_frame(&settings, &view.camera()).with_nee(nee)).expect("render");
             let image = backend.read_linear().expect("read back");
             image.iter().map(|p| [f64::from(p[0]), f64::from(p[1]), f64::from(p[2])]).collect()

@@ -124,8 +124,14 @@ impl Draw {
             _ => Sky::Constant(Vec3::ZERO),
         };
         let max_depth = 1 + (self.0.next_u64() % 64) as u32;
-        let settings =
-            RenderSettings { width: 12, height: 8, spp: 2, max_depth, seed: self.0.next_u64() as u32 };
+        let settings = RenderSettings {
+            width: 12,
+            height: 8,
+            spp: 2,
+            max_depth,
+            seed: self.0.next_u64() as u32,
+            ..RenderSettings::DEFAULT
+        };
         Scene { camera: self.camera(), settings, sky, materials, spheres, boxes, lights, ..Scene::default() }
     }
 }

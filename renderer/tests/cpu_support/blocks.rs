@@ -215,6 +215,7 @@ impl BlockRenderer {
                     fresh_film: true,
                     camera,
                     nee: true,
+                    sampler: self.settings.sampler,
                 };
                 backend.render(&job).expect("CPU render");
                 backend.read_linear().expect("CPU readback")

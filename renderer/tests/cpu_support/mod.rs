@@ -77,7 +77,7 @@ pub fn job(
     seed: u32,
 ) -> RenderJob {
     let view = BlobView::parse(blob).expect("a freshly compiled blob is valid");
-    let settings = RenderSettings { width, height, spp: samples, max_depth, seed };
+    let settings = RenderSettings { width, height, spp: samples, max_depth, seed, ..RenderSettings::DEFAULT };
     RenderJob::full_frame(&settings, &view.camera())
 }
 
@@ -95,7 +95,14 @@ pub fn lit_pixels_with_and_without_nee(scene: &Scene) -> [(bool, usize); 2] {
     let blob = compile(scene);
     let view = BlobView::parse(&blob).expect("a freshly compiled blob is valid");
     [true, false].map(|nee| {
-        let settings = RenderSettings { width: 32, height: 24, spp: 32, max_depth: 16, seed: 3 };
+        let settings = RenderSettings {
+            width: 32,
+            height: 24,
+            spp: 32,
+            max_depth: 16,
+            seed: 3,
+            ..RenderSettings::DEFAULT
+        };
         let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
         let (image, _) = render(&blob, &job);
         (nee, image.iter().filter(|p| p[..3].iter().any(|&c| c != 0.0)).count())
@@ -116,7 +123,14 @@ pub fn estimate(
     let view = BlobView::parse(&blob).expect("valid blob");
     let means: Vec<f64> = (1..=batches)
         .map(|seed| {
-            let settings = RenderSettings { width: size.0, height: size.1, spp, max_depth, seed };
+            let settings = RenderSettings {
+                width: size.0,
+                height: size.1,
+                spp,
+                max_depth,
+                seed,
+                ..RenderSettings::DEFAULT
+            };
             let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(nee);
             let (image, _) = render(&blob, &job);
             image.iter().map(|p| f64::from(p[0])).sum::<f64>() / image.len() as f64

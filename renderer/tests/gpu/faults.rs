@@ -18,7 +18,8 @@ use renderer::backend::{Backend, RenderJob};
 use renderer::fault::Faults;
 use scene_compiler::scene::RenderSettings;
 
-const SETTINGS: RenderSettings = RenderSettings { width: 160, height: 90, spp: 16, max_depth: 16, seed: 5 };
+const SETTINGS: RenderSettings =
+    RenderSettings { width: 160, height: 90, spp: 16, max_depth: 16, seed: 5, ..RenderSettings::DEFAULT };
 
 fn plan(text: &str) -> Faults {
     text.parse().unwrap_or_else(|e| panic!("{text}: {e:#}"))

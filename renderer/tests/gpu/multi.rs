@@ -16,7 +16,8 @@ use renderer::backend::select::{GpuSelection, open_gpus};
 use renderer::backend::{Backend, RenderJob};
 use scene_compiler::scene::RenderSettings;
 
-const SETTINGS: RenderSettings = RenderSettings { width: 320, height: 180, spp: 64, max_depth: 50, seed: 5 };
+const SETTINGS: RenderSettings =
+    RenderSettings { width: 320, height: 180, spp: 64, max_depth: 50, seed: 5, ..RenderSettings::DEFAULT };
 
 fn one_gpu() -> CudaBackend {
     require_driver();

@@ -171,7 +171,15 @@ impl<'a> BlobView<'a> {
     /// The render settings stored with the scene (the one place that unpacks them).
     pub fn settings(&self) -> RenderSettings {
         let [width, height, spp, max_depth] = self.globals.settings;
-        RenderSettings { width, height, spp, max_depth, seed: self.globals.seed_root[0] }
+        // The blob has no sampler yet: the job sets it.
+        RenderSettings {
+            width,
+            height,
+            spp,
+            max_depth,
+            seed: self.globals.seed_root[0],
+            ..RenderSettings::DEFAULT
+        }
     }
 
     /// The scene's camera.

@@ -78,13 +78,54 @@ pub struct RenderSettings {
     pub spp: u32,
     pub max_depth: u32,
     pub seed: u32,
+    /// How the sample points of a pixel's paths are drawn. Not in scene files or blobs
+    /// yet (a job setting until then): every scene loads with `Independent`.
+    pub sampler: SamplerKind,
+}
+
+impl RenderSettings {
+    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
+    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0
+    /// and independent samples. A `const`, so constant settings can be written
+    /// `RenderSettings { spp: 4, ..RenderSettings::DEFAULT }`.
+    pub const DEFAULT: RenderSettings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 0,
+        sampler: SamplerKind::Independent,
+    };
 }
 
 impl Default for RenderSettings {
-    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
-    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0.
+    /// [`RenderSettings::DEFAULT`].
     fn default() -> RenderSettings {
-        RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 }
+        RenderSettings::DEFAULT
+    }
+}
+
+/// How a path's random numbers are drawn (docs/path-tracing.md, "Random numbers").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum SamplerKind {
+    /// Independent uniform numbers from the per-(pixel, sample) PCG stream.
+    #[default]
+    Independent,
+    /// A low-discrepancy Sobol sequence per pixel, scrambled so pixels decorrelate, whose
+    /// points depend on the sample index alone (not on how samples are batched).
+    Sobol,
+}
+
+impl SamplerKind {
+    /// Every sampler, in the order the format lists them.
+    pub const ALL: [SamplerKind; 2] = [SamplerKind::Independent, SamplerKind::Sobol];
+
+    /// The name a scene file writes (`sampler: Sobol`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerKind::Independent => "Independent",
+            SamplerKind::Sobol => "Sobol",
+        }
     }
 }
 

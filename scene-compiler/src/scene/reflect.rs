@@ -326,7 +326,14 @@ mod tests {
                 aperture: 0.1,
                 focus_dist: 10.0,
             },
-            settings: RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7 },
+            settings: RenderSettings {
+                width: 64,
+                height: 36,
+                spp: 4,
+                max_depth: 8,
+                seed: 7,
+                ..RenderSettings::DEFAULT
+            },
             sky: Sky::Gradient { bottom: Vec3::splat(0.5), top: Vec3::new(0.25, 0.5, 1.0) },
             materials,
             lights: vec![
@@ -445,7 +452,8 @@ mod tests {
             aperture: f32::NAN,
             focus_dist: f32::NAN,
         };
-        scene.settings = RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0 };
+        scene.settings =
+            RenderSettings { width: 0, height: 0, spp: 0, max_depth: 0, seed: 0, ..RenderSettings::DEFAULT };
         scene.sky = sky;
         // The first two share a name.
         scene.materials = every_kind_wrong()

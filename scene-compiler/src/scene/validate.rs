@@ -1223,7 +1223,15 @@ fn lower_camera(cam: &CameraFile) -> Camera {
 }
 
 fn lower_settings(s: &SettingsFile) -> RenderSettings {
-    RenderSettings { width: s.width, height: s.height, spp: s.spp, max_depth: s.max_depth, seed: s.seed }
+    // Scene files have no sampler yet: the job sets it.
+    RenderSettings {
+        width: s.width,
+        height: s.height,
+        spp: s.spp,
+        max_depth: s.max_depth,
+        seed: s.seed,
+        ..RenderSettings::DEFAULT
+    }
 }
 
 /// `env_image`: the environment's image, read and checked (validation reported an

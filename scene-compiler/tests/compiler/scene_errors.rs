@@ -94,7 +94,14 @@ fn valid_scene_parses_to_the_expected_model() {
             aperture: 0.1,
             focus_dist: 10.0,
         },
-        settings: RenderSettings { width: 400, height: 225, spp: 8, max_depth: 50, seed: 0 },
+        settings: RenderSettings {
+            width: 400,
+            height: 225,
+            spp: 8,
+            max_depth: 50,
+            seed: 0,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: v(0.5, 0.7, 1.0) },
         materials: vec![
             material("ground", MaterialKind::Lambert { albedo: Vec3::splat(0.5) }),
@@ -132,7 +139,17 @@ fn defaults_fill_what_a_minimal_scene_leaves_out() {
         spheres: [(center: (0, 0, 0), radius: 1, material: "m")],
     )"#;
     let scene = scene::parse(src, "min.ron").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(scene.settings, RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 });
+    assert_eq!(
+        scene.settings,
+        RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 50,
+            seed: 0,
+            ..RenderSettings::DEFAULT
+        }
+    );
     assert_eq!(scene.sky, Sky::Gradient { bottom: Vec3::ONE, top: v(0.5, 0.7, 1.0) });
     assert_eq!(scene.camera.up, Vec3::Y);
     assert_eq!(scene.camera.aperture, 0.0);

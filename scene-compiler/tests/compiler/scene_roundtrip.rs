@@ -24,7 +24,14 @@ fn small_scene() -> Scene {
             aperture: 0.1,
             focus_dist: 10.0,
         },
-        settings: RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 7 },
+        settings: RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 50,
+            seed: 7,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials: vec![
             Material {
@@ -242,6 +249,7 @@ fn settings() -> impl Strategy<Value = RenderSettings> {
             spp,
             max_depth,
             seed,
+            ..RenderSettings::DEFAULT
         })
 }
 

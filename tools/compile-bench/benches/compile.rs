@@ -35,7 +35,14 @@ fn random_scene(n: usize) -> Scene {
     let camera = pinhole(Vec3::new(1500.0, 800.0, 1500.0), Vec3::splat(500.0), 40.0);
     let sky = Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) };
     let mut scene = testing::scene(camera, sky, &materials, &spheres);
-    scene.settings = RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 };
+    scene.settings = RenderSettings {
+        width: 1280,
+        height: 720,
+        spp: 30,
+        max_depth: 50,
+        seed: 0,
+        ..RenderSettings::DEFAULT
+    };
     scene
 }
 

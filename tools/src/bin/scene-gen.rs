@@ -268,7 +268,14 @@ fn rtiow(csv: &Path) -> anyhow::Result<Scene> {
     }
     Ok(Scene {
         camera: rtiow_camera(),
-        settings: RenderSettings { width: 1280, height: 720, spp: 30, max_depth: 50, seed: 0 },
+        settings: RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 50,
+            seed: 0,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,
@@ -315,7 +322,14 @@ fn grid(count: usize, seed: u64) -> anyhow::Result<Scene> {
             aperture: 0.0,
             focus_dist: (look_from - look_at).length(),
         },
-        settings: RenderSettings { width: 1280, height: 720, spp: 16, max_depth: 16, seed: seed as u32 },
+        settings: RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 16,
+            max_depth: 16,
+            seed: seed as u32,
+            ..RenderSettings::DEFAULT
+        },
         sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
         materials,
         spheres,

@@ -1,6 +1,7 @@
 //! The CPU backend: docs/path-tracing.md in Rust, parallel over image rows with rayon.
 //!
-//! Files follow the kernels' order: [`rng`] (PCG), [`integrator`] (generate camera
+//! Files follow the kernels' order: [`rng`] (PCG), [`sampler`] (independent or
+//! Sobol numbers by dimension), [`integrator`] (generate camera
 //! ray, one sample), [`traverse`] (BVH and sphere), [`scatter`] (materials),
 //! [`film`] (accumulate, tonemap). [`scene`] holds the owned copy of the blob.
 //! Every (pixel, sample) has its own random stream and each pixel adds its samples
@@ -13,6 +14,7 @@ pub mod integrator;
 pub mod lights;
 pub mod principled;
 pub mod rng;
+pub mod sampler;
 pub mod sampling;
 pub mod scatter;
 pub mod scene;
@@ -27,10 +29,12 @@ use anyhow::Context;
 use glam::Vec3A;
 use rayon::prelude::*;
 use scene_compiler::BlobView;
+use scene_compiler::scene::SamplerKind;
 
 use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
+use self::sampler::{Sampler, Sobol};
 use self::scene::CpuScene;
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
@@ -94,7 +98,10 @@ impl Backend for CpuBackend {
             .sums
             .par_chunks_mut(job.width as usize)
             .enumerate()
-            .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row))
+            .map(|(y, row)| match job.sampler {
+                SamplerKind::Independent => render_row::<Rng>(scene, &camera, job, seed_hash, y as u32, row),
+                SamplerKind::Sobol => render_row::<Sobol>(scene, &camera, job, seed_hash, y as u32, row),
+            })
             .sum();
         self.film.shape = film.after;
         Ok(FrameStats {
@@ -130,8 +137,9 @@ impl Backend for CpuBackend {
     }
 }
 
-/// Adds `job.samples` samples to each pixel of row `y`, in sample order; returns the rays traced.
-fn render_row(
+/// Adds `job.samples` samples to each pixel of row `y`, in sample order, drawn from
+/// sampler `S` (`job.sampler`); returns the rays traced.
+fn render_row<S: Sampler>(
     scene: &CpuScene,
     camera: &Camera,
     job: &RenderJob,
@@ -145,8 +153,8 @@ fn render_row(
         let pixel_index = y * job.width + pixel.x;
         let mut acc = *sum;
         for s in 0..job.samples {
-            let mut rng = Rng::from_seed_hash(pixel_index, job.first_sample + s, seed_hash);
-            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut rng, &mut rays);
+            let mut sampler = S::start(pixel_index, job.first_sample + s, seed_hash);
+            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut sampler, &mut rays);
         }
         *sum = acc;
     }

@@ -45,7 +45,7 @@ pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
-use super::features;
+use super::features::{self, Variant};
 use super::{Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
@@ -129,7 +129,7 @@ impl CudaBackend {
         };
         let faults = Faults::from_env()?;
         // The module without scene features: an upload swaps in the one its scene needs.
-        let kernels = KernelModule::load(&ctx, &sources, &options, &arch, 0)?;
+        let kernels = KernelModule::load(&ctx, &sources, &options, &arch, Variant::of_features(0))?;
         let stream = ctx.default_stream();
         check_params(&kernels, &stream)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
@@ -251,8 +251,51 @@ impl CudaBackend {
         })
     }
 
+    /// Runs the device Sobol sampler on `(index, dim, pixel_seed, _)` inputs; each output is
+    /// (sobol_sample(index, dim, pixel_seed), the unscrambled point sobol(index, dim % 4),
+    /// nested_uniform_scramble(index, pixel_seed), bits of the sample as a float), for
+    /// tests that pin the kernels to the CPU's `backend::cpu::sampler`. Every module has
+    /// the probe, whichever sampler it renders with.
+    pub fn probe_sobol(&mut self, inputs: &[[u32; 4]]) -> anyhow::Result<Vec<[u32; 4]>> {
+        guard("probing the device Sobol sampler", || {
+            let count = u32::try_from(inputs.len()).context("too many Sobol probes")?;
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            let device_inputs = self.stream.clone_htod(inputs).context("copying Sobol probes")?;
+            let mut outputs =
+                self.stream.alloc_zeros::<[u32; 4]>(inputs.len()).context("allocating Sobol probes")?;
+            let cfg = film_launch(count);
+            let mut launch = self.stream.launch_builder(&self.kernels.sobol_probe);
+            launch.arg(&device_inputs).arg(&mut outputs).arg(&count);
+            // SAFETY: sobol_probe(const uint4*, uint4*, unsigned) with `count` elements in both buffers.
+            unsafe { launch.launch(cfg) }.context("launching sobol_probe")?;
+            self.stream.clone_dtoh(&outputs).context("reading Sobol probes")
+        })
+    }
+
+    /// Makes `variant` the loaded module, compiled (or read from the cache) in full before
+    /// the swap; a scene on the GPU gets its nodes repacked by the new module, as after a
+    /// kernel reload.
+    fn use_variant(&mut self, variant: Variant) -> anyhow::Result<()> {
+        if self.kernels.variant == variant {
+            return Ok(());
+        }
+        let kernels =
+            KernelModule::load(self.stream.context(), &self.sources, &self.options, &self.arch, variant)?;
+        check_params(&kernels, &self.stream)?;
+        self.kernels = kernels;
+        if let Some(scene) = self.scene.take() {
+            self.scene = Some(scene.with_kernels(&self.stream, &self.kernels)?);
+        }
+        Ok(())
+    }
+
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
-        anyhow::ensure!(self.scene.is_some(), "no scene on the GPU: upload one before rendering");
+        let features =
+            self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?.features;
+        // The job's sampler picks the module as the scene's features do.
+        self.use_variant(Variant { features, sampler: job.sampler })?;
         let update = FilmShape::begin(self.film.as_ref().map(|f| f.shape), job)?;
         // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
         if 2 * u64::from(job.samples) * u64::from(job.max_depth) > u64::from(u32::MAX) {
@@ -322,10 +365,10 @@ impl CudaBackend {
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
         anyhow::ensure!(
-            k.features == scene.features,
-            "the kernels have features {} but the scene needs {}",
-            features::names(k.features),
-            features::names(scene.features)
+            k.variant == Variant { features: scene.features, sampler: job.sampler },
+            "the kernels are {} but the job needs {}",
+            k.variant.name(),
+            Variant { features: scene.features, sampler: job.sampler }.name()
         );
         let kernel = if params.light_count > 0 { &k.render_lit } else { &k.render };
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
@@ -385,10 +428,10 @@ impl Backend for CudaBackend {
         // Compiled and checked in full before the swap, so a broken edit keeps the old
         // module running; NVRTC's error carries the compiler log with file:line.
         let sources = KernelSources::from_dir(kernels_dir)?;
-        let features = self.kernels.features;
+        let variant = self.kernels.variant;
         let kernels = guard("reloading the kernels", || {
             let kernels =
-                KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch, features)?;
+                KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch, variant)?;
             check_params(&kernels, &self.stream)?;
             Ok(kernels)
         })?;
@@ -421,14 +464,10 @@ impl Backend for CudaBackend {
             // Free the old scene first: both may not fit at once.
             gpu.scene = None;
             gpu.inject(Stage::Upload)?;
-            let needed = features::scene_features(blob);
-            if gpu.kernels.features != needed {
-                // Compiled (or read from the cache) in full before the swap.
-                let kernels =
-                    KernelModule::load(gpu.stream.context(), &gpu.sources, &gpu.options, &gpu.arch, needed)?;
-                check_params(&kernels, &gpu.stream)?;
-                gpu.kernels = kernels;
-            }
+            // The scene's features with the last job's sampler (a job of another
+            // sampler swaps the module at render).
+            let features = features::scene_features(blob);
+            gpu.use_variant(Variant { features, sampler: gpu.kernels.variant.sampler })?;
             gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
             Ok(())
         })

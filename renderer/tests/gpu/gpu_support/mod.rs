@@ -60,7 +60,14 @@ pub fn job(
     first_sample: u32,
     samples: u32,
 ) -> RenderJob {
-    let settings = RenderSettings { width, height, spp: first_sample + samples, max_depth: 50, seed };
+    let settings = RenderSettings {
+        width,
+        height,
+        spp: first_sample + samples,
+        max_depth: 50,
+        seed,
+        ..RenderSettings::DEFAULT
+    };
     RenderJob::new(&settings, &blob.camera(), first_sample..first_sample + samples)
 }
 

@@ -33,7 +33,8 @@ pub fn test_scene(n: usize) -> Scene {
     camera.focus_dist = 10.0;
     let sky = Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) };
     let mut scene = testing::scene(camera, sky, &materials, &spheres);
-    scene.settings = RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7 };
+    scene.settings =
+        RenderSettings { width: 64, height: 36, spp: 4, max_depth: 8, seed: 7, ..RenderSettings::DEFAULT };
     scene.lights = vec![
         Light::Point { position: Vec3::new(0.0, 5.0, 0.0), color: Vec3::ONE, intensity: 10.0 },
         Light::Directional {
