@@ -11,19 +11,28 @@
 
 // The random numbers of one camera sample: the PCG stream (independent), or the pixel's
 // scramble seed and the sample index (Sobol; every value a function of them and the
-// dimension). The fields the module's sampler does not use are never live.
-struct Sampler {
+// dimension). One type per sampler, so a module's Path carries only its own sampler's state.
+template <bool kIsSobol>
+struct SamplerState;
+template <>
+struct SamplerState<false> {
     Rng rng;
+};
+template <>
+struct SamplerState<true> {
     unsigned int pixel_seed;
     unsigned int index;
 };
+using Sampler = SamplerState<kSobol>;
 
 // Point `index` of Sobol dimension `dim` (0..4), unscrambled: the XOR of the direction
 // numbers of the index's set bits. `dim` is the same in every lane, so the direction
 // numbers are constant-cache broadcasts.
 __device__ __forceinline__ unsigned int sobol(unsigned int index, unsigned int dim) {
     unsigned int x = 0u;
-    for (unsigned int bit = 0u; index != 0u; index >>= 1u, ++bit) x ^= SOBOL_DIRECTIONS[dim][bit] & (0u - (index & 1u));
+    for (unsigned int bit = 0u; index != 0u; index >>= 1u, ++bit) {
+        x ^= SOBOL_DIRECTIONS[dim][bit] & (0u - (index & 1u));
+    }
     return x;
 }
 
@@ -56,23 +65,21 @@ __device__ __forceinline__ unsigned int sobol_sample(unsigned int index, unsigne
 // The sampler of sample `sample_index` of pixel `pixel_index`; `seed_hash` = pcg_hash(seed).
 __device__ __forceinline__ Sampler sampler_init(unsigned int pixel_index, unsigned int sample_index,
                                                 unsigned int seed_hash) {
-    Sampler s;
-    if (kSobol) {
-        s.rng.state = 0u;
-        s.pixel_seed = pcg_hash(pixel_index ^ seed_hash);
-        s.index = sample_index;
+    if constexpr (kSobol) {
+        return Sampler{pcg_hash(pixel_index ^ seed_hash), sample_index};
     } else {
-        s.rng = rng_init(pixel_index, sample_index, seed_hash);
-        s.pixel_seed = 0u;
-        s.index = 0u;
+        return Sampler{rng_init(pixel_index, sample_index, seed_hash)};
     }
-    return s;
 }
 
-// A uniform number in [0, 1) for dimension `dim` (constants.cuh, DIM_*).
+// A uniform number in [0, 1) for dimension `dim` (constants.cuh, DIM_*); the independent
+// sampler's next number, whatever the dimension.
 __device__ __forceinline__ float sample_dim(Sampler& s, unsigned int dim) {
-    if (kSobol) return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> 8u) * 0x1p-24f;
-    return next_f32(s.rng);
+    if constexpr (kSobol) {
+        return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> 8u) * 0x1p-24f;
+    } else {
+        return next_f32(s.rng);
+    }
 }
 
 // The dimension of the number at `offset` (DIM_SCATTER_*, DIM_NEE_*, DIM_ROULETTE) of
