@@ -62,24 +62,31 @@ __device__ __forceinline__ unsigned int sobol_sample(unsigned int index, unsigne
     return nested_uniform_scramble(sobol(shuffled, within), pcg_hash(group_seed ^ within));
 }
 
-// The sampler of sample `sample_index` of pixel `pixel_index`; `seed_hash` = pcg_hash(seed).
-__device__ __forceinline__ Sampler sampler_init(unsigned int pixel_index, unsigned int sample_index,
-                                                unsigned int seed_hash) {
-    if constexpr (kSobol) {
-        return Sampler{pcg_hash(pixel_index ^ seed_hash), sample_index};
-    } else {
-        return Sampler{rng_init(pixel_index, sample_index, seed_hash)};
-    }
+// Starts the sampler of sample `sample_index` of pixel `pixel_index`; `seed_hash` =
+// pcg_hash(seed). One overload per sampler: a module calls its own.
+__device__ __forceinline__ void sampler_start(SamplerState<false>& s, unsigned int pixel_index,
+                                              unsigned int sample_index, unsigned int seed_hash) {
+    s.rng = rng_init(pixel_index, sample_index, seed_hash);
+}
+__device__ __forceinline__ void sampler_start(SamplerState<true>& s, unsigned int pixel_index,
+                                              unsigned int sample_index, unsigned int seed_hash) {
+    s.pixel_seed = pcg_hash(pixel_index ^ seed_hash);
+    s.index = sample_index;
 }
 
-// A uniform number in [0, 1) for dimension `dim` (constants.cuh, DIM_*); the independent
-// sampler's next number, whatever the dimension.
-__device__ __forceinline__ float sample_dim(Sampler& s, unsigned int dim) {
-    if constexpr (kSobol) {
-        return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> 8u) * 0x1p-24f;
-    } else {
-        return next_f32(s.rng);
-    }
+// The module's sampler for sample `sample_index` of pixel `pixel_index`.
+__device__ __forceinline__ Sampler sampler_init(unsigned int pixel_index, unsigned int sample_index,
+                                                unsigned int seed_hash) {
+    Sampler s;
+    sampler_start(s, pixel_index, sample_index, seed_hash);
+    return s;
+}
+
+// A uniform number in [0, 1) for dimension `dim` (constants.cuh, DIM_*): the independent
+// sampler's next number, whatever the dimension, or the Sobol sample of that dimension.
+__device__ __forceinline__ float sample_dim(SamplerState<false>& s, unsigned int) { return next_f32(s.rng); }
+__device__ __forceinline__ float sample_dim(SamplerState<true>& s, unsigned int dim) {
+    return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> 8u) * 0x1p-24f;
 }
 
 // The dimension of the number at `offset` (DIM_SCATTER_*, DIM_NEE_*, DIM_ROULETTE) of

@@ -161,11 +161,11 @@ mod tests {
         assert_eq!(SOBOL_DIRECTIONS[1][..4], [0x8000_0000, 0xc000_0000, 0xa000_0000, 0xf000_0000]);
         assert_eq!(SOBOL_DIRECTIONS[2][..4], [0x8000_0000, 0xc000_0000, 0x6000_0000, 0x9000_0000]);
         assert_eq!(SOBOL_DIRECTIONS[3][..4], [0x8000_0000, 0xc000_0000, 0x2000_0000, 0x5000_0000]);
-        // Every direction number k has its leading bit at 31 - k (the matrices are
-        // upper triangular with a unit diagonal).
+        // Direction number k is m_k / 2^(k+1) with m_k odd: its lowest set bit is 31 - k
+        // (the generator matrices are triangular with a unit diagonal, so invertible).
         for dim in &SOBOL_DIRECTIONS {
             for (k, v) in dim.iter().enumerate() {
-                assert_eq!(v.leading_zeros() as usize, k);
+                assert_eq!(v.trailing_zeros() as usize, 31 - k);
             }
         }
     }
