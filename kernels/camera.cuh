@@ -2,7 +2,7 @@
 #pragma once
 
 #include "params.cuh"
-#include "rng.cuh"
+#include "sampler.cuh"
 #include "vec3.cuh"
 
 struct Ray {
@@ -13,11 +13,11 @@ struct Ray {
 
 // A jittered thin-lens ray through pixel (x, y), y = 0 the top row. Draws its four
 // random numbers even for a pinhole, so every stream stays aligned with the CPU's.
-__device__ __forceinline__ Ray generate_camera_ray(unsigned int x, unsigned int y, Rng& rng) {
-    const float jx = next_f32(rng);
-    const float jy = next_f32(rng);
-    const float l1 = next_f32(rng);
-    const float l2 = next_f32(rng);
+__device__ __forceinline__ Ray generate_camera_ray(unsigned int x, unsigned int y, Sampler& sampler) {
+    const float jx = sample_dim(sampler, DIM_PIXEL_X);
+    const float jy = sample_dim(sampler, DIM_PIXEL_Y);
+    const float l1 = sample_dim(sampler, DIM_LENS_1);
+    const float l2 = sample_dim(sampler, DIM_LENS_2);
     const float s = ((float)x + jx) / (float)params.width;
     const float t = 1.0f - ((float)y + jy) / (float)params.height;
     const float3 cam_origin = xyz(params.cam_origin_lens);

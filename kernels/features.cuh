@@ -13,3 +13,9 @@ static constexpr bool kPrincipled = (PT_FEATURES & 4u) != 0u; // principled
 static constexpr bool kAlpha = (PT_FEATURES & 8u) != 0u; // alpha
 static constexpr bool kSuns = (PT_FEATURES & 16u) != 0u; // suns
 static constexpr bool kAovs = (PT_FEATURES & 32u) != 0u; // aovs
+
+// The job's sampler (not a scene feature; -DPT_SAMPLER=<code>, default the independent one).
+#ifndef PT_SAMPLER
+#define PT_SAMPLER 0u
+#endif
+static constexpr bool kSobol = PT_SAMPLER == 1u; // sampler: Sobol

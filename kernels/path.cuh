@@ -11,6 +11,7 @@
 #include "lights.cuh"
 #include "params.cuh"
 #include "rng.cuh"
+#include "sampler.cuh"
 #include "scatter.cuh"
 #include "shading.cuh"
 #include "shapes.cuh"
@@ -27,7 +28,8 @@ struct Path {
     float3 dir;
     float3 throughput;
     float3 radiance;
-    Rng rng;
+    // The sample's random numbers (sampler.cuh): the PCG stream or the Sobol sampler.
+    Sampler sampler;
     // Segments traced so far; the spec's loop variable.
     unsigned int depth;
     // The solid-angle pdf of the last bounce's direction; 0 after the camera or a
@@ -46,12 +48,12 @@ struct Path {
     bool aov_open;
 };
 
-// The camera ray of sample `sample_index` of pixel (x, y), with its own random stream.
+// The camera ray of sample `sample_index` of pixel (x, y), with its own sampler.
 __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsigned int pixel_index,
                                            unsigned int sample_index, unsigned int seed_hash) {
     Path p;
-    p.rng = rng_init(pixel_index, sample_index, seed_hash);
-    const Ray ray = generate_camera_ray(x, y, p.rng);
+    p.sampler = sampler_init(pixel_index, sample_index, seed_hash);
+    const Ray ray = generate_camera_ray(x, y, p.sampler);
     p.origin = ray.origin;
     p.dir = ray.dir;
     p.throughput = make_float3(1.0f, 1.0f, 1.0f);
@@ -231,7 +233,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     }
     if (kAovs && p.aov_open) record_aov(p, sh, principled ? normals.diffuse : ns, principled, hit.t);
     p.radiance += p.throughput * xyz(sh.emission_ior) * weight;
-    const ScatterRandoms r = draw_scatter_randoms(p.rng);
+    const ScatterRandoms r = draw_scatter_randoms(p.sampler, p.depth);
     const Bounce bounce = principled ? scatter_principled(principled_params(sh), p.dir, normals, front_face, r)
                                      : scatter(sh.kind, sh.albedo_roughness, sh.emission_ior.w, p.dir, ns, front_face, r);
     // A Principled hit's next-event estimation does not depend on the scattered direction:
@@ -239,9 +241,9 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     // horizon), or those hits would lose their direct light (CPU: integrator.rs). Lights
     // are sampled on the side the path came from.
     if (kNee && principled && !principled_is_delta(principled_params(sh))) {
-        const float u_pick = next_f32(p.rng);
-        const float u1 = next_f32(p.rng);
-        const float u2 = next_f32(p.rng);
+        const float u_pick = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_PICK));
+        const float u1 = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_U1));
+        const float u2 = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_U2));
         NeeBsdf nb;
         nb.p = principled_params(sh);
         nb.wo = -p.dir;
@@ -259,9 +261,9 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const float3 next_origin = offset_ray_origin(s, bounce.diffuse ? n : bounce.dir);
     p.bsdf_pdf = 0.0f;
     if (kNee && bounce.diffuse) {
-        const float u_pick = next_f32(p.rng);
-        const float u1 = next_f32(p.rng);
-        const float u2 = next_f32(p.rng);
+        const float u_pick = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_PICK));
+        const float u1 = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_U1));
+        const float u2 = sample_dim(p.sampler, bounce_dim(p.depth, DIM_NEE_U2));
         NeeBsdf nb;
         nb.albedo = xyz(sh.albedo_roughness);
         p.radiance += p.throughput * direct_light<false>(s.point, next_origin, ns, n, nb, u_pick, u1, u2, rays);
@@ -283,7 +285,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         // Roulette on the throughput without the 1 / eta² of refractions (pbrt-v4's
         // `etaScale`; CPU: integrator.rs).
         const float q = fminf(kPrincipled ? max_throughput * p.eta_scale : max_throughput, 1.0f);
-        if (next_f32(p.rng) >= q) return false;
+        if (sample_dim(p.sampler, bounce_dim(p.depth, DIM_ROULETTE)) >= q) return false;
         p.throughput = p.throughput / q;
     }
     p.origin = next_origin;

@@ -8,6 +8,7 @@
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
 //   PT_FEATURES=bits         the scene features compiled in (features.cuh; set by the host)
+//   PT_SAMPLER=code          the job's sampler, 1 for Sobol (features.cuh kSobol; set by the host)
 
 #include "arch.cuh"
 #include "film.cuh"
@@ -16,6 +17,7 @@
 #include "rng.cuh"
 #include "denoise.cuh"
 #include "view_transform.cuh"
+#include "sampler.cuh"
 
 // Path regeneration is the default: it beat one sample after another at every size
 // measured (docs/performance.md, "Choices in the code").
@@ -139,4 +141,20 @@ extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
     const unsigned int first = next_u32(rng);
     const float second = next_f32(rng);
     outputs[i] = make_uint4(pcg_hash(in.x), state, first, __float_as_uint(second));
+}
+
+// Test hook pinning the device Sobol sampler to the CPU's (sampler.rs): for each
+// (index, dim, pixel_seed, unused) writes (sobol_sample(index, dim, pixel_seed), the
+// unscrambled sobol(index, dim % 4), nested_uniform_scramble(index, pixel_seed), the
+// bits of the sample as the float a Sobol module draws). In every module, whichever
+// sampler it renders with.
+extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+    sobol_probe(const uint4* __restrict__ inputs, uint4* __restrict__ outputs, unsigned int count) {
+    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    if (i >= count) return;
+    const uint4 in = inputs[i];
+    const unsigned int value = sobol_sample(in.x, in.y, in.z);
+    const float f = (float)(value >> 8u) * 0x1p-24f;
+    outputs[i] = make_uint4(value, sobol(in.x, in.y % SOBOL_GROUP_DIMS), nested_uniform_scramble(in.x, in.z),
+                            __float_as_uint(f));
 }

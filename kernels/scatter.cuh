@@ -14,6 +14,7 @@
 #include "params.cuh"
 #include "principled.cuh"
 #include "rng.cuh"
+#include "sampler.cuh"
 #include "vec3.cuh"
 
 // A uniform direction on the unit sphere (z uniform in [-1, 1]).
@@ -57,13 +58,14 @@ struct ScatterRandoms {
     float fresnel;
 };
 
-// Draws them (docs/path-tracing.md, "One sample").
-__device__ __forceinline__ ScatterRandoms draw_scatter_randoms(Rng& rng) {
+// Draws them for bounce `depth` (docs/path-tracing.md, "One sample"), in the spec's
+// order (the independent sampler's stream), each from its own dimension.
+__device__ __forceinline__ ScatterRandoms draw_scatter_randoms(Sampler& sampler, unsigned int depth) {
     ScatterRandoms r;
-    r.lobe = next_f32(rng);
-    r.r1 = next_f32(rng);
-    r.r2 = next_f32(rng);
-    r.fresnel = next_f32(rng);
+    r.lobe = sample_dim(sampler, bounce_dim(depth, DIM_SCATTER_LOBE));
+    r.r1 = sample_dim(sampler, bounce_dim(depth, DIM_SCATTER_R1));
+    r.r2 = sample_dim(sampler, bounce_dim(depth, DIM_SCATTER_R2));
+    r.fresnel = sample_dim(sampler, bounce_dim(depth, DIM_SCATTER_FRESNEL));
     return r;
 }
 

@@ -82,6 +82,10 @@ pub struct RenderJob {
     /// radiance: what `--aov` writes and the denoiser reads. A film keeps them only
     /// when every job that renders into it asks for them.
     pub aovs: bool,
+    /// Where the random numbers come from (docs/path-tracing.md, "Random numbers"): the
+    /// CPU backend monomorphizes its integrator for it, the CUDA backend runs the module
+    /// compiled for it (`backend::features::Variant`).
+    pub sampler: SamplerKind,
 }
 
 impl RenderJob {
@@ -99,6 +103,7 @@ impl RenderJob {
             camera: CameraFrame::new(camera, settings.width, settings.height),
             nee: true,
             aovs: false,
+            sampler: settings.sampler,
         }
     }
 
@@ -126,6 +131,11 @@ impl RenderJob {
     /// The sample indices this call renders.
     pub fn sample_range(&self) -> Range<u32> {
         self.first_sample..self.first_sample.saturating_add(self.samples)
+    }
+
+    /// The same job with another sampler.
+    pub fn with_sampler(self, sampler: SamplerKind) -> RenderJob {
+        RenderJob { sampler, ..self }
     }
 
     /// The same job with next-event estimation on or off.

@@ -63,6 +63,87 @@ pub const HABLE_F: f32 = 0.30;
 pub const HABLE_WHITE: f32 = 11.2;
 /// Hable's exposure bias: the exposed value is multiplied by this before the curve.
 pub const HABLE_EXPOSURE_BIAS: f32 = 2.0;
+/// Sampler dimensions (docs/path-tracing.md, "Sobol sampler"): every random number of a
+/// sample has a fixed dimension, so that the Sobol sampler gives the samples of one pixel
+/// the same dimension for the same purpose, whatever an earlier branch drew. The camera
+/// takes the first [`CAMERA_DIMS`], pixel jitter first (the pair that matters most, on
+/// the best stratified pair of Sobol dimensions), then the lens.
+pub const CAMERA_DIMS: u32 = 4;
+/// The camera's jitter across the pixel, x then y.
+pub const DIM_PIXEL_X: u32 = 0;
+pub const DIM_PIXEL_Y: u32 = 1;
+/// The lens sample (`l1`, `l2`).
+pub const DIM_LENS_1: u32 = 2;
+pub const DIM_LENS_2: u32 = 3;
+/// Bounce `depth` draws from the block of dimensions starting at
+/// `CAMERA_DIMS + depth * DIMS_PER_BOUNCE` ([`bounce_dim`]): two padded groups of four,
+/// the scatter's then next-event estimation's and Russian roulette's, each with its 2D
+/// sample on the group's first two dimensions (the Sobol pair stratified in 2D).
+pub const DIMS_PER_BOUNCE: u32 = 8;
+/// The scatter's direction sample (`r1`, `r2`).
+pub const DIM_SCATTER_R1: u32 = 0;
+pub const DIM_SCATTER_R2: u32 = 1;
+/// The Principled lobe pick (`r_lobe`).
+pub const DIM_SCATTER_LOBE: u32 = 2;
+/// The dielectric's reflect-or-refract choice (`r_fresnel`).
+pub const DIM_SCATTER_FRESNEL: u32 = 3;
+/// Next-event estimation's 2D sample of the light (`u1`, `u2`).
+pub const DIM_NEE_U1: u32 = 4;
+pub const DIM_NEE_U2: u32 = 5;
+/// Next-event estimation's light pick (`u_pick`).
+pub const DIM_NEE_PICK: u32 = 6;
+/// Russian roulette (`r_rr`).
+pub const DIM_ROULETTE: u32 = 7;
+
+/// The dimension of the number at `offset` (a `DIM_SCATTER_*`, `DIM_NEE_*` or
+/// [`DIM_ROULETTE`]) of bounce `depth`.
+#[inline(always)]
+pub const fn bounce_dim(depth: u32, offset: u32) -> u32 {
+    CAMERA_DIMS + depth * DIMS_PER_BOUNCE + offset
+}
+
+/// Sobol dimensions in one padded group: each group of four sampler dimensions is the
+/// first four Sobol dimensions with its own shuffle of the sample index (Burley 2020).
+pub const SOBOL_GROUP_DIMS: usize = 4;
+
+/// The generator matrices of the first four Sobol dimensions as 32 direction numbers
+/// each (bit 31 the most significant): dimension 0 is van der Corput's, 1 to 3 follow
+/// from the primitive polynomials and initial numbers of Joe & Kuo's `new-joe-kuo-6.21201`
+/// (lines `2 1 0 1`, `3 2 1 1 3`, `4 3 1 1 3 1`: degree s, coefficients a, m_1..m_s).
+pub const SOBOL_DIRECTIONS: [[u32; 32]; SOBOL_GROUP_DIMS] = [
+    sobol_directions(0, 0, &[]),
+    sobol_directions(1, 0, &[1]),
+    sobol_directions(2, 1, &[1, 3]),
+    sobol_directions(3, 1, &[1, 3, 1]),
+];
+
+/// Direction numbers `v_k = m_k / 2^k` (as 32-bit fractions) of the Sobol dimension with
+/// primitive polynomial of degree `s` and inner coefficients `a`, initial `m`; `s = 0`
+/// is van der Corput (`v_k = 2^-k`). Bratley & Fox's recurrence (Joe & Kuo 2008, eq. 3):
+/// `v_k = a_1 v_(k-1) ^ ... ^ a_(s-1) v_(k-s+1) ^ v_(k-s) ^ (v_(k-s) >> s)`.
+const fn sobol_directions(s: usize, a: u32, m: &[u32]) -> [u32; 32] {
+    let mut v = [0u32; 32];
+    let mut k = 0;
+    while k < 32 {
+        v[k] = if s == 0 {
+            1 << (31 - k)
+        } else if k < s {
+            m[k] << (31 - k)
+        } else {
+            let mut x = v[k - s] ^ (v[k - s] >> s);
+            let mut i = 1;
+            while i < s {
+                if (a >> (s - 1 - i)) & 1 != 0 {
+                    x ^= v[k - i];
+                }
+                i += 1;
+            }
+            x
+        };
+        k += 1;
+    }
+    v
+}
 
 /// The full text of `kernels/constants.cuh`.
 pub fn cuda_header() -> String {
@@ -106,5 +187,65 @@ pub fn cuda_header() -> String {
     ] {
         float(name, value);
     }
+    out.push_str("\n// Sampler dimensions (docs/path-tracing.md, \"Sobol sampler\").\n");
+    let mut uint = |name: &str, value: u32| {
+        let _ = writeln!(out, "static constexpr unsigned int {name} = {value}u;");
+    };
+    uint("CAMERA_DIMS", CAMERA_DIMS);
+    uint("DIM_PIXEL_X", DIM_PIXEL_X);
+    uint("DIM_PIXEL_Y", DIM_PIXEL_Y);
+    uint("DIM_LENS_1", DIM_LENS_1);
+    uint("DIM_LENS_2", DIM_LENS_2);
+    uint("DIMS_PER_BOUNCE", DIMS_PER_BOUNCE);
+    uint("DIM_SCATTER_R1", DIM_SCATTER_R1);
+    uint("DIM_SCATTER_R2", DIM_SCATTER_R2);
+    uint("DIM_SCATTER_LOBE", DIM_SCATTER_LOBE);
+    uint("DIM_SCATTER_FRESNEL", DIM_SCATTER_FRESNEL);
+    uint("DIM_NEE_U1", DIM_NEE_U1);
+    uint("DIM_NEE_U2", DIM_NEE_U2);
+    uint("DIM_NEE_PICK", DIM_NEE_PICK);
+    uint("DIM_ROULETTE", DIM_ROULETTE);
+    uint("SOBOL_GROUP_DIMS", SOBOL_GROUP_DIMS as u32);
+    // In constant memory: every lane of a warp reads the same direction number at once.
+    let _ = writeln!(out, "__constant__ unsigned int SOBOL_DIRECTIONS[{SOBOL_GROUP_DIMS}][32] = {{");
+    for dim in &SOBOL_DIRECTIONS {
+        let numbers: Vec<String> = dim.iter().map(|v| format!("0x{v:08x}u")).collect();
+        for (i, row) in numbers.chunks(8).enumerate() {
+            let open = if i == 0 { "{" } else { " " };
+            let close = if i == 3 { "}," } else { "," };
+            let _ = writeln!(out, "    {open}{}{close}", row.join(", "));
+        }
+    }
+    out.push_str("};\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sobol_directions_are_the_known_ones() {
+        // The first direction numbers of dimensions 1-3 as printed by Joe & Kuo's
+        // generator (m_k << (32 - k)).
+        assert_eq!(SOBOL_DIRECTIONS[0][..3], [0x8000_0000, 0x4000_0000, 0x2000_0000]);
+        assert_eq!(SOBOL_DIRECTIONS[1][..4], [0x8000_0000, 0xc000_0000, 0xa000_0000, 0xf000_0000]);
+        assert_eq!(SOBOL_DIRECTIONS[2][..4], [0x8000_0000, 0xc000_0000, 0x6000_0000, 0x9000_0000]);
+        assert_eq!(SOBOL_DIRECTIONS[3][..4], [0x8000_0000, 0xc000_0000, 0x2000_0000, 0x5000_0000]);
+        // Direction number k is m_k / 2^(k+1) with m_k odd: its lowest set bit is 31 - k
+        // (the generator matrices are triangular with a unit diagonal, so invertible).
+        for dim in &SOBOL_DIRECTIONS {
+            for (k, v) in dim.iter().enumerate() {
+                assert_eq!(v.trailing_zeros() as usize, 31 - k);
+            }
+        }
+    }
+
+    #[test]
+    fn bounce_blocks_do_not_overlap() {
+        assert_eq!(bounce_dim(0, DIM_SCATTER_R1), CAMERA_DIMS);
+        assert_eq!(bounce_dim(1, DIM_SCATTER_R1), bounce_dim(0, DIM_ROULETTE) + 1);
+        assert_eq!(CAMERA_DIMS as usize % SOBOL_GROUP_DIMS, 0, "blocks start on a padded group");
+        assert_eq!(DIMS_PER_BOUNCE as usize % SOBOL_GROUP_DIMS, 0);
+    }
 }

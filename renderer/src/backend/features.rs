@@ -10,13 +10,17 @@
 //! `--denoise`): the backend adds them to the scene's when a job asks
 //! ([`job_features`]). Next-event estimation is not one of them: it changes with
 //! `--no-nee` and between scenes with and without lights often enough that every module
-//! has both `render` and `render_lit`.
+//! has both `render` and `render_lit`. The job's sampler is not a feature either, but it
+//! does pick the module: a module is a [`Variant`], the features and the job's sampler
+//! (`PT_SAMPLER`, the kernels' `kSobol`), so that the independent sampler's module
+//! carries no Sobol code and a Sobol job pays no branch per draw.
 
 use std::fmt::Write;
 
 use scene_compiler::BlobView;
 use scene_compiler::blob::generated_banner;
 use scene_compiler::blob::layout::{ALPHA_OPAQUE, MATERIAL_PRINCIPLED, PrimKind};
+use scene_compiler::scene::SamplerKind;
 
 use crate::job::RenderJob;
 
@@ -98,6 +102,44 @@ pub fn all() -> u32 {
     (1 << FEATURES.len()) - 1
 }
 
+/// The job's sampler as the kernels' `PT_SAMPLER`.
+pub fn sampler_code(sampler: SamplerKind) -> u32 {
+    match sampler {
+        SamplerKind::Independent => 0,
+        SamplerKind::Sobol => 1,
+    }
+}
+
+/// What one kernel module is compiled for: the scene's features (`PT_FEATURES`) and the
+/// job's sampler (`PT_SAMPLER`). The CUDA backend keeps the module of the last upload's
+/// features and the last job's sampler, and loads another (from the disk cache after the
+/// first time) when either changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Variant {
+    pub features: u32,
+    pub sampler: SamplerKind,
+}
+
+impl Variant {
+    /// The module of the features `features` with the independent sampler.
+    pub fn of_features(features: u32) -> Variant {
+        Variant { features, sampler: SamplerKind::Independent }
+    }
+
+    /// "meshes+appearance" ([`names`]), "+ Sobol" when it samples with Sobol points.
+    pub fn name(&self) -> String {
+        match self.sampler {
+            SamplerKind::Independent => names(self.features),
+            sampler => format!("{} + {}", names(self.features), sampler.name()),
+        }
+    }
+
+    /// Its NVRTC defines.
+    pub fn defines(&self) -> [String; 2] {
+        [format!("-DPT_FEATURES={}u", self.features), format!("-DPT_SAMPLER={}u", sampler_code(self.sampler))]
+    }
+}
+
 /// The full text of `kernels/features.cuh`.
 pub fn cuda_header() -> String {
     let mut out = generated_banner("renderer/src/backend/features.rs");
@@ -114,6 +156,15 @@ pub fn cuda_header() -> String {
             f.name
         );
     }
+    out.push_str(
+        "\n// The job's sampler (not a scene feature; -DPT_SAMPLER=<code>, default the independent one).\n",
+    );
+    out.push_str("#ifndef PT_SAMPLER\n#define PT_SAMPLER 0u\n#endif\n");
+    let _ = writeln!(
+        out,
+        "static constexpr bool kSobol = PT_SAMPLER == {}u; // sampler: Sobol",
+        sampler_code(SamplerKind::Sobol)
+    );
     out
 }
 
@@ -126,5 +177,9 @@ mod tests {
         assert_eq!(names(0), "none");
         assert_eq!(names(all()), FEATURES.iter().map(|f| f.name).collect::<Vec<_>>().join("+"));
         assert!(FEATURES.len() < 32);
+        let sobol = Variant { features: 0, sampler: SamplerKind::Sobol };
+        assert_eq!(sobol.name(), "none + Sobol");
+        assert_eq!(Variant::of_features(all()).name(), names(all()));
+        assert_eq!(sobol.defines(), ["-DPT_FEATURES=0u".to_owned(), "-DPT_SAMPLER=1u".to_owned()]);
     }
 }

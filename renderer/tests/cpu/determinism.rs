@@ -1,11 +1,13 @@
 //! The CPU image for a seed is a function of the seed alone: not of the thread
 //! count, nor of how the samples are split across render calls (each (pixel,
-//! sample) has its own stream and each pixel adds its samples in order).
+//! sample) has its own stream and each pixel adds its samples in order), with either
+//! sampler (the Sobol sampler's values are functions of pixel, sample and dimension).
 
 use crate::cpu_support;
 
 use renderer::backend::Backend;
 use renderer::backend::RenderJob;
+use scene_compiler::scene::SamplerKind;
 
 use cpu_support::{compile, cpu_backend, job, mixed_scene, render};
 
@@ -32,28 +34,31 @@ fn render_in_pool(
 #[test]
 fn same_seed_same_image_on_1_and_4_threads() {
     let blob = compile(&mixed_scene());
-    let job = job(&blob, WIDTH, HEIGHT, 8, 16, 11);
-    let (one, rays_one) = render_in_pool(1, &blob, &job);
-    let (four, rays_four) = render_in_pool(4, &blob, &job);
-    assert_eq!(bits(&one), bits(&four));
-    assert_eq!(rays_one, rays_four);
-    // Not trivially equal: the image has content.
-    assert!(one.iter().any(|p| p[0] != one[0][0]));
+    for sampler in SamplerKind::ALL {
+        let job = job(&blob, WIDTH, HEIGHT, 8, 16, 11).with_sampler(sampler);
+        let (one, rays_one) = render_in_pool(1, &blob, &job);
+        let (four, rays_four) = render_in_pool(4, &blob, &job);
+        assert_eq!(bits(&one), bits(&four), "{sampler:?}");
+        assert_eq!(rays_one, rays_four);
+        // Not trivially equal: the image has content.
+        assert!(one.iter().any(|p| p[0] != one[0][0]));
+    }
 }
 
 #[test]
 fn split_renders_continue_the_same_streams() {
     let blob = compile(&mixed_scene());
-    let whole = job(&blob, WIDTH, HEIGHT, 8, 16, 5);
-    let (reference, stats) = render(&blob, &whole);
-    for split in [[4, 4], [1, 7], [5, 3]] {
+    for (whole, split) in SamplerKind::ALL.into_iter().flat_map(|s| {
+        [[4, 4], [1, 7], [5, 3]].map(|split| (job(&blob, WIDTH, HEIGHT, 8, 16, 5).with_sampler(s), split))
+    }) {
+        let (reference, stats) = render(&blob, &whole);
         let mut backend = cpu_backend(&blob);
         let first = backend.render(&RenderJob { samples: split[0], ..whole }).expect("render");
         let second = backend
             .render(&RenderJob { first_sample: split[0], samples: split[1], ..whole })
             .expect("render");
         let image = backend.read_linear().expect("readback");
-        assert_eq!(bits(&image), bits(&reference), "split {split:?}");
+        assert_eq!(bits(&image), bits(&reference), "split {split:?}, {:?}", whole.sampler);
         assert_eq!(first.rays + second.rays, stats.rays, "split {split:?}");
         assert_eq!(first.samples + second.samples, stats.samples);
     }

@@ -20,6 +20,7 @@ mod random_scenes;
 mod references;
 mod rng;
 mod robust;
+mod sobol;
 mod tangents;
 mod textures;
 mod traverse;

@@ -216,6 +216,7 @@ impl BlockRenderer {
                     camera,
                     nee: true,
                     aovs: false,
+                    sampler: self.settings.sampler,
                 };
                 backend.render(&job).expect("CPU render");
                 backend.read_linear().expect("CPU readback")

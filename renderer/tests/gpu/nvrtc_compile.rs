@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use renderer::backend::cuda::{KernelOptions, KernelSources, Nvrtc};
-use renderer::backend::features;
+use renderer::backend::features::{self, Variant};
+use scene_compiler::scene::SamplerKind;
 
 /// Turing (T4), Ampere (A10/RTX 30), Hopper (H100/H200).
 const ARCHS: [&str; 3] = ["sm_75", "sm_86", "sm_90"];
@@ -45,21 +46,29 @@ fn kernels_compile_for_every_architecture_and_schedule() {
         None => KernelSources::embedded(),
     };
     for arch in ARCHS {
-        // Every scene feature on and every one off; the schedules with all on.
-        let all = features::all();
-        for (defines, features) in
-            [(&[][..], all), (&[][..], 0), (&["PT_PATH_REGENERATION=0"], all), (&["PT_WIDE_BVH=1"], all)]
-        {
+        // Every scene feature on and every one off, with each sampler; the schedules with all on.
+        let all = Variant::of_features(features::all());
+        let none = Variant::of_features(0);
+        let sobol = |v: Variant| Variant { sampler: SamplerKind::Sobol, ..v };
+        for (defines, variant) in [
+            (&[][..], all),
+            (&[][..], none),
+            (&[][..], sobol(all)),
+            (&[][..], sobol(none)),
+            (&["PT_PATH_REGENERATION=0"], all),
+            (&["PT_PATH_REGENERATION=0"], sobol(all)),
+            (&["PT_WIDE_BVH=1"], all),
+        ] {
             let cubin = nvrtc
-                .compile(&sources, &options(defines).nvrtc_args(arch, features))
-                .unwrap_or_else(|e| panic!("{arch} {defines:?} {}: {e:#}", features::names(features)));
+                .compile(&sources, &options(defines).nvrtc_args(arch, variant))
+                .unwrap_or_else(|e| panic!("{arch} {defines:?} {}: {e:#}", variant.name()));
             assert!(!cubin.image.is_empty());
             // RENDERER_TEST_CUBINS=dir keeps the cubins, for nvdisasm (tools/kernel-sass.sh).
             if let Some(dir) = std::env::var_os("RENDERER_TEST_CUBINS") {
                 let name = format!(
                     "{arch}{}-{}.cubin",
                     defines.iter().map(|d| format!("-{d}")).collect::<String>(),
-                    features::names(features)
+                    variant.name().replace(" + ", "+")
                 );
                 std::fs::write(Path::new(&dir).join(name), &cubin.image).expect("writing a cubin");
             }
@@ -67,10 +76,10 @@ fn kernels_compile_for_every_architecture_and_schedule() {
             assert!(
                 !cubin.log.contains("warning"),
                 "{arch} {defines:?} {} compiled with warnings:\n{}",
-                features::names(features),
+                variant.name(),
                 cubin.log
             );
-            println!("--- {arch} {defines:?} {}", features::names(features));
+            println!("--- {arch} {defines:?} {}", variant.name());
             for line in cubin
                 .log
                 .lines()
@@ -93,7 +102,7 @@ fn a_kernel_error_names_its_file_and_line() {
     lines.insert(9, "this is not C++;");
     scatter.text = lines.join("\n");
     let error = nvrtc
-        .compile(&sources, &options(&[]).nvrtc_args("sm_90", features::all()))
+        .compile(&sources, &options(&[]).nvrtc_args("sm_90", Variant::of_features(features::all())))
         .expect_err("the broken kernel compiled");
     let message = format!("{error:#}");
     assert!(message.contains("kernels/scatter.cuh:10: error"), "no file:line in:\n{message}");

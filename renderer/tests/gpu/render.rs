@@ -8,11 +8,13 @@ use crate::gpu_support;
 
 use glam::Vec3;
 use gpu_support::{compile, constant_sky_scene, cuda, job, repo_root, require_driver, rtiow_scene, view};
+use renderer::backend::RenderJob;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::cpu::rng::{Rng, pcg_hash};
+use renderer::backend::cpu::sampler::{Sampler, Sobol, nested_uniform_scramble, sobol, sobol_sample};
 use renderer::backend::cuda::{CudaBackend, KernelOptions, KernelSources};
 use renderer::backend::{Backend, Tonemap};
-use scene_compiler::scene::MaterialKind;
+use scene_compiler::scene::{MaterialKind, SamplerKind};
 
 /// At most this fraction of the difference between renders with two seeds may
 /// separate the GPU's render from the CPU's with the same seed (vs_cpu.rs measures
@@ -122,6 +124,69 @@ fn device_rng_is_the_spec_rng() {
         let expected = [pcg_hash(pixel), state, rng.next_u32(), rng.next_f32().to_bits()];
         assert_eq!(*output, expected, "input {input:?}");
     }
+}
+
+/// The device Sobol sampler is the CPU's (`backend::cpu::sampler`) bit for bit: the
+/// scrambled sample, the unscrambled point, the index shuffle and the float drawn, at
+/// values pinned by the CPU tests (tests/cpu/sobol.rs) and across dimensions and indices.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_sobol_is_the_cpu_sobol() {
+    let mut gpu = cuda();
+    let mut inputs: Vec<[u32; 4]> = [(0, 0, 0), (0, 1, 0), (12_345, 7, 42), (921_599, 29, 3)]
+        .iter()
+        .map(|&(i, d, s)| [i, d, s, 0])
+        .collect();
+    for index in [1u32, 2, 3, 15, 16, 255, 1 << 20, u32::MAX] {
+        for dim in [0u32, 1, 2, 3, 4, 7, 12, 403] {
+            inputs.push([index, dim, pcg_hash(index ^ dim), 0]);
+        }
+    }
+    let outputs = gpu.probe_sobol(&inputs).expect("sobol_probe");
+    assert_eq!(
+        outputs[..4].iter().map(|o| o[0]).collect::<Vec<_>>(),
+        [81_127_995, 3_637_146_668, 2_569_575_830, 3_892_426_164],
+        "the values tests/cpu/sobol.rs pins"
+    );
+    for (input, output) in inputs.iter().zip(&outputs) {
+        let [index, dim, seed, _] = *input;
+        let value = sobol_sample(index, dim, seed);
+        let drawn = Sobol { pixel_seed: seed, index }.get(dim);
+        let expected =
+            [value, sobol(index, dim as usize % 4), nested_uniform_scramble(index, seed), drawn.to_bits()];
+        assert_eq!(*output, expected, "input {input:?}");
+    }
+}
+
+/// A Sobol job renders with the Sobol module and agrees with the CPU's Sobol render (the
+/// same points): the module switch per job, and the twins of the sampler.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sobol_job_matches_the_cpu() {
+    let mut gpu = cuda();
+    let blob = compile(&rtiow_scene());
+    let blob = view(&blob);
+    gpu.upload(&blob).expect("upload");
+    let (w, h) = (160, 90);
+    let sobol = |seed| job(&blob, w, h, seed, 0, 8).with_sampler(SamplerKind::Sobol);
+    gpu.render(&sobol(7)).expect("Sobol render");
+    let on_gpu = gpu.read_linear().expect("read_linear");
+    let on_cpu = |job: RenderJob| {
+        let mut cpu = CpuBackend::new();
+        cpu.upload(&blob).expect("CPU upload");
+        cpu.render(&job).expect("CPU render");
+        cpu.read_linear().expect("CPU readback")
+    };
+    let cpu = on_cpu(sobol(7));
+    let (same_seed, noise) = (mean_abs_diff(&on_gpu, &cpu), mean_abs_diff(&cpu, &on_cpu(sobol(8))));
+    println!("Sobol: mean |GPU - CPU| {same_seed:.5}, between seeds {noise:.5}");
+    assert!(same_seed <= MAX_SAME_SEED_RATIO * noise, "GPU vs CPU {same_seed}, seed 7 vs 8 {noise}");
+    // Back to the independent sampler: its module again, its image unchanged.
+    gpu.render(&job(&blob, w, h, 7, 0, 8)).expect("independent render");
+    let independent = gpu.read_linear().expect("read_linear");
+    assert_ne!(independent, on_gpu);
+    gpu.render(&sobol(7)).expect("Sobol again");
+    assert_eq!(gpu.read_linear().unwrap(), on_gpu, "the same Sobol job gives the same bits");
 }
 
 #[test]

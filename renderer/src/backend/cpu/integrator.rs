@@ -7,13 +7,16 @@ use glam::Vec3A;
 
 use super::lights::{Bsdf, Sun, direct_light};
 use super::principled::Normals;
-use super::rng::Rng;
+use super::sampler::Sampler;
 use super::scatter::{ScatterRandoms, entering, principled_of, scatter};
 use super::scene::{CpuScene, Lobe};
 use super::shading;
 use super::shapes::{self, offset_ray_origin};
 use super::traverse::traverse;
-use crate::backend::constants::RR_START_DEPTH;
+use crate::backend::constants::{
+    DIM_LENS_1, DIM_LENS_2, DIM_NEE_PICK, DIM_NEE_U1, DIM_NEE_U2, DIM_PIXEL_X, DIM_PIXEL_Y, DIM_ROULETTE,
+    RR_START_DEPTH, bounce_dim,
+};
 use crate::camera::CameraFrame;
 use crate::denoise::AovSample;
 use crate::denoise::filter::luminance;
@@ -57,8 +60,11 @@ pub struct Pixel {
 /// A jittered thin-lens ray through `pixel`: origin and unit direction. Draws its four
 /// random numbers even for a pinhole, so every stream stays aligned with the kernels'.
 #[inline(always)]
-pub fn generate_camera_ray(cam: &Camera, pixel: Pixel, rng: &mut Rng) -> (Vec3A, Vec3A) {
-    let (jx, jy, l1, l2) = (rng.next_f32(), rng.next_f32(), rng.next_f32(), rng.next_f32());
+pub fn generate_camera_ray<S: Sampler>(cam: &Camera, pixel: Pixel, sampler: &mut S) -> (Vec3A, Vec3A) {
+    let jx = sampler.get(DIM_PIXEL_X);
+    let jy = sampler.get(DIM_PIXEL_Y);
+    let l1 = sampler.get(DIM_LENS_1);
+    let l2 = sampler.get(DIM_LENS_2);
     let s = (pixel.x as f32 + jx) / pixel.width as f32;
     let t = 1.0 - (pixel.y as f32 + jy) / pixel.height as f32;
     // A pinhole's offset is exactly zero; skipping the sin/cos changes no bit.
@@ -76,17 +82,18 @@ pub fn generate_camera_ray(cam: &Camera, pixel: Pixel, rng: &mut Rng) -> (Vec3A,
 /// Radiance of one camera sample, `(0, 0, 0)` when any component is not finite (a NaN
 /// never poisons a pixel). `rays` counts closest-hit and shadow queries. `nee`: sample
 /// the lights at diffuse hits, combined with BSDF sampling by MIS (ignored when the
-/// scene has no light with power). `aov`: where to record the sample's AOVs (a film
-/// without AOVs passes `None`).
+/// scene has no light with power). `sampler` gives each use its dimension
+/// (`backend::constants`, `DIM_*`), in the spec's order. `aov`: where to record the
+/// sample's AOVs (a film without AOVs passes `None`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn trace_sample(
+pub fn trace_sample<S: Sampler>(
     scene: &CpuScene,
     cam: &Camera,
     pixel: Pixel,
     max_depth: u32,
     nee: bool,
-    rng: &mut Rng,
+    sampler: &mut S,
     rays: &mut u64,
     mut aov: Option<&mut AovSample>,
 ) -> Vec3A {
@@ -97,7 +104,7 @@ pub fn trace_sample(
     // Set until the AOVs' albedo and normal are recorded (at the first hit that is not
     // a delta lobe, or where the path leaves the scene).
     let mut aov_open = aov.is_some();
-    let (mut origin, mut dir) = generate_camera_ray(cam, pixel, rng);
+    let (mut origin, mut dir) = generate_camera_ray(cam, pixel, sampler);
     let mut throughput = Vec3A::ONE;
     let mut radiance = Vec3A::ZERO;
     // The solid-angle pdf of the last bounce's direction; 0 after the camera or a
@@ -181,14 +188,14 @@ pub fn trace_sample(
             }
         }
         radiance += throughput * m.emission * weight;
-        let randoms = ScatterRandoms::draw(rng);
+        let randoms = ScatterRandoms::draw(sampler, depth);
         let bounce = scatter(m, dir, &normals, front_face, randoms);
         // A Principled hit's next-event estimation does not depend on the scattered
         // direction: it runs even when that direction ends the path (a rough lobe's
         // sample below the horizon), or those hits would lose their direct light. Lights
         // are sampled on the side the path came from.
         if nee && principled && !principled_of(m).is_delta() {
-            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
+            let u = nee_randoms(sampler, depth);
             let p = principled_of(m);
             let bsdf = Bsdf::Principled { bsdf: p, wo: -dir, entering: entering(&p, front_face), normals };
             let o = offset_ray_origin(&surface, n);
@@ -208,7 +215,7 @@ pub fn trace_sample(
         let next_origin = offset_ray_origin(&surface, if bounce.diffuse { n } else { bounce.dir });
         bsdf_pdf = 0.0;
         if nee && bounce.diffuse {
-            let u = [rng.next_f32(), rng.next_f32(), rng.next_f32()];
+            let u = nee_randoms(sampler, depth);
             let bsdf = Bsdf::Lambert(m.albedo);
             radiance += throughput * direct_light(scene, surface.point, next_origin, ns, n, &bsdf, u, rays);
             bsdf_pdf = bounce.dir.dot(ns).max(0.0) * FRAC_1_PI;
@@ -235,7 +242,7 @@ pub fn trace_sample(
             // `etaScale`): radiance entering glass is divided by 2.25 and multiplied back
             // on the way out, and a path inside should not die for that.
             let q = (max_throughput * eta_scale).min(1.0);
-            if rng.next_f32() >= q {
+            if sampler.get(bounce_dim(depth, DIM_ROULETTE)) >= q {
                 break;
             }
             throughput /= q;
@@ -265,6 +272,15 @@ fn aov_albedo(m: &super::scene::Material) -> Option<Vec3A> {
         Lobe::Absorb => Some(m.emission.min(Vec3A::ONE)),
         Lobe::Principled { .. } => (!principled_of(m).is_delta()).then_some(m.albedo),
     }
+}
+
+/// Next-event estimation's `u_pick, u1, u2` at bounce `depth`, drawn in that order.
+#[inline(always)]
+fn nee_randoms<S: Sampler>(sampler: &mut S, depth: u32) -> [f32; 3] {
+    let u_pick = sampler.get(bounce_dim(depth, DIM_NEE_PICK));
+    let u1 = sampler.get(bounce_dim(depth, DIM_NEE_U1));
+    let u2 = sampler.get(bounce_dim(depth, DIM_NEE_U2));
+    [u_pick, u1, u2]
 }
 
 /// Radiance of a ray leaving the scene along unit `dir`: the environment's, or

@@ -1,6 +1,7 @@
 //! The CPU backend: docs/path-tracing.md in Rust, parallel over image rows with rayon.
 //!
-//! Files follow the kernels' order: [`rng`] (PCG), [`integrator`] (generate camera
+//! Files follow the kernels' order: [`rng`] (PCG), [`sampler`] (independent or
+//! Sobol numbers by dimension), [`integrator`] (generate camera
 //! ray, one sample), [`traverse`] (BVH and sphere), [`scatter`] (materials),
 //! [`film`] (accumulate, tonemap). [`scene`] holds the owned copy of the blob.
 //! Every (pixel, sample) has its own random stream and each pixel adds its samples
@@ -13,6 +14,7 @@ pub mod integrator;
 pub mod lights;
 pub mod principled;
 pub mod rng;
+pub mod sampler;
 pub mod sampling;
 pub mod scatter;
 pub mod scene;
@@ -27,10 +29,12 @@ use anyhow::Context;
 use glam::Vec3A;
 use rayon::prelude::*;
 use scene_compiler::BlobView;
+use scene_compiler::scene::SamplerKind;
 
 use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
+use self::sampler::{Sampler, Sobol};
 use self::scene::CpuScene;
 use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, Tonemap};
 use crate::denoise::AovSample;
@@ -95,20 +99,16 @@ impl Backend for CpuBackend {
         let camera = Camera::from(&job.camera);
         let seed_hash = pcg_hash(job.seed);
         let width = job.width as usize;
+        let rows = self.film.sums.par_chunks_mut(width).enumerate();
         let rays = if job.aovs {
-            self.film
-                .sums
-                .par_chunks_mut(width)
-                .zip(self.film.aovs.par_chunks_mut(width))
-                .enumerate()
-                .map(|(y, (row, aovs))| render_row(scene, &camera, job, seed_hash, y as u32, row, Some(aovs)))
+            let aov_rows = self.film.aovs.par_chunks_mut(width);
+            rows.zip(aov_rows)
+                .map(|((y, row), aovs)| {
+                    render_row_with(job.sampler, scene, &camera, job, seed_hash, y, row, Some(aovs))
+                })
                 .sum()
         } else {
-            self.film
-                .sums
-                .par_chunks_mut(width)
-                .enumerate()
-                .map(|(y, row)| render_row(scene, &camera, job, seed_hash, y as u32, row, None))
+            rows.map(|(y, row)| render_row_with(job.sampler, scene, &camera, job, seed_hash, y, row, None))
                 .sum()
         };
         self.film.shape = film.after;
@@ -177,9 +177,28 @@ impl CpuBackend {
     }
 }
 
-/// Adds `job.samples` samples to each pixel of row `y`, in sample order, and their
-/// AOVs to `aovs` when given; returns the rays traced.
-fn render_row(
+/// [`render_row`] with the job's sampler.
+#[allow(clippy::too_many_arguments)]
+fn render_row_with(
+    sampler: SamplerKind,
+    scene: &CpuScene,
+    camera: &Camera,
+    job: &RenderJob,
+    seed_hash: u32,
+    y: usize,
+    row: &mut [Vec3A],
+    aovs: Option<&mut [AovSample]>,
+) -> u64 {
+    match sampler {
+        SamplerKind::Independent => render_row::<Rng>(scene, camera, job, seed_hash, y as u32, row, aovs),
+        SamplerKind::Sobol => render_row::<Sobol>(scene, camera, job, seed_hash, y as u32, row, aovs),
+    }
+}
+
+/// Adds `job.samples` samples to each pixel of row `y`, in sample order, drawn from
+/// sampler `S` (`job.sampler`), and their AOVs to `aovs` when given; returns the rays
+/// traced.
+fn render_row<S: Sampler>(
     scene: &CpuScene,
     camera: &Camera,
     job: &RenderJob,
@@ -195,9 +214,9 @@ fn render_row(
         let mut acc = *sum;
         let mut sample_aov = AovSample::default();
         for s in 0..job.samples {
-            let mut rng = Rng::from_seed_hash(pixel_index, job.first_sample + s, seed_hash);
+            let mut sampler = S::start(pixel_index, job.first_sample + s, seed_hash);
             let aov = aovs.is_some().then_some(&mut sample_aov);
-            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut rng, &mut rays, aov);
+            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut sampler, &mut rays, aov);
             if let Some(aovs) = aovs.as_deref_mut() {
                 aovs[x].add(&sample_aov);
             }

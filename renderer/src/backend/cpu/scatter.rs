@@ -6,9 +6,11 @@ use std::f32::consts::TAU;
 use glam::Vec3A;
 
 use super::principled::{Normals, Principled};
-use super::rng::Rng;
+use super::sampler::Sampler;
 use super::scene::{Lobe, Material};
-use crate::backend::constants::DEGENERATE_DIR2;
+use crate::backend::constants::{
+    DEGENERATE_DIR2, DIM_SCATTER_FRESNEL, DIM_SCATTER_LOBE, DIM_SCATTER_R1, DIM_SCATTER_R2, bounce_dim,
+};
 
 /// The random numbers drawn at every bounce, whichever lobe uses them.
 #[derive(Clone, Copy, Debug)]
@@ -22,14 +24,15 @@ pub struct ScatterRandoms {
 }
 
 impl ScatterRandoms {
-    /// Draws them (docs/path-tracing.md, "One sample").
+    /// Draws them for bounce `depth` (docs/path-tracing.md, "One sample"), in the spec's
+    /// order (the independent sampler's stream), each from its own dimension.
     #[inline(always)]
-    pub fn draw(rng: &mut Rng) -> ScatterRandoms {
+    pub fn draw<S: Sampler>(sampler: &mut S, depth: u32) -> ScatterRandoms {
         ScatterRandoms {
-            lobe: rng.next_f32(),
-            r1: rng.next_f32(),
-            r2: rng.next_f32(),
-            fresnel: rng.next_f32(),
+            lobe: sampler.get(bounce_dim(depth, DIM_SCATTER_LOBE)),
+            r1: sampler.get(bounce_dim(depth, DIM_SCATTER_R1)),
+            r2: sampler.get(bounce_dim(depth, DIM_SCATTER_R2)),
+            fresnel: sampler.get(bounce_dim(depth, DIM_SCATTER_FRESNEL)),
         }
     }
 }

@@ -46,7 +46,7 @@ pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
 use self::params::LaunchParams;
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
-use super::features;
+use super::features::{self, Variant};
 use super::{
     Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob,
     Tonemap,
@@ -134,7 +134,7 @@ impl CudaBackend {
         };
         let faults = Faults::from_env()?;
         // The module without scene features: an upload swaps in the one its scene needs.
-        let kernels = KernelModule::load(&ctx, &sources, &options, &arch, 0)?;
+        let kernels = KernelModule::load(&ctx, &sources, &options, &arch, Variant::of_features(0))?;
         let stream = ctx.default_stream();
         check_params(&kernels, &stream)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
@@ -256,22 +256,51 @@ impl CudaBackend {
         })
     }
 
-    /// Swaps in the module for the scene's features and `job`'s, when it is not the one loaded.
-    fn use_features(&mut self, needed: u32) -> anyhow::Result<()> {
-        if self.kernels.features != needed {
-            // Compiled (or read from the cache) in full before the swap.
-            let kernels =
-                KernelModule::load(self.stream.context(), &self.sources, &self.options, &self.arch, needed)?;
-            check_params(&kernels, &self.stream)?;
-            self.kernels = kernels;
+    /// Runs the device Sobol sampler on `(index, dim, pixel_seed, _)` inputs; each output is
+    /// (sobol_sample(index, dim, pixel_seed), the unscrambled point sobol(index, dim % 4),
+    /// nested_uniform_scramble(index, pixel_seed), bits of the sample as a float), for
+    /// tests that pin the kernels to the CPU's `backend::cpu::sampler`. Every module has
+    /// the probe, whichever sampler it renders with.
+    pub fn probe_sobol(&mut self, inputs: &[[u32; 4]]) -> anyhow::Result<Vec<[u32; 4]>> {
+        guard("probing the device Sobol sampler", || {
+            let count = u32::try_from(inputs.len()).context("too many Sobol probes")?;
+            if count == 0 {
+                return Ok(Vec::new());
+            }
+            let device_inputs = self.stream.clone_htod(inputs).context("copying Sobol probes")?;
+            let mut outputs =
+                self.stream.alloc_zeros::<[u32; 4]>(inputs.len()).context("allocating Sobol probes")?;
+            let cfg = film_launch(count);
+            let mut launch = self.stream.launch_builder(&self.kernels.sobol_probe);
+            launch.arg(&device_inputs).arg(&mut outputs).arg(&count);
+            // SAFETY: sobol_probe(const uint4*, uint4*, unsigned) with `count` elements in both buffers.
+            unsafe { launch.launch(cfg) }.context("launching sobol_probe")?;
+            self.stream.clone_dtoh(&outputs).context("reading Sobol probes")
+        })
+    }
+
+    /// Makes `variant` the loaded module, compiled (or read from the cache) in full before
+    /// the swap; a scene on the GPU gets its nodes repacked by the new module, as after a
+    /// kernel reload.
+    fn use_variant(&mut self, variant: Variant) -> anyhow::Result<()> {
+        if self.kernels.variant == variant {
+            return Ok(());
+        }
+        let kernels =
+            KernelModule::load(self.stream.context(), &self.sources, &self.options, &self.arch, variant)?;
+        check_params(&kernels, &self.stream)?;
+        self.kernels = kernels;
+        if let Some(scene) = self.scene.take() {
+            self.scene = Some(scene.with_kernels(&self.stream, &self.kernels)?);
         }
         Ok(())
     }
 
     fn render_frame(&mut self, job: &RenderJob) -> anyhow::Result<FrameStats> {
-        let scene_features = self.scene.as_ref().map(|s| s.features);
-        let scene_features = scene_features.context("no scene on the GPU: upload one before rendering")?;
-        self.use_features(scene_features | features::job_features(job))?;
+        let features =
+            self.scene.as_ref().context("no scene on the GPU: upload one before rendering")?.features;
+        // The job's sampler and AOVs pick the module as the scene's features do.
+        self.use_variant(Variant { features: features | features::job_features(job), sampler: job.sampler })?;
         let update = FilmShape::begin(self.film.as_ref().map(|f| f.shape), job)?;
         update.check_aovs(self.film.as_ref().is_some_and(|f| f.aov.is_some()), job)?;
         // Each thread counts its rays (a closest hit and a shadow ray per bounce) in 32 bits.
@@ -351,10 +380,10 @@ impl CudaBackend {
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
         anyhow::ensure!(
-            k.features == scene.features,
-            "the kernels have features {} but the scene needs {}",
-            features::names(k.features),
-            features::names(scene.features)
+            k.variant == Variant { features: scene.features, sampler: job.sampler },
+            "the kernels are {} but the job needs {}",
+            k.variant.name(),
+            Variant { features: scene.features, sampler: job.sampler }.name()
         );
         let kernel = if params.light_count > 0 { &k.render_lit } else { &k.render };
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
@@ -505,10 +534,10 @@ impl Backend for CudaBackend {
         // Compiled and checked in full before the swap, so a broken edit keeps the old
         // module running; NVRTC's error carries the compiler log with file:line.
         let sources = KernelSources::from_dir(kernels_dir)?;
-        let features = self.kernels.features;
+        let variant = self.kernels.variant;
         let kernels = guard("reloading the kernels", || {
             let kernels =
-                KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch, features)?;
+                KernelModule::load(self.stream.context(), &sources, &self.options, &self.arch, variant)?;
             check_params(&kernels, &self.stream)?;
             Ok(kernels)
         })?;
@@ -541,9 +570,11 @@ impl Backend for CudaBackend {
             // Free the old scene first: both may not fit at once.
             gpu.scene = None;
             gpu.inject(Stage::Upload)?;
-            // The job features of the last render stay: the next job most likely wants them too.
-            let jobs = gpu.kernels.features & features::job_feature_mask();
-            gpu.use_features(features::scene_features(blob) | jobs)?;
+            // The scene's features with the last job's (its AOVs, its sampler): a job that
+            // wants others swaps the module at render.
+            let jobs = gpu.kernels.variant.features & features::job_feature_mask();
+            let features = features::scene_features(blob) | jobs;
+            gpu.use_variant(Variant { features, sampler: gpu.kernels.variant.sampler })?;
             gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
             Ok(())
         })

@@ -13,13 +13,14 @@ use super::cache::{self, CacheKey};
 use super::nvrtc::Nvrtc;
 use super::options::KernelOptions;
 use super::sources::KernelSources;
+use crate::backend::features::Variant;
 use crate::backend::{KernelCompile, KernelResources};
 
 /// The loaded module and the kernels the backend launches.
 pub struct KernelModule {
     pub module: Arc<CudaModule>,
-    /// The scene features compiled in (`backend::features`, `PT_FEATURES`).
-    pub features: u32,
+    /// The scene features and the sampler compiled in (`backend::features::Variant`).
+    pub variant: Variant,
     /// The path tracer without next-event estimation (no lights, or `--no-nee`).
     pub render: CudaFunction,
     /// The path tracer with next-event estimation (kernels/path.cuh says why two).
@@ -29,6 +30,7 @@ pub struct KernelModule {
     pub denoise_clamp: CudaFunction,
     pub denoise_atrous: CudaFunction,
     pub rng_probe: CudaFunction,
+    pub sobol_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
     pub node_bytes: usize,
@@ -40,18 +42,18 @@ pub struct KernelModule {
 }
 
 impl KernelModule {
-    /// Compiles `sources` for `arch` with the scene features `features` (or takes them
-    /// from the cache) and loads them into `ctx`.
+    /// Compiles `sources` for `arch` as `variant` (or takes them from the cache) and
+    /// loads them into `ctx`.
     pub fn load(
         ctx: &Arc<CudaContext>,
         sources: &KernelSources,
         options: &KernelOptions,
         arch: &str,
-        features: u32,
+        variant: Variant,
     ) -> anyhow::Result<KernelModule> {
         let start = Instant::now();
         let nvrtc = Nvrtc::load()?;
-        let args = options.nvrtc_args(arch, features);
+        let args = options.nvrtc_args(arch, variant);
         let key = CacheKey::new(sources, &args, nvrtc.version(), driver_version()?);
         let cached = options.cache_dir.as_deref().and_then(|dir| cache::load(dir, &key));
         // A cached file the driver refuses (truncated, or from another driver) is compiled again.
@@ -61,7 +63,7 @@ impl KernelModule {
             return KernelModule::new(
                 ctx,
                 module,
-                features,
+                variant,
                 KernelCompile { time: start.elapsed(), cached: true },
                 log,
             );
@@ -77,7 +79,7 @@ impl KernelModule {
         KernelModule::new(
             ctx,
             module,
-            features,
+            variant,
             KernelCompile { time: start.elapsed(), cached: false },
             cubin.log,
         )
@@ -86,7 +88,7 @@ impl KernelModule {
     fn new(
         ctx: &Arc<CudaContext>,
         module: Arc<CudaModule>,
-        features: u32,
+        variant: Variant,
         compile: KernelCompile,
         log: String,
     ) -> anyhow::Result<KernelModule> {
@@ -108,7 +110,7 @@ impl KernelModule {
             module.load_function(name).with_context(|| format!("kernel `{name}` not in the module"))
         };
         Ok(KernelModule {
-            features,
+            variant,
             render: function("render")?,
             render_lit: function("render_lit")?,
             tonemap: function("tonemap")?,
@@ -116,6 +118,7 @@ impl KernelModule {
             denoise_clamp: function("denoise_clamp")?,
             denoise_atrous: function("denoise_atrous")?,
             rng_probe: function("rng_probe")?,
+            sobol_probe: function("sobol_probe")?,
             repack_nodes: function("repack_nodes")?,
             node_bytes: node_bytes as usize,
             wide_bvh,

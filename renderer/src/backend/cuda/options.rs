@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
+use crate::backend::features::Variant;
+
 /// Env var: render block shape, `<width>x<height>` threads.
 pub const BLOCK_ENV: &str = "RENDERER_CUDA_BLOCK";
 /// Env var: extra `-D` defines for the kernels, `NAME` or `NAME=VALUE`, space or comma separated.
@@ -77,8 +79,8 @@ impl KernelOptions {
     }
 
     /// The NVRTC command line for GPU architecture `arch` (`sm_90`).
-    /// `features`: the scene features to compile in (`backend::features`).
-    pub fn nvrtc_args(&self, arch: &str, features: u32) -> Vec<String> {
+    /// `variant`: the scene features and the sampler to compile in (`backend::features`).
+    pub fn nvrtc_args(&self, arch: &str, variant: Variant) -> Vec<String> {
         let mut args = vec![
             // A real architecture: NVRTC emits CUBIN (SASS), which loads without a JIT
             // step and does not depend on the driver accepting NVRTC's PTX version.
@@ -97,8 +99,8 @@ impl KernelOptions {
             "--ptxas-options=-v".to_owned(),
             format!("-DPT_BLOCK_W={}", self.block.0),
             format!("-DPT_BLOCK_H={}", self.block.1),
-            format!("-DPT_FEATURES={features}u"),
         ];
+        args.extend(variant.defines());
         args.extend(self.defines.iter().map(|d| format!("-D{d}")));
         args
     }
@@ -138,10 +140,12 @@ mod tests {
     #[test]
     fn args_carry_the_block_and_defines() {
         let options = KernelOptions { block: (16, 8), defines: vec!["A=1".into()], cache_dir: None };
-        let args = options.nvrtc_args("sm_86", 0);
+        let args = options.nvrtc_args("sm_86", Variant::of_features(0));
         assert!(args.contains(&"--gpu-architecture=sm_86".to_owned()));
         assert!(args.contains(&"-DPT_BLOCK_W=16".to_owned()));
         assert!(args.contains(&"-DPT_BLOCK_H=8".to_owned()));
         assert!(args.contains(&"-DA=1".to_owned()));
+        assert!(args.contains(&"-DPT_FEATURES=0u".to_owned()));
+        assert!(args.contains(&"-DPT_SAMPLER=0u".to_owned()));
     }
 }
