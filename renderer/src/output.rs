@@ -15,7 +15,7 @@ use anyhow::{Context, bail};
 use image::ImageEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
-use crate::backend::{Backend, Tonemap};
+use crate::backend::{Aovs, Backend, Tonemap};
 
 /// An output file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,6 +88,44 @@ fn temp_sibling(path: &Path) -> PathBuf {
 pub enum Pixels {
     Rgba8(Vec<u8>),
     Linear(Vec<[f32; 4]>),
+    /// An EXR of the linear image (`R`, `G`, `B`, `A`) and more layers beside it.
+    Layered { beauty: Vec<[f32; 4]>, layers: Vec<Channel> },
+}
+
+/// One float channel of an EXR layer, named as OpenEXR layers name them (`albedo.R`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Channel {
+    pub name: String,
+    pub values: Vec<f32>,
+}
+
+/// The AOV layers `render --aov` writes: `albedo` as `albedo.R/G/B`, `normal` as
+/// `normal.X/Y/Z`, `depth` as `depth.Z`, the names `oidnDenoise` and OptiX's denoiser
+/// examples read.
+pub const AOV_LAYERS: [&str; 3] = ["albedo", "normal", "depth"];
+
+/// The channels of the AOV layers named in `names` (each of [`AOV_LAYERS`]).
+pub fn aov_channels(aovs: &Aovs, names: &[String]) -> anyhow::Result<Vec<Channel>> {
+    let mut channels = Vec::new();
+    for name in names {
+        match name.as_str() {
+            "albedo" => channels.extend(rgb_channels("albedo", ["R", "G", "B"], &aovs.albedo)),
+            "normal" => channels.extend(rgb_channels("normal", ["X", "Y", "Z"], &aovs.normal)),
+            "depth" => channels.push(Channel { name: "depth.Z".to_owned(), values: aovs.depth.clone() }),
+            other => bail!("no AOV `{other}`: the AOVs are {}", AOV_LAYERS.join(", ")),
+        }
+    }
+    Ok(channels)
+}
+
+/// Three channels `layer.C` from per-pixel triples.
+pub fn rgb_channels<T: Copy + Into<[f32; 3]>>(layer: &str, names: [&str; 3], pixels: &[T]) -> Vec<Channel> {
+    (0..3)
+        .map(|c| Channel {
+            name: format!("{layer}.{}", names[c]),
+            values: pixels.iter().map(|&p| p.into()[c]).collect(),
+        })
+        .collect()
 }
 
 /// Reads the film back for `format`: a PNG through `tonemap` (exposure and view
@@ -141,6 +179,34 @@ fn encode(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Resul
                 .with_context(size_error)?
                 .save_with_format(path, image::ImageFormat::OpenExr)?;
         }
+        Pixels::Layered { beauty, layers } => {
+            let pixels = width as usize * height as usize;
+            if beauty.len() != pixels || layers.iter().any(|l| l.values.len() != pixels) {
+                bail!(size_error());
+            }
+            write_layers(path, width, height, &beauty, layers)?;
+        }
     }
     Ok(())
+}
+
+/// An EXR of `beauty` as `R`, `G`, `B`, `A` and every channel of `layers`, 32-bit float,
+/// lossless (ZIP), one part: how Blender, OIDN and Nuke read AOV layers.
+fn write_layers(path: &Path, width: u32, height: u32, beauty: &[[f32; 4]], layers: Vec<Channel>) -> anyhow::Result<()> {
+    use exr::prelude::{AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, WritableImage};
+    let plain = ["R", "G", "B", "A"].into_iter().enumerate().map(|(c, name)| Channel {
+        name: name.to_owned(),
+        values: beauty.iter().map(|p| p[c]).collect(),
+    });
+    let channels: Vec<AnyChannel<FlatSamples>> = plain
+        .chain(layers)
+        .map(|c| AnyChannel::new(c.name.as_str(), FlatSamples::F32(c.values)))
+        .collect();
+    let layer = Layer::new(
+        (width as usize, height as usize),
+        LayerAttributes::default(),
+        Encoding::SMALL_LOSSLESS,
+        AnyChannels::sort(channels.into()),
+    );
+    Image::from_layer(layer).write().to_file(path).map_err(anyhow::Error::from)
 }

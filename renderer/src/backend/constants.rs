@@ -32,7 +32,7 @@ pub const DEGENERATE_DIR2: f32 = 1e-12;
 pub const AGX_INSET: [[f32; 3]; 3] = [
     [0.842_479_06, 0.078_433_6, 0.079_223_745],
     [0.042_328_242, 0.878_468_64, 0.079_166_13],
-    [0.042_375_654, 0.078_433_6, 0.879_142_97],
+    [0.042_375_654, 0.078_433_6, 0.879_143],
 ];
 /// AgX's outset matrix (the inset's inverse in Wrensch's `agxEotf`), row by row.
 pub const AGX_OUTSET: [[f32; 3]; 3] = [

@@ -33,6 +33,10 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Render with AOVs and run the denoiser after every frame; its time is reported
+    /// apart from the render's (`denoise_ms`), which then includes the AOVs' cost.
+    #[arg(long)]
+    denoise: bool,
 }
 
 /// What `bench --json` prints.
@@ -61,6 +65,9 @@ struct Report {
     devices: Vec<DeviceReport>,
     /// Registers, local memory (stack + spills) and occupancy per kernel (GPU only).
     kernels: Vec<KernelResources>,
+    /// With `--denoise`: the denoiser's time per frame (CUDA events on the GPU, wall
+    /// clock on the CPU), median, min and max, milliseconds.
+    denoise_ms: Option<[f64; 3]>,
 }
 
 /// One GPU's part of the frames of a `--gpus` benchmark.
@@ -81,10 +88,15 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
     let (mut backend, _) = open_backend(&args.scene, &view, (settings.width, settings.height))?;
-    let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
+    let job =
+        RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee).with_aovs(args.denoise);
     for _ in 0..args.warmup {
         backend.render(&job).or_device()?;
+        if args.denoise {
+            backend.denoise().or_device()?;
+        }
     }
+    let mut denoise_ms = Vec::new();
     let mut frame_ms = Vec::with_capacity(args.frames as usize);
     let mut wall_ms = Vec::with_capacity(args.frames as usize);
     let mut device_ms: Vec<Vec<f64>> = Vec::new();
@@ -94,6 +106,9 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         let stats = backend.render(&job).or_device()?;
         wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
         frame_ms.push(stats.render_ms);
+        if args.denoise {
+            denoise_ms.push(backend.denoise().or_device()?);
+        }
         let shares = backend.shares();
         device_ms.resize(shares.len(), Vec::new());
         for (times, share) in device_ms.iter_mut().zip(&shares) {
@@ -140,6 +155,10 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
         median_wall_ms: median(&wall_ms),
         devices,
         kernels: backend.kernel_resources().or_device()?,
+        denoise_ms: args.denoise.then(|| {
+            denoise_ms.sort_by(f64::total_cmp);
+            [median(&denoise_ms), denoise_ms[0], denoise_ms[denoise_ms.len() - 1]]
+        }),
     };
     if args.json {
         let text = serde_json::to_string_pretty(&report).or_usage()?;
@@ -172,6 +191,9 @@ fn print_text(r: &Report) {
         "  render     median {:.2} ms, min {:.2} ms, max {:.2} ms (wall clock: median {:.2} ms)",
         r.median_ms, r.min_ms, r.max_ms, r.median_wall_ms
     );
+    if let Some([median, min, max]) = r.denoise_ms {
+        println!("  denoise    median {median:.3} ms, min {min:.3} ms, max {max:.3} ms");
+    }
     for d in &r.devices {
         println!(
             "  gpu        {}: {} spp/frame, median {:.2} ms, min {:.2} ms, max {:.2} ms",

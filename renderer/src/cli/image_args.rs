@@ -80,7 +80,7 @@ impl From<SamplerArg> for SamplerKind {
 /// An `--exposure`: a finite number of stops within ±20, as a scene's `exposure`.
 pub(super) fn exposure(text: &str) -> Result<f32, String> {
     let stops: f32 = text.trim().parse().map_err(|_| format!("`{text}` is not a number of stops"))?;
-    if !(stops.abs() <= MAX_EXPOSURE) {
+    if !(stops.is_finite() && stops.abs() <= MAX_EXPOSURE) {
         return Err(format!("an exposure is between -{MAX_EXPOSURE} and {MAX_EXPOSURE} stops, not {text}"));
     }
     Ok(stops)

@@ -54,6 +54,44 @@ pub struct RenderArgs {
     /// an uninterrupted render's. Give `--checkpoint` too to keep checkpointing.
     #[arg(long, value_name = "FILE")]
     resume: Option<PathBuf>,
+    /// Write these AOVs as layers of the EXR beside the image (comma-separated):
+    /// `albedo` (albedo.R/G/B: of the first surface that is not a mirror or glass, seen
+    /// through them), `normal` (normal.X/Y/Z: its world-space shading normal) and
+    /// `depth` (depth.Z: the camera distance of the first hit, 1e10 where nothing was
+    /// hit): the passes `oidnDenoise` and OptiX's denoiser take. Needs an `.exr` output.
+    #[arg(long, value_name = "AOVS", value_delimiter = ',', value_parser = output::AOV_LAYERS)]
+    aov: Vec<String>,
+    /// Denoise the image: an edge-avoiding à-trous filter guided by the AOVs
+    /// (docs/path-tracing.md, "The denoiser"). An `.exr` keeps the raw image as the
+    /// layer `noisy.R/G/B`.
+    #[arg(long)]
+    denoise: bool,
+}
+
+/// The image of a render with AOVs: denoised (`--denoise`, which has run) or not, with
+/// the asked AOV layers and, when denoised, the raw image as `noisy` in an EXR.
+fn read_with_aovs(
+    backend: &mut dyn Backend,
+    format: ImageFormat,
+    tonemap: Tonemap,
+    args: &RenderArgs,
+) -> anyhow::Result<output::Pixels> {
+    if format == ImageFormat::Png {
+        let rgba = if args.denoise { backend.read_denoised_rgba8(tonemap)? } else { backend.read_rgba8(tonemap)? };
+        return Ok(output::Pixels::Rgba8(rgba));
+    }
+    let mut layers = Vec::new();
+    let beauty = if args.denoise {
+        let raw: Vec<[f32; 3]> = backend.read_linear()?.iter().map(|&[r, g, b, _]| [r, g, b]).collect();
+        layers.extend(output::rgb_channels("noisy", ["R", "G", "B"], &raw));
+        backend.read_denoised_linear()?
+    } else {
+        backend.read_linear()?
+    };
+    if !args.aov.is_empty() {
+        layers.extend(output::aov_channels(&backend.read_aovs()?, &args.aov)?);
+    }
+    Ok(output::Pixels::Layered { beauty, layers })
 }
 
 /// Loads, renders and writes the image or partial film; prints the summary.
@@ -69,6 +107,19 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         return Err(Failure::Usage(anyhow::anyhow!(
             "cannot write `{}`: a shard is a partial film of float sums; give an `.exr` output",
             output_path.display()
+        )));
+    }
+    if !args.aov.is_empty() && format != ImageFormat::Exr {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "cannot write AOV layers into `{}`: give an `.exr` output",
+            output_path.display()
+        )));
+    }
+    let aovs = args.denoise || !args.aov.is_empty();
+    if aovs && (args.shard.is_some() || args.checkpoint.is_some() || args.resume.is_some()) {
+        return Err(Failure::Usage(anyhow::anyhow!(
+            "--aov and --denoise need the whole film in one process: partial films and checkpoints keep \
+             no AOVs; render without --shard, --checkpoint and --resume"
         )));
     }
     if let Some(path) = &args.checkpoint {
@@ -102,7 +153,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     };
     let (mut backend, backend_times) = open_backend(&args.scene, &view, (settings.width, settings.height))?;
     let range = shard.samples(settings.spp);
-    let full = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee);
+    let full = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee).with_aovs(aovs);
     let mut job = match args.shard {
         Some(_) => full.with_samples(range.clone()).on_fresh_film(),
         None => full,
@@ -183,6 +234,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     };
     let render = start.elapsed();
 
+    let mut denoise_ms = None;
     let (readback, encode) = match args.shard {
         Some(shard) => {
             let start = Instant::now();
@@ -197,6 +249,17 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
                 checkpoint: false,
             };
             partial::write(&output_path, &PartialFilm { info, sums: film.sums }).or_usage()?;
+            (readback, start.elapsed())
+        }
+        None if aovs => {
+            if args.denoise {
+                denoise_ms = Some(backend.denoise().or_device()?);
+            }
+            let start = Instant::now();
+            let pixels = read_with_aovs(backend.as_mut(), format, Tonemap::of(&settings), args).or_device()?;
+            let readback = start.elapsed();
+            let start = Instant::now();
+            output::write(&output_path, settings.width, settings.height, pixels).or_usage()?;
             (readback, start.elapsed())
         }
         None => {
@@ -253,6 +316,12 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
             film.info.samples,
             film.info.samples.end..range.end
         );
+    }
+    if let Some(ms) = denoise_ms {
+        println!("  denoised   in {ms:.2} ms (the filter alone)");
+    }
+    if !args.aov.is_empty() {
+        println!("  aov        {} (EXR layers)", args.aov.join(", "));
     }
     print_total(stages.total, &stats);
     print!("{stages}");

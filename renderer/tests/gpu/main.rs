@@ -12,4 +12,5 @@ mod launch_params_header;
 mod multi;
 mod nvrtc_compile;
 mod render;
+mod view_transforms;
 mod vs_cpu;

@@ -727,3 +727,50 @@ fn locate(text: &str, needle: &str) -> (usize, usize) {
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
 }
+
+/// Waits (stepping the UI) until `done` holds for the editor's latest frame.
+fn wait_for_frame(harness: &mut Harness<'_, ViewApp>, done: impl Fn(&renderer::view::worker::Frame) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while harness.state().frame().is_none_or(|f| !done(f)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+}
+
+#[test]
+fn exposure_and_view_change_the_display_without_restarting_and_save() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    harness.state_mut().controls.max_spp = 64;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !harness.state().finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    assert!(harness.state().finished(), "the render finished");
+    let finished = harness.state().frame().expect("a frame").rgba.clone();
+
+    // A display change re-reads the finished film: the same samples, other pixels.
+    harness.get_by_label("AgX").click_accesskit();
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.rgba != finished);
+    let agx = harness.state().frame().expect("a frame");
+    assert_eq!(agx.samples, 64, "the view is a display transform: accumulation goes on");
+    assert_ne!(agx.rgba, finished);
+    let agx_pixels = agx.rgba.clone();
+    assert_eq!(current(&harness).settings.view, scene::ViewTransform::Agx);
+
+    harness.get_by_role_and_label(egui::accesskit::Role::Slider, "exposure (stops)").set_value_accesskit(2.0);
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.rgba != agx_pixels);
+    assert_eq!(harness.state().frame().expect("a frame").samples, 64);
+    assert_eq!(current(&harness).settings.exposure, 2.0);
+
+    harness.get_by_label("Save").click_accesskit();
+    harness.run_steps(2);
+    let saved = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_eq!((saved.settings.exposure, saved.settings.view), (2.0, scene::ViewTransform::Agx));
+    let text = std::fs::read_to_string(&path).expect("saved");
+    assert!(text.contains("exposure: 2.0") && text.contains("view: Agx"), "{text}");
+}

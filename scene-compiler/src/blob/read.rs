@@ -340,7 +340,7 @@ impl<'a> BlobView<'a> {
         {
             return Err(BlobError::record(S::Globals, 0, format!("render settings out of range: {s:?}")));
         }
-        if !(g.exposure.abs() <= ranges::MAX_EXPOSURE) {
+        if !(g.exposure.is_finite() && g.exposure.abs() <= ranges::MAX_EXPOSURE) {
             return Err(BlobError::record(
                 S::Globals,
                 0,
