@@ -28,26 +28,25 @@ struct __align__(16) LaunchParams {
     const NoiseRecord* noise; // offset 232: Blob section: the Perlin table, or null when no texture is noise.
     float4* accum; // offset 240: The film: per-pixel sums of samples (rgb, w unused).
     unsigned long long* ray_count; // offset 248: The ray counter.
-    float4* aov; // offset 256: The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and squared luminance), or null when the job keeps none.
-    unsigned int width; // offset 264: Image width in pixels.
-    unsigned int height; // offset 268: Image height in pixels.
-    unsigned int max_depth; // offset 272: Bounces per path (docs/path-tracing.md).
-    unsigned int seed; // offset 276: The render's random seed.
-    unsigned int first_sample; // offset 280: Samples already in `accum` (0: overwrite it).
-    unsigned int samples; // offset 284: Samples to add in this launch.
-    unsigned int bvh_root; // offset 288: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
-    unsigned int light_count; // offset 292: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    uint4 kind_first; // offset 296: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
-    float4 env_rotation_pdf; // offset 312: The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
-    uint4 env_size; // offset 328: The environment image's width and height (0, 0 without one), two zeros.
-    const EnvTexelRecord* env_texels; // offset 344: Blob section: the environment's texels, or null without one.
-    const EnvAliasRecord* env_sampling; // offset 352: Blob section: the environment's alias tables, or null without one.
-    const TriangleTangentsRecord* triangle_tangents; // offset 360: Blob section: the triangles' vertex tangents, or null when the blob has none.
+    unsigned int width; // offset 256: Image width in pixels.
+    unsigned int height; // offset 260: Image height in pixels.
+    unsigned int max_depth; // offset 264: Bounces per path (docs/path-tracing.md).
+    unsigned int seed; // offset 268: The render's random seed.
+    unsigned int first_sample; // offset 272: Samples already in `accum` (0: overwrite it).
+    unsigned int samples; // offset 276: Samples to add in this launch.
+    unsigned int bvh_root; // offset 280: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
+    unsigned int light_count; // offset 284: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
+    uint4 kind_first; // offset 288: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    float4 env_rotation_pdf; // offset 304: The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
+    uint4 env_size; // offset 320: The environment image's width and height (0, 0 without one), two zeros.
+    const EnvTexelRecord* env_texels; // offset 336: Blob section: the environment's texels, or null without one.
+    const EnvAliasRecord* env_sampling; // offset 344: Blob section: the environment's alias tables, or null without one.
+    const TriangleTangentsRecord* triangle_tangents; // offset 352: Blob section: the triangles' vertex tangents, or null when the blob has none.
+    float4* aov; // offset 360: The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and squared luminance), or null when the job keeps none.
     unsigned int sun_count; // offset 368: Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
-    unsigned int reserved; // offset 372: Zero.
-    float4 sun_towards_cos[4]; // offset 376: Per sun: the unit direction towards it, w the cosine of its angular radius.
-    float4 sun_radiance[4]; // offset 440: Per sun: its disc's radiance (irradiance over solid angle), w 0.
-    unsigned int reserved_end[2]; // offset 504: Zero: the struct's size stays a multiple of 16.
+    unsigned int reserved[3]; // offset 372: Zero: the suns' float4 rows start 16-byte aligned.
+    float4 sun_towards_cos[4]; // offset 384: Per sun: the unit direction towards it, w the cosine of its angular radius.
+    float4 sun_radiance[4]; // offset 448: Per sun: its disc's radiance (irradiance over solid angle), w 0.
 };
 static_assert(sizeof(LaunchParams) == 512, "layout drift");
 #ifndef __CUDACC_RTC__
@@ -72,25 +71,24 @@ static_assert(__builtin_offsetof(LaunchParams, texels) == 224, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, noise) == 232, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, accum) == 240, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, ray_count) == 248, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, aov) == 256, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, width) == 264, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, height) == 268, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, max_depth) == 272, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, seed) == 276, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, first_sample) == 280, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, samples) == 284, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 288, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, light_count) == 292, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, kind_first) == 296, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, env_rotation_pdf) == 312, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, env_size) == 328, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, env_texels) == 344, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 352, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, triangle_tangents) == 360, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, width) == 256, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, height) == 260, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, max_depth) == 264, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, seed) == 268, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, first_sample) == 272, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, samples) == 276, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, bvh_root) == 280, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, light_count) == 284, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, kind_first) == 288, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_rotation_pdf) == 304, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_size) == 320, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_texels) == 336, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 344, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, triangle_tangents) == 352, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, aov) == 360, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, sun_count) == 368, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, reserved) == 372, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, sun_towards_cos) == 376, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, sun_radiance) == 440, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved_end) == 504, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_towards_cos) == 384, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_radiance) == 448, "layout drift");
 #endif
 

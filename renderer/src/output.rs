@@ -89,7 +89,10 @@ pub enum Pixels {
     Rgba8(Vec<u8>),
     Linear(Vec<[f32; 4]>),
     /// An EXR of the linear image (`R`, `G`, `B`, `A`) and more layers beside it.
-    Layered { beauty: Vec<[f32; 4]>, layers: Vec<Channel> },
+    Layered {
+        beauty: Vec<[f32; 4]>,
+        layers: Vec<Channel>,
+    },
 }
 
 /// One float channel of an EXR layer, named as OpenEXR layers name them (`albedo.R`).
@@ -192,16 +195,22 @@ fn encode(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Resul
 
 /// An EXR of `beauty` as `R`, `G`, `B`, `A` and every channel of `layers`, 32-bit float,
 /// lossless (ZIP), one part: how Blender, OIDN and Nuke read AOV layers.
-fn write_layers(path: &Path, width: u32, height: u32, beauty: &[[f32; 4]], layers: Vec<Channel>) -> anyhow::Result<()> {
-    use exr::prelude::{AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, WritableImage};
-    let plain = ["R", "G", "B", "A"].into_iter().enumerate().map(|(c, name)| Channel {
-        name: name.to_owned(),
-        values: beauty.iter().map(|p| p[c]).collect(),
-    });
-    let channels: Vec<AnyChannel<FlatSamples>> = plain
-        .chain(layers)
-        .map(|c| AnyChannel::new(c.name.as_str(), FlatSamples::F32(c.values)))
-        .collect();
+fn write_layers(
+    path: &Path,
+    width: u32,
+    height: u32,
+    beauty: &[[f32; 4]],
+    layers: Vec<Channel>,
+) -> anyhow::Result<()> {
+    use exr::prelude::{
+        AnyChannel, AnyChannels, Encoding, FlatSamples, Image, Layer, LayerAttributes, WritableImage,
+    };
+    let plain = ["R", "G", "B", "A"]
+        .into_iter()
+        .enumerate()
+        .map(|(c, name)| Channel { name: name.to_owned(), values: beauty.iter().map(|p| p[c]).collect() });
+    let channels: Vec<AnyChannel<FlatSamples>> =
+        plain.chain(layers).map(|c| AnyChannel::new(c.name.as_str(), FlatSamples::F32(c.values))).collect();
     let layer = Layer::new(
         (width as usize, height as usize),
         LayerAttributes::default(),

@@ -77,7 +77,8 @@ fn read_with_aovs(
     args: &RenderArgs,
 ) -> anyhow::Result<output::Pixels> {
     if format == ImageFormat::Png {
-        let rgba = if args.denoise { backend.read_denoised_rgba8(tonemap)? } else { backend.read_rgba8(tonemap)? };
+        let rgba =
+            if args.denoise { backend.read_denoised_rgba8(tonemap)? } else { backend.read_rgba8(tonemap)? };
         return Ok(output::Pixels::Rgba8(rgba));
     }
     let mut layers = Vec::new();
@@ -256,7 +257,8 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
                 denoise_ms = Some(backend.denoise().or_device()?);
             }
             let start = Instant::now();
-            let pixels = read_with_aovs(backend.as_mut(), format, Tonemap::of(&settings), args).or_device()?;
+            let pixels =
+                read_with_aovs(backend.as_mut(), format, Tonemap::of(&settings), args).or_device()?;
             let readback = start.elapsed();
             let start = Instant::now();
             output::write(&output_path, settings.width, settings.height, pixels).or_usage()?;

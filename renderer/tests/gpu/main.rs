@@ -7,6 +7,7 @@
 
 mod gpu_support;
 
+mod denoise;
 mod faults;
 mod launch_params_header;
 mod multi;

@@ -30,7 +30,7 @@ fn the_tonemap_kernel_matches_the_host_for_every_view() {
     let width = colours.len() as u32;
     // One sample per pixel: the sums are the averages, on both sides exactly.
     let shape = FilmShape { width, height: 1, samples: 1, end: 1 };
-    gpu.restore_film(&FilmSums { shape, sums: colours.clone() }).expect("restore the film");
+    gpu.restore_film(&FilmSums { shape, sums: colours.clone(), aovs: Vec::new() }).expect("restore the film");
     for view in ViewTransform::ALL {
         for exposure in [0.0, 1.0, -2.5, 6.0] {
             let tonemap = Tonemap { exposure, view };

@@ -71,9 +71,6 @@ blob_record! {
         pub accum: DevicePtrMut<[f32; 4]>,
         /// The ray counter.
         pub ray_count: DevicePtrMut<u64>,
-        /// The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and
-        /// squared luminance), or null when the job keeps none.
-        pub aov: DevicePtrMut<[f32; 4]>,
         /// Image width in pixels.
         pub width: u32,
         /// Image height in pixels.
@@ -102,16 +99,17 @@ blob_record! {
         pub env_sampling: DevicePtr<EnvAliasRecord>,
         /// Blob section: the triangles' vertex tangents, or null when the blob has none.
         pub triangle_tangents: DevicePtr<TriangleTangentsRecord>,
+        /// The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and
+        /// squared luminance), or null when the job keeps none.
+        pub aov: DevicePtrMut<[f32; 4]>,
         /// Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
         pub sun_count: u32,
-        /// Zero.
-        pub reserved: u32,
+        /// Zero: the suns' float4 rows start 16-byte aligned.
+        pub reserved: [u32; 3],
         /// Per sun: the unit direction towards it, w the cosine of its angular radius.
         pub sun_towards_cos: [[f32; 4]; MAX_SUNS],
         /// Per sun: its disc's radiance (irradiance over solid angle), w 0.
         pub sun_radiance: [[f32; 4]; MAX_SUNS],
-        /// Zero: the struct's size stays a multiple of 16.
-        pub reserved_end: [u32; 2],
     }
 }
 
