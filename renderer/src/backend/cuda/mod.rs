@@ -379,11 +379,12 @@ impl CudaBackend {
         };
         self.start.record(&self.stream).context("recording the start event")?;
         let k = &self.kernels;
+        let needed = Variant { features: scene.features | features::job_features(job), sampler: job.sampler };
         anyhow::ensure!(
-            k.variant == Variant { features: scene.features, sampler: job.sampler },
+            k.variant == needed,
             "the kernels are {} but the job needs {}",
             k.variant.name(),
-            Variant { features: scene.features, sampler: job.sampler }.name()
+            needed.name()
         );
         let kernel = if params.light_count > 0 { &k.render_lit } else { &k.render };
         // SAFETY: the render kernels take no arguments; everything they read is in `params`, whose
