@@ -14,7 +14,7 @@ export RENDERER_REPO_ROOT="$PWD/$BUNDLE"
 export RENDERER_KERNEL_CACHE
 RENDERER_KERNEL_CACHE=$(mktemp -d)
 R="$BUNDLE/bin/renderer"
-timeout 300 "$BUNDLE/tests/gpu" --include-ignored --test-threads 1 --nocapture 2>&1 | grep -E "^test |test result|GPU against|pixels that differ|panicked" | tee "$OUT/gpu-tests.txt"
+timeout 300 "$BUNDLE/tests/gpu" --include-ignored --test-threads 1 --nocapture ${TESTS:-} 2>&1 | grep -E "^test |test result|GPU against|pixels that differ|panicked" | tee "$OUT/gpu-tests.txt"
 for scene in rtiow_final meshes; do
     timeout 120 "$R" bench "assets/scenes/$scene.ron" --backend cuda --width 1920 --height 1080 --spp 4 --max-depth 16 \
         --frames 10 --warmup 3 --denoise 2>&1 | grep -E "bench|render |denoise" | tee -a "$OUT/denoise-bench.txt"
