@@ -15,6 +15,14 @@ __device__ __forceinline__ float denoise_luminance(float r, float g, float b) {
     return LUMINANCE_R * r + LUMINANCE_G * g + LUMINANCE_B * b;
 }
 
+// This thread's pixel (x, y) of a width x height image; false when the block's edge
+// lies outside the image.
+__device__ __forceinline__ bool denoise_pixel(unsigned int width, unsigned int height, int& x, int& y) {
+    x = blockIdx.x * PT_DENOISE_BLOCK + threadIdx.x;
+    y = blockIdx.y * PT_DENOISE_BLOCK + threadIdx.y;
+    return x < (int)width && y < (int)height;
+}
+
 // The smaller one-sided depth difference along an axis (an edge does not widen its
 // own gradient); 0 without a neighbour.
 __device__ __forceinline__ float one_sided(float z, bool has_a, float za, bool has_b, float zb) {
@@ -33,9 +41,8 @@ extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
     denoise_prepare(const float4* __restrict__ accum, const float4* __restrict__ aov, float4* __restrict__ color,
                     float4* __restrict__ guide, float* __restrict__ depth_gradient, float4* __restrict__ albedo,
                     unsigned int width, unsigned int height, unsigned int samples) {
-    const int x = blockIdx.x * PT_DENOISE_BLOCK + threadIdx.x;
-    const int y = blockIdx.y * PT_DENOISE_BLOCK + threadIdx.y;
-    if (x >= (int)width || y >= (int)height) return;
+    int x, y;
+    if (!denoise_pixel(width, height, x, y)) return;
     const int w = (int)width;
     const int h = (int)height;
     const unsigned int i = y * width + x;
@@ -94,9 +101,8 @@ extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
 extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
     denoise_clamp(const float4* __restrict__ color, float4* __restrict__ out, unsigned int width,
                   unsigned int height) {
-    const int x = blockIdx.x * PT_DENOISE_BLOCK + threadIdx.x;
-    const int y = blockIdx.y * PT_DENOISE_BLOCK + threadIdx.y;
-    if (x >= (int)width || y >= (int)height) return;
+    int x, y;
+    if (!denoise_pixel(width, height, x, y)) return;
     float brightest = 0.0f;
     for (int dy = -1; dy <= 1; ++dy) {
         for (int dx = -1; dx <= 1; ++dx) {
@@ -134,9 +140,8 @@ extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
     denoise_atrous(const float4* __restrict__ color, float4* __restrict__ out, const float4* __restrict__ guide,
                    const float* __restrict__ depth_gradient, const float4* __restrict__ remodulate,
                    unsigned int width, unsigned int height, int step) {
-    const int x = blockIdx.x * PT_DENOISE_BLOCK + threadIdx.x;
-    const int y = blockIdx.y * PT_DENOISE_BLOCK + threadIdx.y;
-    if (x >= (int)width || y >= (int)height) return;
+    int x, y;
+    if (!denoise_pixel(width, height, x, y)) return;
     const int w = (int)width;
     const int h = (int)height;
     const unsigned int i = y * width + x;

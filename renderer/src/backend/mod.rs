@@ -22,7 +22,7 @@ use std::ops::Range;
 use anyhow::bail;
 use scene_compiler::BlobView;
 
-pub use self::sums::{FilmAverages, FilmSums, HostFilm};
+pub use self::sums::{FilmAverages, FilmSums, HostDenoised, HostFilm};
 pub use self::tonemap::Tonemap;
 pub use crate::denoise::Aovs;
 pub use crate::job::RenderJob;

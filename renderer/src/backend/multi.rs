@@ -22,8 +22,8 @@ use anyhow::{Context, anyhow, bail};
 use scene_compiler::BlobView;
 
 use super::{
-    Aovs, Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostFilm,
-    KernelCompile, KernelResources, RenderJob, Tonemap,
+    Aovs, Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostDenoised,
+    HostFilm, KernelCompile, KernelResources, RenderJob, Tonemap,
 };
 use crate::shard::split_weighted;
 
@@ -58,7 +58,7 @@ pub struct MultiBackend {
     lost: Vec<DeviceLoss>,
     compile: Option<KernelCompile>,
     /// The film's image through the denoiser, until the next render.
-    denoised: Option<Vec<[f32; 3]>>,
+    denoised: HostDenoised,
 }
 
 impl MultiBackend {
@@ -90,7 +90,7 @@ impl MultiBackend {
             job: None,
             lost: Vec::new(),
             compile,
-            denoised: None,
+            denoised: HostDenoised::default(),
         })
     }
 
@@ -102,10 +102,6 @@ impl MultiBackend {
             return vec![range.start..range.start; self.slots.len()];
         }
         split_weighted(range, &weights)
-    }
-
-    fn denoised(&self) -> anyhow::Result<&[[f32; 3]]> {
-        self.denoised.as_deref().context("nothing denoised yet: call denoise after rendering")
     }
 
     /// Leaves a failed device out from now on; `samples` are to be rendered again.
@@ -298,7 +294,7 @@ impl Backend for MultiBackend {
         let update = FilmShape::begin(self.shape, job)?;
         let has_aovs = self.job.is_some_and(|last| last.aovs);
         update.check_aovs(has_aovs, job)?;
-        self.denoised = None;
+        self.denoised.clear();
         if update.start == FilmStart::Fresh {
             self.film = None;
             for slot in &mut self.slots {
@@ -326,7 +322,7 @@ impl Backend for MultiBackend {
         }
         self.film = Some(film);
         self.shape = Some(shape);
-        self.denoised = None;
+        self.denoised.clear();
         Ok(())
     }
 
@@ -345,22 +341,22 @@ impl Backend for MultiBackend {
     }
 
     fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
-        self.collected()?.averages().aov_layers()
+        let film = self.collected()?;
+        Aovs::from_sums(&film.aovs, film.divisor())
     }
 
     /// On the host (the CPU's filter): the devices' films meet only there.
     fn denoise(&mut self) -> anyhow::Result<f64> {
-        let start = std::time::Instant::now();
-        self.denoised = Some(self.collected()?.averages().denoised()?);
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        let film = self.collected()?.averages();
+        self.denoised.run(&film)
     }
 
     fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
-        Ok(tonemap.image(self.denoised()?.iter().copied()))
+        self.denoised.rgba8(tonemap)
     }
 
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
-        Ok(self.denoised()?.iter().map(|&[r, g, b]| [r, g, b, 1.0]).collect())
+        self.denoised.linear()
     }
 
     fn shares(&self) -> Vec<DeviceShare> {

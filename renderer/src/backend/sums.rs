@@ -9,10 +9,10 @@
 //! only by how the films' f32 running sums rounded (docs/shards.md, "How exact a
 //! merge is").
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use super::{FilmShape, Tonemap};
-use crate::denoise::{AovSample, Aovs};
+use crate::denoise::{AovSample, NO_AOVS_TO_DENOISE, NOTHING_DENOISED};
 
 /// A film's per-pixel sums (rgb, top row first) and its shape.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -42,20 +42,47 @@ pub struct FilmAverages {
 }
 
 impl FilmAverages {
-    /// The film's AOV layers, or an error that says how to get them.
-    pub fn aov_layers(&self) -> anyhow::Result<Aovs> {
-        if self.aovs.is_empty() {
-            bail!("the film has no AOVs: render it with them (`--aov` or `--denoise`)");
-        }
-        Ok(Aovs::from_averages(&self.aovs))
-    }
-
     /// The denoised image (rgb), or an error when the film has no AOVs to guide it.
     pub fn denoised(&self) -> anyhow::Result<Vec<[f32; 3]>> {
         if self.aovs.is_empty() {
-            bail!("the film has no AOVs for the denoiser: render it with them (`--denoise`)");
+            bail!(NO_AOVS_TO_DENOISE);
         }
         Ok(crate::denoise::denoise(self.width, self.height, self.samples, &self.beauty, &self.aovs))
+    }
+}
+
+/// A host film's image through the denoiser, kept until the next render: what the CPU
+/// backend and [`super::multi::MultiBackend`] hand back as their denoised image.
+#[derive(Clone, Debug, Default)]
+pub struct HostDenoised {
+    image: Option<Vec<[f32; 3]>>,
+}
+
+impl HostDenoised {
+    /// Denoises `film` and keeps the image; the time of the filter, milliseconds.
+    pub fn run(&mut self, film: &FilmAverages) -> anyhow::Result<f64> {
+        let start = std::time::Instant::now();
+        self.image = Some(film.denoised()?);
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    /// Forgets the image (the film changed).
+    pub fn clear(&mut self) {
+        self.image = None;
+    }
+
+    fn image(&self) -> anyhow::Result<&[[f32; 3]]> {
+        self.image.as_deref().context(NOTHING_DENOISED)
+    }
+
+    /// The image as RGBA8 through `tonemap`.
+    pub fn rgba8(&self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        Ok(tonemap.image(self.image()?.iter().copied()))
+    }
+
+    /// The image, linear, alpha 1.
+    pub fn linear(&self) -> anyhow::Result<Vec<[f32; 4]>> {
+        Ok(self.image()?.iter().map(|&[r, g, b]| [r, g, b, 1.0]).collect())
     }
 }
 
@@ -143,9 +170,14 @@ impl HostFilm {
         }
     }
 
+    /// What divides the sums: the sample count, 1 for an empty film.
+    pub fn divisor(&self) -> f32 {
+        self.samples.max(1) as f32
+    }
+
     /// The per-pixel averages, with the AOVs' when the film has them.
     pub fn averages(&self) -> FilmAverages {
-        let inv_n = 1.0 / self.samples.max(1) as f32;
+        let inv_n = 1.0 / self.divisor();
         FilmAverages {
             width: self.width,
             height: self.height,

@@ -28,6 +28,19 @@ pub fn unit_or_zero(v: [f32; 3]) -> [f32; 3] {
     }
 }
 
+/// The pixels of the 3 x 3 window around pixel `i` of a `width × height` image that
+/// lie inside it, as `(dx, dy, index)`, the centre included.
+fn window3(width: usize, height: usize, i: usize) -> impl Iterator<Item = (isize, isize, usize)> {
+    let (x, y) = ((i % width) as isize, (i / width) as isize);
+    (-1isize..=1).flat_map(move |dy| {
+        (-1isize..=1).filter_map(move |dx| {
+            let (qx, qy) = (x + dx, y + dy);
+            (qx >= 0 && qy >= 0 && qx < width as isize && qy < height as isize)
+                .then(|| (dx, dy, qy as usize * width + qx as usize))
+        })
+    })
+}
+
 /// What the passes read per pixel.
 pub struct Prepared {
     pub width: usize,
@@ -69,16 +82,11 @@ pub fn prepare(
             return (aovs[i].luminance2 - lum[i] * lum[i]).max(0.0) / n;
         }
         // Too few samples of its own: the moments of the 3 x 3 neighbourhood.
-        let (x, y) = ((i % width) as isize, (i / width) as isize);
         let (mut m1, mut m2, mut count) = (0.0f32, 0.0f32, 0.0f32);
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                if let Some(q) = at(x + dx, y + dy) {
-                    m1 += lum[q];
-                    m2 += aovs[q].luminance2;
-                    count += 1.0;
-                }
-            }
+        for (_, _, q) in window3(width, height, i) {
+            m1 += lum[q];
+            m2 += aovs[q].luminance2;
+            count += 1.0;
         }
         let (m1, m2) = (m1 / count, m2 / count);
         (m2 - m1 * m1).max(0.0) / n
@@ -131,16 +139,10 @@ pub fn normal_weight(np: [f32; 4], nq: [f32; 4]) -> f32 {
 fn prefiltered_variance(p: &Prepared, color: &[[f32; 4]], x: usize, y: usize) -> f32 {
     const K: [f32; 2] = [0.5, 0.25];
     let (mut sum, mut weight) = (0.0f32, 0.0f32);
-    for dy in -1isize..=1 {
-        for dx in -1isize..=1 {
-            let (qx, qy) = (x as isize + dx, y as isize + dy);
-            if qx < 0 || qy < 0 || qx >= p.width as isize || qy >= p.height as isize {
-                continue;
-            }
-            let k = K[dx.unsigned_abs()] * K[dy.unsigned_abs()];
-            sum += k * color[qy as usize * p.width + qx as usize][3];
-            weight += k;
-        }
+    for (dx, dy, q) in window3(p.width, p.height, y * p.width + x) {
+        let k = K[dx.unsigned_abs()] * K[dy.unsigned_abs()];
+        sum += k * color[q][3];
+        weight += k;
     }
     sum / weight
 }
@@ -197,22 +199,13 @@ fn atrous_pixel(p: &Prepared, color: &[[f32; 4]], step: usize, x: usize, y: usiz
 /// spp) is not spread over the filter's footprint. A pixel whose samples agree
 /// (variance 0: the peak of a noise-free gradient) is left alone. Variances are kept.
 pub fn clamp_fireflies(p: &Prepared, color: &[[f32; 4]]) -> Vec<[f32; 4]> {
-    let (w, h) = (p.width as isize, p.height as isize);
     (0..color.len())
         .into_par_iter()
         .map(|i| {
-            let (x, y) = ((i % p.width) as isize, (i / p.width) as isize);
-            let mut brightest = 0.0f32;
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let (qx, qy) = (x + dx, y + dy);
-                    if (dx, dy) == (0, 0) || qx < 0 || qy < 0 || qx >= w || qy >= h {
-                        continue;
-                    }
-                    let q = color[qy as usize * p.width + qx as usize];
-                    brightest = brightest.max(luminance([q[0], q[1], q[2]]));
-                }
-            }
+            let brightest = window3(p.width, p.height, i)
+                .filter(|&(_, _, q)| q != i)
+                .map(|(_, _, q)| luminance([color[q][0], color[q][1], color[q][2]]))
+                .fold(0.0f32, f32::max);
             let c = color[i];
             let (l, cap) = (luminance([c[0], c[1], c[2]]), brightest * FIREFLY_CLAMP);
             if l > cap && c[3] > 0.0 {

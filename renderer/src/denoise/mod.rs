@@ -60,6 +60,12 @@ impl AovSample {
     }
 }
 
+/// Why a film cannot be denoised.
+pub const NO_AOVS_TO_DENOISE: &str =
+    "the film has no AOVs for the denoiser: render it with them (`--denoise`)";
+/// Why there is no denoised image to read.
+pub const NOTHING_DENOISED: &str = "nothing denoised yet: call denoise after rendering";
+
 /// The AOV layers of an image (top row first): per-pixel averages, normals made unit
 /// length again (zero where every sample missed).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -70,13 +76,20 @@ pub struct Aovs {
 }
 
 impl Aovs {
-    /// The layers of per-pixel averages.
-    pub fn from_averages(averages: &[AovSample]) -> Aovs {
-        Aovs {
-            albedo: averages.iter().map(|a| a.albedo).collect(),
-            normal: averages.iter().map(|a| filter::unit_or_zero(a.normal)).collect(),
-            depth: averages.iter().map(|a| a.depth).collect(),
-        }
+    /// The layers of a film's AOV sums over `divisor` samples, or an error that says how
+    /// to get them when the film has none (`sums` empty).
+    pub fn from_sums(sums: &[AovSample], divisor: f32) -> anyhow::Result<Aovs> {
+        anyhow::ensure!(
+            !sums.is_empty(),
+            "the film has no AOVs: render it with them (`--aov` or `--denoise`)"
+        );
+        let inv_n = 1.0 / divisor;
+        let averages = || sums.iter().map(move |a| a.scaled(inv_n));
+        Ok(Aovs {
+            albedo: averages().map(|a| a.albedo).collect(),
+            normal: averages().map(|a| filter::unit_or_zero(a.normal)).collect(),
+            depth: averages().map(|a| a.depth).collect(),
+        })
     }
 }
 

@@ -36,7 +36,7 @@ use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
 use self::sampler::{Sampler, Sobol};
 use self::scene::CpuScene;
-use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, RenderJob, Tonemap};
+use super::{Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, HostDenoised, RenderJob, Tonemap};
 use crate::denoise::AovSample;
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
@@ -46,7 +46,7 @@ pub struct CpuBackend {
     scene: Option<CpuScene>,
     film: Film,
     /// The film's image through the denoiser, until the next render.
-    denoised: Option<Vec<[f32; 3]>>,
+    denoised: HostDenoised,
     /// Injected faults (`RENDERER_FAULTS`, as on the GPU) and the operations counted.
     faults: Faults,
     counts: [u64; 3],
@@ -93,7 +93,7 @@ impl Backend for CpuBackend {
         if film.start == FilmStart::Fresh {
             self.film.reset(job.width, job.height, job.aovs);
         }
-        self.denoised = None;
+        self.denoised.clear();
         let pixels = u64::from(job.width) * u64::from(job.height);
         let start = Instant::now();
         let camera = Camera::from(&job.camera);
@@ -130,7 +130,7 @@ impl Backend for CpuBackend {
         self.film.shape = shape;
         self.film.sums = sums.sums.iter().map(|&s| Vec3A::from_array(s)).collect();
         self.film.aovs = sums.aovs.clone();
-        self.denoised = None;
+        self.denoised.clear();
         Ok(())
     }
 
@@ -151,29 +151,21 @@ impl Backend for CpuBackend {
 
     fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
         self.inject(Stage::Readback)?;
-        self.film.averages().aov_layers()
+        Aovs::from_sums(&self.film.aovs, self.film.shape.divisor())
     }
 
     fn denoise(&mut self) -> anyhow::Result<f64> {
-        let start = Instant::now();
-        self.denoised = Some(self.film.averages().denoised()?);
-        Ok(start.elapsed().as_secs_f64() * 1e3)
+        self.denoised.run(&self.film.averages())
     }
 
     fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
         self.inject(Stage::Readback)?;
-        Ok(tonemap.image(self.denoised()?.iter().copied()))
+        self.denoised.rgba8(tonemap)
     }
 
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
         self.inject(Stage::Readback)?;
-        Ok(self.denoised()?.iter().map(|&[r, g, b]| [r, g, b, 1.0]).collect())
-    }
-}
-
-impl CpuBackend {
-    fn denoised(&self) -> anyhow::Result<&[[f32; 3]]> {
-        self.denoised.as_deref().context("nothing denoised yet: call denoise after rendering")
+        self.denoised.linear()
     }
 }
 

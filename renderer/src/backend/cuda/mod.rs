@@ -51,7 +51,7 @@ use super::{
     Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob,
     Tonemap,
 };
-use crate::denoise::{AovSample, constants::ATROUS_PASSES};
+use crate::denoise::{AovSample, NO_AOVS_TO_DENOISE, NOTHING_DENOISED, constants::ATROUS_PASSES};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
 
 /// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
@@ -418,7 +418,7 @@ impl CudaBackend {
     fn run_denoiser(&mut self) -> anyhow::Result<f64> {
         let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
         let Some(aov) = film.aov.as_ref() else {
-            bail!("the film has no AOVs for the denoiser: render it with them (`--denoise`)");
+            bail!(NO_AOVS_TO_DENOISE);
         };
         let (width, height) = (film.shape.width, film.shape.height);
         if film.denoise.is_none() {
@@ -487,8 +487,31 @@ impl CudaBackend {
         let film = self.film()?;
         match &film.denoise {
             Some(buffers) if film.denoised => Ok(&buffers.output),
-            _ => bail!("nothing denoised yet: call denoise after rendering"),
+            _ => bail!(NOTHING_DENOISED),
         }
+    }
+
+    /// The film's image (`denoised`: the denoiser's output) through the tonemap kernel,
+    /// read back as RGBA8.
+    fn tonemapped(&mut self, denoised: bool, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
+        self.inject(Stage::Readback)?;
+        let film = self.film.as_mut().context("nothing rendered yet on the GPU")?;
+        let pixels = film.shape.pixels();
+        // The denoiser's output is an average already.
+        let (source, inv_samples) = match &film.denoise {
+            Some(buffers) if denoised && film.denoised => (&buffers.output, 1.0),
+            _ if denoised => bail!(NOTHING_DENOISED),
+            _ => (&film.accum, 1.0 / film.shape.divisor()),
+        };
+        // Computed here, once, as the CPU computes it: both multiply by the same f32.
+        let (exposure_scale, view) = (tonemap.scale(), view_code(tonemap.view));
+        let mut launch = self.stream.launch_builder(&self.kernels.tonemap);
+        launch.arg(source).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
+        launch.arg(&exposure_scale).arg(&view);
+        // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned) over
+        // `pixels` elements of both buffers, which the film sized for that many pixels.
+        unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
+        self.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
     }
 }
 
@@ -618,22 +641,7 @@ impl Backend for CudaBackend {
     }
 
     fn read_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
-        self.on_gpu("reading the image back", |gpu| {
-            gpu.inject(Stage::Readback)?;
-            let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
-            let pixels = film.shape.pixels();
-            let inv_samples = 1.0 / film.shape.divisor();
-            // Computed here, once, as the CPU computes it: both multiply by the same f32.
-            let (exposure_scale, view) = (tonemap.scale(), view_code(tonemap.view));
-            let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
-            launch.arg(&film.accum).arg(&mut film.rgba).arg(&pixels).arg(&inv_samples);
-            launch.arg(&exposure_scale).arg(&view);
-            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned)
-            // over `pixels` elements of both buffers, which the film sized for that many
-            // pixels.
-            unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
-            gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
-        })
+        self.on_gpu("reading the image back", |gpu| gpu.tonemapped(false, tonemap))
     }
 
     fn read_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
@@ -660,13 +668,7 @@ impl Backend for CudaBackend {
     fn read_aovs(&mut self) -> anyhow::Result<Aovs> {
         self.on_gpu("reading the AOVs back", |gpu| {
             gpu.inject(Stage::Readback)?;
-            let sums = gpu.aov_sums()?;
-            if sums.is_empty() {
-                bail!("the film has no AOVs: render it with them (`--aov` or `--denoise`)");
-            }
-            let inv_n = 1.0 / gpu.film()?.shape.divisor();
-            let averages: Vec<AovSample> = sums.iter().map(|a| a.scaled(inv_n)).collect();
-            Ok(Aovs::from_averages(&averages))
+            Aovs::from_sums(&gpu.aov_sums()?, gpu.film()?.shape.divisor())
         })
     }
 
@@ -675,20 +677,7 @@ impl Backend for CudaBackend {
     }
 
     fn read_denoised_rgba8(&mut self, tonemap: Tonemap) -> anyhow::Result<Vec<u8>> {
-        self.on_gpu("reading the denoised image back", |gpu| {
-            gpu.inject(Stage::Readback)?;
-            gpu.denoised()?;
-            let film = gpu.film.as_mut().context("nothing rendered yet on the GPU")?;
-            let pixels = film.shape.pixels();
-            let output = &film.denoise.as_ref().context("nothing denoised yet")?.output;
-            let (one, exposure_scale, view) = (1.0f32, tonemap.scale(), view_code(tonemap.view));
-            let mut launch = gpu.stream.launch_builder(&gpu.kernels.tonemap);
-            launch.arg(output).arg(&mut film.rgba).arg(&pixels).arg(&one).arg(&exposure_scale).arg(&view);
-            // SAFETY: tonemap(const float4*, uchar4*, unsigned, float, float, unsigned) over `pixels`
-            // elements of both.
-            unsafe { launch.launch(film_launch(pixels)) }.context("launching tonemap")?;
-            gpu.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
-        })
+        self.on_gpu("reading the denoised image back", |gpu| gpu.tonemapped(true, tonemap))
     }
 
     fn read_denoised_linear(&mut self) -> anyhow::Result<Vec<[f32; 4]>> {
