@@ -11,6 +11,7 @@ use scene_compiler::scene::ViewTransform;
 
 use super::ViewApp;
 use super::edit::EditKey;
+use super::worker::Frame;
 use crate::backend::select::BackendChoice;
 use crate::load::{CompiledScene, SceneError};
 use crate::timing::{mega_per_second, ms};
@@ -125,6 +126,14 @@ impl ViewApp {
             ui.add(egui::Slider::new(depth, 1..=limits::MAX_DEPTH).logarithmic(true).text("max depth"));
         }
         ui.add(egui::Slider::new(&mut c.max_spp, 1..=65_536).logarithmic(true).text("stop at spp"));
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut c.denoise, "denoise").on_hover_text(
+                "show the image through the denoiser (guided by albedo, normal and depth) while it \
+                 has fewer samples than the threshold; turning it on restarts the render",
+            );
+            let threshold = egui::Slider::new(&mut c.denoise_below, 1..=65_536).logarithmic(true);
+            ui.add_enabled(c.denoise, threshold.text("denoise below spp"));
+        });
         if self.cuda_available {
             let before = c.backend;
             ui.horizontal(|ui| {
@@ -205,6 +214,17 @@ impl ViewApp {
         }
         self.report_edit(result);
     }
+}
+
+/// The status line's text: samples per pixel, time since accumulation restarted, and
+/// whether the image shown is denoised.
+pub(super) fn status_line(frame: &Frame, finished: bool) -> String {
+    let denoised = match frame.denoised {
+        Some(filter_ms) => format!("denoised ({filter_ms:.1} ms)"),
+        None => "not denoised".to_owned(),
+    };
+    let done = if finished { " · done" } else { "" };
+    format!("{} spp · {:.1} s · {denoised}{done}", frame.samples, frame.elapsed.as_secs_f64())
 }
 
 /// The session's last error with its location, above the source snippet.

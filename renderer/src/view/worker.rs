@@ -9,6 +9,13 @@
 //! A change of exposure or view alone keeps the film: it is a display transform, so the
 //! image is read back again through the new one ([`crate::backend::Tonemap`]), even
 //! when accumulation has finished.
+//!
+//! While the film has fewer samples than [`ViewParams::denoise_below`], the image sent
+//! is the denoised one (`crate::denoise`): the film collects AOVs for it, so turning the
+//! denoiser on restarts accumulation, while turning it off or moving the threshold
+//! keeps the film. The denoiser runs at most once per [`DENOISE_DUTY`] of the time
+//! between frames, so a slow one (the CPU's on a large image) does not halve the
+//! sample rate: the batches in between add samples without being shown.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -27,6 +34,9 @@ use crate::load::CompiledScene;
 /// Longest wanted batch: keeps the image moving and commands answered at interactive rates.
 const BATCH_BUDGET_MS: f64 = 50.0;
 
+/// The largest share of the render thread's time the denoiser may take.
+const DENOISE_DUTY: f64 = 0.25;
+
 /// What to render, apart from the scene.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ViewParams {
@@ -36,6 +46,9 @@ pub struct ViewParams {
     pub camera: Camera,
     /// Most samples per pixel in one batch (fewer when a batch would exceed the budget).
     pub spp_per_frame: u32,
+    /// Show the denoised image while the film has fewer samples per pixel than this;
+    /// `None`: never denoise (and collect no AOVs).
+    pub denoise_below: Option<u32>,
 }
 
 impl ViewParams {
@@ -63,6 +76,14 @@ pub struct Frame {
     pub height: u32,
     /// Samples per pixel accumulated so far.
     pub samples: u32,
+    /// When accumulation last restarted (an edit, a camera move): frames of one film
+    /// share it.
+    pub started: Instant,
+    /// From `started` until this frame.
+    pub elapsed: Duration,
+    /// `rgba` is the denoised image, and the filter's time (ms); `None`: the film as
+    /// accumulated.
+    pub denoised: Option<f64>,
     /// The backend's report for this batch alone.
     pub batch: FrameStats,
     /// Samples per pixel in this batch.
@@ -154,6 +175,12 @@ struct RenderState {
     needs_upload: bool,
     params: Option<ViewParams>,
     samples: u32,
+    /// When sample 0 of the current accumulation was started.
+    accumulation_since: Instant,
+    /// The current film collects AOVs (decided at its sample 0: the denoiser was on).
+    film_aovs: bool,
+    /// The last denoised frame's time and the filter's cost (ms), for [`DENOISE_DUTY`].
+    last_denoise: Option<(Instant, f64)>,
     /// Measured cost of one sample of one pixel, for sizing batches.
     ms_per_pixel_sample: Option<f64>,
     /// Set when the backend failed; cleared by any command.
@@ -183,6 +210,9 @@ impl RenderState {
             needs_upload: false,
             params: None,
             samples: 0,
+            accumulation_since: Instant::now(),
+            film_aovs: false,
+            last_denoise: None,
             ms_per_pixel_sample: None,
             stalled: false,
             scene_since: Instant::now(),
@@ -237,23 +267,29 @@ impl RenderState {
             Command::Scene(scene) => {
                 self.scene = Some(scene);
                 self.needs_upload = true;
-                self.samples = 0;
+                self.restart();
                 self.scene_since = Instant::now();
                 self.first_frame = None;
             }
             Command::View(params) => {
-                // Only a change of the sample target or of the display (exposure, view)
-                // keeps the film; a display change alone is shown at once.
+                // Only a change of the sample target, of the display (exposure, view) or of
+                // the denoiser keeps the film, unless the denoiser is turned on for a film
+                // without AOVs; a display change alone is shown at once.
                 let keeps_film = self.params.is_some_and(|old| {
                     let settings = RenderSettings { spp: old.settings.spp, ..params.settings };
-                    ViewParams { settings: settings.with_display_of(&old.settings), ..params } == old
+                    let rest = ViewParams {
+                        settings: settings.with_display_of(&old.settings),
+                        denoise_below: old.denoise_below,
+                        ..params
+                    };
+                    rest == old && (params.denoise_below.is_none() || self.film_aovs)
                 });
                 if !keeps_film {
-                    self.samples = 0;
-                } else if self
-                    .params
-                    .is_some_and(|old| Tonemap::of(&old.settings) != Tonemap::of(&params.settings))
-                {
+                    self.restart();
+                } else if self.params.is_some_and(|old| {
+                    Tonemap::of(&old.settings) != Tonemap::of(&params.settings)
+                        || self.shows_denoised(old) != self.shows_denoised(params)
+                }) {
                     self.redisplay = true;
                 }
                 self.params = Some(params);
@@ -270,7 +306,7 @@ impl RenderState {
                 self.device = selected.backend.device_name();
                 self.backend = Some(selected.backend);
                 self.needs_upload = true;
-                self.samples = 0;
+                self.restart();
                 self.ms_per_pixel_sample = None;
                 self.emit(Event::Backend { device: self.device.clone(), note: selected.fallback_note });
             }
@@ -282,7 +318,7 @@ impl RenderState {
         let Some(backend) = self.backend.as_mut() else { return };
         let note = match backend.reload_kernels(dir) {
             Ok(Some(compile)) => {
-                self.samples = 0;
+                self.restart();
                 format!("kernels reloaded in {:.0} ms", compile.time.as_secs_f64() * 1e3)
             }
             Ok(None) => "kernels changed; this backend has none".to_owned(),
@@ -304,7 +340,7 @@ impl RenderState {
             backend.upload(&scene.view())?;
             self.needs_upload = false;
             self.upload = Some(start.elapsed());
-            self.samples = 0;
+            (self.samples, self.last_denoise) = (0, None);
         }
         let (width, height) = (params.settings.width, params.settings.height);
         let pixels = f64::from(width) * f64::from(height);
@@ -314,11 +350,29 @@ impl RenderState {
         let batch_spp =
             affordable.clamp(1, params.spp_per_frame.max(1)).min(params.settings.spp - self.samples);
         let batch_start = Instant::now();
+        if self.samples == 0 {
+            self.accumulation_since = batch_start;
+            self.film_aovs = params.denoise_below.is_some();
+        }
         let samples = self.samples..self.samples + batch_spp;
-        let batch = backend.render(&RenderJob::new(&params.settings, &params.camera, samples))?;
+        let job = RenderJob::new(&params.settings, &params.camera, samples).with_aovs(self.film_aovs);
+        let batch = backend.render(&job)?;
         self.ms_per_pixel_sample = Some(batch.render_ms / (pixels * f64::from(batch_spp)));
         self.samples += batch_spp;
-        let rgba = backend.read_rgba8(Tonemap::of(&params.settings))?;
+        let denoise = params.denoise_below.is_some_and(|below| self.samples < below);
+        // A frame the denoiser is not due for is not shown (its samples stay in the
+        // film); the last one it would denoise, and the last one of the render, are.
+        let last_denoised = params.denoise_below.is_some_and(|below| self.samples + batch_spp >= below);
+        let due = self
+            .last_denoise
+            .is_none_or(|(at, cost)| at.elapsed().as_secs_f64() * 1e3 * DENOISE_DUTY >= cost);
+        if denoise && !due && !last_denoised && self.samples < params.settings.spp {
+            return Ok(());
+        }
+        let (rgba, denoised) = read_image(backend.as_mut(), &params.settings, denoise)?;
+        if let Some(cost) = denoised {
+            self.last_denoise = Some((Instant::now(), cost));
+        }
         self.redisplay = false;
         if self.first_frame.is_none() {
             self.first_frame = Some(self.scene_since.elapsed());
@@ -328,6 +382,9 @@ impl RenderState {
             width,
             height,
             samples: self.samples,
+            started: self.accumulation_since,
+            elapsed: self.accumulation_since.elapsed(),
+            denoised,
             batch,
             batch_spp,
             batch_wall: batch_start.elapsed(),
@@ -352,10 +409,22 @@ impl RenderState {
         if self.samples == 0 || (last.width, last.height) != (params.settings.width, params.settings.height) {
             return Ok(());
         }
-        let rgba = backend.read_rgba8(Tonemap::of(&params.settings))?;
-        let frame = Frame { rgba, ..last.clone() };
+        let denoise = params.denoise_below.is_some_and(|below| self.samples < below);
+        let (rgba, denoised) = read_image(backend.as_mut(), &params.settings, denoise)?;
+        let frame = Frame { rgba, denoised, samples: self.samples, ..last.clone() };
         self.emit(Event::Frame(Box::new(frame)));
         Ok(())
+    }
+
+    /// Accumulation starts again at sample 0.
+    fn restart(&mut self) {
+        self.samples = 0;
+        self.last_denoise = None;
+    }
+
+    /// Whether the image of `params` at the current sample count is the denoised one.
+    fn shows_denoised(&self, params: ViewParams) -> bool {
+        params.denoise_below.is_some_and(|below| self.samples < below)
     }
 
     fn emit(&self, event: Event) {
@@ -363,5 +432,21 @@ impl RenderState {
         if let Some(ctx) = self.repaint.get() {
             ctx.request_repaint();
         }
+    }
+}
+
+/// The film through the settings' tonemap, denoised first when `denoise` is set (then
+/// with the filter's time, ms).
+fn read_image(
+    backend: &mut dyn Backend,
+    settings: &RenderSettings,
+    denoise: bool,
+) -> anyhow::Result<(Vec<u8>, Option<f64>)> {
+    let tonemap = Tonemap::of(settings);
+    if denoise {
+        let cost = backend.denoise()?;
+        Ok((backend.read_denoised_rgba8(tonemap)?, Some(cost)))
+    } else {
+        Ok((backend.read_rgba8(tonemap)?, None))
     }
 }

@@ -774,3 +774,73 @@ fn exposure_and_view_change_the_display_without_restarting_and_save() {
     let text = std::fs::read_to_string(&path).expect("saved");
     assert!(text.contains("exposure: 2.0") && text.contains("view: Agx"), "{text}");
 }
+
+#[test]
+fn the_image_is_denoised_below_the_threshold_and_the_status_line_says_so() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    let first = harness.state().frame().expect("a frame").clone();
+    assert!(first.denoised.is_some(), "the denoiser is on by default at {} spp", first.samples);
+    let line = harness.state().status_line().expect("a status line");
+    assert!(
+        line.starts_with(&format!("{} spp · ", first.samples)) && line.contains("· denoised ("),
+        "{line}"
+    );
+    harness.get_by_label(&line);
+
+    // A depth change restarts the film, so it is shown from sample 1 to 8.
+    harness.state_mut().controls.max_depth = Some(3);
+    harness.state_mut().controls.denoise_below = 4;
+    harness.state_mut().controls.max_spp = 8;
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.samples == 8);
+    assert!(harness.state().finished(), "the render finished");
+    let last = harness.state().frame().expect("a frame").clone();
+    assert_eq!(last.denoised, None, "at the threshold the film is shown as accumulated");
+    let line = harness.state().status_line().expect("a status line");
+    assert!(line.starts_with("8 spp · ") && line.ends_with("· not denoised · done"), "{line}");
+    harness.get_by_label(&line);
+
+    // Raising the threshold past the film's samples shows the same film denoised.
+    harness.state_mut().controls.denoise_below = 100;
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.denoised.is_some());
+    let denoised = harness.state().frame().expect("a frame");
+    assert_eq!(denoised.samples, 8, "a threshold change keeps the film");
+    assert_ne!(denoised.rgba, last.rgba, "the denoised image differs from the raw one");
+
+    harness.state_mut().screenshot();
+    let status = harness.state().status().expect("the screenshot reports").text.clone();
+    assert!(status.ends_with("scene-8spp-denoised.png"), "{status}");
+}
+
+#[test]
+fn turning_the_denoiser_on_restarts_a_film_without_aovs_and_off_keeps_the_film() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut harness = harness(&path);
+    // Off, and a depth change: the film restarts without AOVs.
+    harness.state_mut().controls.denoise = false;
+    harness.state_mut().controls.max_depth = Some(3);
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.denoised.is_none() && f.samples >= 2);
+    assert!(harness.state().status_line().expect("a status line").contains("· not denoised"));
+    std::thread::sleep(Duration::from_millis(300));
+
+    let toggled_on = Instant::now();
+    harness.get_by_label("denoise").click_accesskit();
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.denoised.is_some());
+    assert!(harness.state().controls.denoise, "the checkbox turned the denoiser on");
+    let on = harness.state().frame().expect("a frame").clone();
+    assert!(on.started >= toggled_on, "the film restarted when the denoiser was turned on");
+
+    harness.get_by_label("denoise").click_accesskit();
+    harness.run_steps(2);
+    wait_for_frame(&mut harness, |f| f.denoised.is_none());
+    let off = harness.state().frame().expect("a frame");
+    assert!(!harness.state().controls.denoise);
+    assert_eq!(off.started, on.started, "turning the denoiser off keeps the film");
+    assert!(off.samples >= on.samples);
+}
