@@ -4,8 +4,9 @@
 //! Every part's header is read and checked first (same render, every shard once), so
 //! a wrong set fails before any pixels are read; then the sums are added in f64, in
 //! shard order, divided by the render's spp and written as PNG (the host tonemap
-//! every host-made image uses, with `--exposure` and `--view`: partial films hold
-//! linear sums and do not record the scene's) or EXR (the linear average).
+//! every host-made image uses, through the exposure and view the first part was
+//! rendered with unless `--exposure` or `--view` say otherwise) or EXR (the linear
+//! average).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,11 +33,12 @@ pub struct MergeArgs {
     /// unsharded `renderer render` writes.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// Exposure in stops for a PNG (see `renderer render --help`); the parts do not
-    /// record the scene's, so give the scene's here [default: 0].
+    /// Exposure in stops for a PNG (see `renderer render --help`) [default: the one
+    /// the first part was rendered with].
     #[arg(long, value_name = "STOPS", allow_negative_numbers = true, value_parser = super::image_args::exposure)]
     exposure: Option<f32>,
-    /// View transform for a PNG (see `renderer render --help`) [default: standard].
+    /// View transform for a PNG (see `renderer render --help`) [default: the one the
+    /// first part was rendered with].
     #[arg(long, value_enum)]
     view: Option<super::image_args::ViewArg>,
 }
@@ -60,9 +62,10 @@ pub fn run(args: &MergeArgs) -> Result<(), Failure> {
     let start = Instant::now();
     let pixels = match format {
         ImageFormat::Png => {
+            let rendered = parts[0].info.display;
             let tonemap = Tonemap {
-                exposure: args.exposure.unwrap_or(0.0),
-                view: args.view.map_or(ViewTransform::Standard, ViewTransform::from),
+                exposure: args.exposure.unwrap_or(rendered.exposure),
+                view: args.view.map_or(rendered.view, ViewTransform::from),
             };
             Pixels::Rgba8(film.rgba8(tonemap))
         }
@@ -74,14 +77,16 @@ pub fn run(args: &MergeArgs) -> Result<(), Failure> {
     let render = &parts[0].info.render;
     println!("merged {} parts -> {}", parts.len(), args.output.display());
     println!(
-        "  image      {}x{}, {} spp in {} shards, max depth {}, seed {}, next-event estimation {}",
+        "  image      {}x{}, {} spp in {} shards, max depth {}, seed {}, next-event estimation {}, \
+         {} sampler",
         render.width,
         render.height,
         render.spp,
         render.shard_count,
         render.max_depth,
         render.seed,
-        if render.nee { "on" } else { "off" }
+        if render.nee { "on" } else { "off" },
+        render.sampler.name()
     );
     println!("  scene      {}", render.blob_hash);
     let mut devices: Vec<&str> = parts.iter().map(|p| p.info.backend.as_str()).collect();

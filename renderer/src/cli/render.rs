@@ -49,7 +49,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 60, requires = "checkpoint")]
     checkpoint_every: u64,
     /// Continue from a checkpoint (or a finished part) of this same render: same scene,
-    /// resolution, seed, max depth, NEE, spp and shard, else it is refused (exit 1)
+    /// resolution, seed, max depth, NEE, sampler, spp and shard, else it is refused (exit 1)
     /// with the differences. Only the samples it lacks are rendered; the image equals
     /// an uninterrupted render's. Give `--checkpoint` too to keep checkpointing.
     #[arg(long, value_name = "FILE")]
@@ -140,6 +140,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         seed: settings.seed,
         max_depth: settings.max_depth,
         nee: !args.scene.no_nee,
+        sampler: settings.sampler,
         spp: settings.spp,
         shard_count: shard.count,
     };
@@ -194,6 +195,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
                 index: shard.index,
                 samples: 0..0,
                 backend: backend.device_name(),
+                display: Tonemap::of(&settings),
                 checkpoint: true,
             },
             saved: 0,
@@ -247,6 +249,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
                 index: shard.index,
                 samples: range.clone(),
                 backend: backend.device_name(),
+                display: Tonemap::of(&settings),
                 checkpoint: false,
             };
             partial::write(&output_path, &PartialFilm { info, sums: film.sums }).or_usage()?;

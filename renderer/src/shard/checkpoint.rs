@@ -6,7 +6,7 @@
 //! previous checkpoint whole.
 //!
 //! [`check_resume`] decides whether a checkpoint belongs to the render about to run:
-//! the same scene (blob hash), resolution, seed, max depth, NEE, spp, shard count and
+//! the same scene (blob hash), resolution, seed, max depth, NEE, sampler, spp, shard count and
 //! shard index. Every sample has its own random stream and the CPU film adds each
 //! pixel's samples in order, so resuming from the f32 sums continues exactly where
 //! the interrupted render was: the same image, bit for bit, on the CPU.
@@ -51,6 +51,9 @@ pub fn check_resume(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scene_compiler::scene::SamplerKind;
+
+    use crate::backend::Tonemap;
     use crate::shard::ShardInfo;
 
     fn render() -> RenderInfo {
@@ -61,6 +64,7 @@ mod tests {
             seed: 7,
             max_depth: 8,
             nee: true,
+            sampler: SamplerKind::Independent,
             spp: 16,
             shard_count: 1,
         }
@@ -68,7 +72,14 @@ mod tests {
 
     fn checkpoint(render: RenderInfo, index: u32) -> PartialFilm {
         PartialFilm {
-            info: ShardInfo { render, index, samples: 0..5, backend: "CPU".into(), checkpoint: true },
+            info: ShardInfo {
+                render,
+                index,
+                samples: 0..5,
+                backend: "CPU".into(),
+                display: Tonemap::default(),
+                checkpoint: true,
+            },
             sums: vec![[0.0; 3]; 8],
         }
     }
@@ -85,16 +96,18 @@ mod tests {
     #[test]
     fn every_difference_is_a_reason() {
         let path = Path::new("a.ckpt.exr");
-        let other = RenderInfo { seed: 8, spp: 32, width: 5, nee: false, ..render() };
+        let other =
+            RenderInfo { seed: 8, spp: 32, width: 5, nee: false, sampler: SamplerKind::Sobol, ..render() };
         let error = check_resume(path, &checkpoint(other, 0), &render(), Shard { index: 0, count: 1 })
             .expect_err("other settings");
         let text = error.to_string();
-        assert_eq!(error.problems.len(), 4, "{text}");
+        assert_eq!(error.problems.len(), 5, "{text}");
         assert!(text.contains("`a.ckpt.exr` is not a checkpoint of this render"), "{text}");
         assert!(text.contains("seed 7 ≠ 8 (this render ≠ the checkpoint)"), "{text}");
         assert!(text.contains("resolution 4x2 ≠ 5x2"), "{text}");
         assert!(text.contains("total spp 16 ≠ 32"), "{text}");
         assert!(text.contains("next-event estimation on ≠ off"), "{text}");
+        assert!(text.contains("sampler Independent ≠ Sobol"), "{text}");
 
         let sharded = RenderInfo { shard_count: 4, ..render() };
         let error =

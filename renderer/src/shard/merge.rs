@@ -11,7 +11,7 @@ use super::{Shard, ShardInfo};
 use crate::backend::HostFilm;
 
 /// A partial film on disk and its metadata ([`partial::read_info`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Part {
     pub path: PathBuf,
     pub info: ShardInfo,
@@ -25,7 +25,7 @@ pub struct MergeError {
 }
 
 /// Checks that `parts` are the shards `0..N` of one render, each exactly once: the
-/// same scene (blob hash), resolution, seed, max depth, NEE, total spp and shard
+/// same scene (blob hash), resolution, seed, max depth, NEE, sampler, total spp and shard
 /// count as the first part, no shard twice, none missing. Returns the parts in shard
 /// order.
 pub fn check(mut parts: Vec<Part>) -> Result<Vec<Part>, MergeError> {
@@ -148,6 +148,9 @@ pub fn sum(parts: &[Part]) -> Result<HostFilm, PartError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scene_compiler::scene::SamplerKind;
+
+    use crate::backend::Tonemap;
     use crate::shard::RenderInfo;
 
     fn part(index: u32, count: u32, name: &str) -> Part {
@@ -158,13 +161,21 @@ mod tests {
             seed: 1,
             max_depth: 8,
             nee: true,
+            sampler: SamplerKind::Independent,
             spp: 64,
             shard_count: count,
         };
         let samples = Shard { index, count }.samples(64);
         Part {
             path: name.into(),
-            info: ShardInfo { render, index, samples, backend: "CPU".to_owned(), checkpoint: false },
+            info: ShardInfo {
+                render,
+                index,
+                samples,
+                backend: "CPU".to_owned(),
+                display: Tonemap::default(),
+                checkpoint: false,
+            },
         }
     }
 

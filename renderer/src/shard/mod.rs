@@ -22,6 +22,10 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
+use scene_compiler::scene::SamplerKind;
+
+use crate::backend::Tonemap;
+
 /// Most shards one render can be split into (the index is stored as a 32-bit int).
 pub const MAX_SHARDS: u32 = 1 << 16;
 
@@ -117,6 +121,8 @@ pub struct RenderInfo {
     pub max_depth: u32,
     /// Next-event estimation on (off: `--no-nee`).
     pub nee: bool,
+    /// How sample points are drawn: parts of different samplers are not one render.
+    pub sampler: SamplerKind,
     /// Samples per pixel of the whole render, all shards together.
     pub spp: u32,
     /// How many shards the render is split into.
@@ -142,6 +148,7 @@ impl RenderInfo {
         field("max depth", self.max_depth.to_string(), other.max_depth.to_string());
         let nee = |on: bool| if on { "on" } else { "off" }.to_owned();
         field("next-event estimation", nee(self.nee), nee(other.nee));
+        field("sampler", self.sampler.name().to_owned(), other.sampler.name().to_owned());
         field("total spp", self.spp.to_string(), other.spp.to_string());
         field("shard count", self.shard_count.to_string(), other.shard_count.to_string());
         out
@@ -149,7 +156,7 @@ impl RenderInfo {
 }
 
 /// The metadata of one partial film.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShardInfo {
     pub render: RenderInfo,
     pub index: u32,
@@ -158,6 +165,10 @@ pub struct ShardInfo {
     pub samples: Range<u32>,
     /// The backend and device that rendered it ("CPU · 16 threads").
     pub backend: String,
+    /// The exposure and view transform the part was rendered with: not part of the
+    /// render's identity (a display transform), what `merge` encodes a PNG with unless
+    /// told otherwise.
+    pub display: Tonemap,
     /// A checkpoint of an unfinished render (`render --checkpoint`): `samples` is the
     /// start of the shard's range, not all of it. `merge` refuses it; `render
     /// --resume` renders the rest ([`checkpoint`]).

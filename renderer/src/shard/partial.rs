@@ -18,7 +18,10 @@ use exr::prelude::{
     Encoding, Image, Layer, LayerAttributes, ReadChannels, ReadLayers, SpecificChannels, Vec2, WritableImage,
 };
 
+use scene_compiler::scene::{SamplerKind, ViewTransform};
+
 use super::{MAX_SHARDS, RenderInfo, ShardInfo};
+use crate::backend::Tonemap;
 use crate::output;
 
 /// The value of [`attr::FORMAT`]: what the file is, and the version of its layout.
@@ -48,6 +51,13 @@ pub mod attr {
     pub const SAMPLE_END: &str = "rtscene.sampleEnd";
     /// int, samples per pixel summed here (`sampleEnd - sampleStart`).
     pub const SAMPLES: &str = "rtscene.samples";
+    /// string, `Independent` or `Sobol` (`scene::SamplerKind::name`); absent in parts
+    /// written before samplers could be chosen, which are `Independent`.
+    pub const SAMPLER: &str = "rtscene.sampler";
+    /// float, the exposure in stops the part was rendered with (absent: 0).
+    pub const EXPOSURE: &str = "rtscene.exposure";
+    /// string, its view transform, `Standard`, `Agx` or `Filmic` (absent: `Standard`).
+    pub const VIEW: &str = "rtscene.view";
     /// string, the backend and device that rendered the part.
     pub const BACKEND: &str = "rtscene.backend";
     /// int, 1: a checkpoint of an unfinished render (`sampleEnd` is where it stopped);
@@ -113,6 +123,9 @@ pub fn write_file(path: &Path, film: &PartialFilm) -> anyhow::Result<()> {
     text(attr::BLOB_HASH, &render.blob_hash);
     text(attr::SEED, &render.seed.to_string());
     text(attr::BACKEND, &info.backend);
+    text(attr::SAMPLER, render.sampler.name());
+    text(attr::VIEW, info.display.view.name());
+    other.insert(Text::from(attr::EXPOSURE), AttributeValue::F32(info.display.exposure));
     let ints = [
         (attr::MAX_DEPTH, render.max_depth),
         (attr::NEE, u32::from(render.nee)),
@@ -187,6 +200,19 @@ pub fn read(path: &Path) -> Result<PartialFilm, PartError> {
     Ok(PartialFilm { info, sums })
 }
 
+/// The one of `all` whose name (`name_of`) is `value`, attribute `attribute`'s.
+fn named<T: Copy>(
+    attribute: &str,
+    value: &str,
+    all: &[T],
+    name_of: fn(T) -> &'static str,
+) -> Result<T, String> {
+    all.iter().copied().find(|&v| name_of(v) == value).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name_of(v)).collect();
+        format!("`{attribute}` is `{value}`, not one of {}", names.join(", "))
+    })
+}
+
 /// The metadata from a header's attributes and data-window size, or what is wrong.
 fn parse_info(other: &HashMap<Text, AttributeValue>, size: Vec2<usize>) -> Result<ShardInfo, String> {
     let get = |name: &str| other.get(&Text::from(name));
@@ -229,6 +255,21 @@ fn parse_info(other: &HashMap<Text, AttributeValue>, size: Vec2<usize>) -> Resul
         },
         spp: int(attr::SPP)?,
         shard_count: int(attr::SHARD_COUNT)?,
+        sampler: match get(attr::SAMPLER) {
+            None => SamplerKind::Independent,
+            Some(_) => named(attr::SAMPLER, &text(attr::SAMPLER)?, &SamplerKind::ALL, SamplerKind::name)?,
+        },
+    };
+    let display = Tonemap {
+        exposure: match get(attr::EXPOSURE) {
+            None => 0.0,
+            Some(AttributeValue::F32(stops)) if stops.is_finite() => *stops,
+            Some(_) => return Err(format!("attribute `{}` is not a finite float", attr::EXPOSURE)),
+        },
+        view: match get(attr::VIEW) {
+            None => ViewTransform::Standard,
+            Some(_) => named(attr::VIEW, &text(attr::VIEW)?, &ViewTransform::ALL, ViewTransform::name)?,
+        },
     };
     let checkpoint = match get(attr::CHECKPOINT) {
         None => false,
@@ -243,6 +284,7 @@ fn parse_info(other: &HashMap<Text, AttributeValue>, size: Vec2<usize>) -> Resul
         samples: int(attr::SAMPLE_START)?..int(attr::SAMPLE_END)?,
         backend: text(attr::BACKEND)?,
         render,
+        display,
         checkpoint,
     };
     let count = info.render.shard_count;
@@ -295,12 +337,14 @@ mod tests {
                     seed: u32::MAX,
                     max_depth: 12,
                     nee: false,
+                    sampler: SamplerKind::Sobol,
                     spp: 33,
                     shard_count: shard.count,
                 },
                 index: shard.index,
                 samples: shard.samples(33),
                 backend: "CPU · 2 threads".to_owned(),
+                display: Tonemap { exposure: -1.5, view: ViewTransform::Agx },
                 checkpoint: false,
             },
             sums: (0..width * height).map(|i| [i as f32 * 0.1, f32::MIN_POSITIVE, 1e30 + i as f32]).collect(),

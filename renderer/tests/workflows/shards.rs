@@ -132,6 +132,24 @@ fn a_partial_film_carries_its_metadata() {
 }
 
 #[test]
+fn a_merged_png_takes_the_parts_exposure_and_view_unless_told_otherwise() {
+    let dir = scene_dir();
+    let dir = dir.path();
+    let display = ["--exposure", "1.5", "--view", "agx"];
+    render(dir, "scene.ron", &display, "full.png");
+    let parts = render_shards(dir, 2, &display, "d");
+    let info = partial::read_info(&dir.join(&parts[0])).expect("a partial film");
+    assert_eq!((info.display.exposure, info.display.view), (1.5, scene_compiler::scene::ViewTransform::Agx));
+    assert_exit(&merge(dir, &parts, "merged.png"), 0);
+    assert!(rgba8(&dir.join("merged.png")) == rgba8(&dir.join("full.png")), "the parts' display");
+
+    let parts: Vec<String> = [&parts[..], &["--exposure".into(), "0".into()]].concat();
+    assert_exit(&merge(dir, &parts, "flag.png"), 0);
+    render(dir, "scene.ron", &["--view", "agx"], "agx.png");
+    assert!(rgba8(&dir.join("flag.png")) == rgba8(&dir.join("agx.png")), "--exposure overrides the parts'");
+}
+
+#[test]
 fn parts_from_the_ron_and_from_its_blob_merge() {
     let dir = scene_dir();
     let dir = dir.path();
@@ -200,6 +218,7 @@ fn every_merge_error_names_its_shards_or_files() {
         (&["--seed", "5"][..], "seed.exr", "seed 7 ≠ 5"),
         (&["--spp", "41"][..], "spp.exr", "total spp 40 ≠ 41"),
         (&["--no-nee"][..], "nee.exr", "next-event estimation on ≠ off"),
+        (&["--sampler", "sobol"][..], "sampler.exr", "sampler Independent ≠ Sobol"),
     ] {
         render(dir, "scene.ron", &[flags, &["--shard", "1/3"]].concat(), name);
         merge_fails(dir, &[p0, name, p2], 1, &[&format!("`{name}` is from another render"), needle]);
