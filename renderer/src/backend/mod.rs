@@ -112,6 +112,37 @@ impl FilmShape {
     }
 }
 
+/// What a film will hold, for [`Backend::check_memory`]: its size and its layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilmSize {
+    pub width: u32,
+    pub height: u32,
+    pub layers: FilmLayers,
+}
+
+/// A film's layers beyond its sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FilmLayers {
+    /// The image alone.
+    Beauty,
+    /// With AOV sums ([`RenderJob::aovs`]).
+    Aovs,
+    /// With AOV sums and the denoiser's working images ([`Backend::denoise`]).
+    Denoised,
+}
+
+impl FilmLayers {
+    /// The layers of a film with AOVs when `aovs`, denoised when `denoise` (which
+    /// needs the AOVs).
+    pub fn of(aovs: bool, denoise: bool) -> FilmLayers {
+        match (aovs, denoise) {
+            (_, true) => FilmLayers::Denoised,
+            (true, false) => FilmLayers::Aovs,
+            (false, false) => FilmLayers::Beauty,
+        }
+    }
+}
+
 impl FilmUpdate {
     /// Fails when a job continues a film that keeps AOVs without asking for them, or
     /// the reverse: a film's AOV sums must cover all its samples.
@@ -192,10 +223,11 @@ pub trait Backend {
     fn kernel_resources(&self) -> anyhow::Result<Vec<KernelResources>> {
         Ok(Vec::new())
     }
-    /// Fails, saying both sizes, when `blob` and a `width × height` film cannot fit on
-    /// the device: called before [`Backend::upload`] so that no work is done for a
-    /// scene that cannot fit. The CPU backend leaves that to the host's allocator.
-    fn check_memory(&self, _blob: &BlobView<'_>, _width: u32, _height: u32) -> anyhow::Result<()> {
+    /// Fails, saying both sizes, when `blob` and a `width × height` film with `layers`
+    /// cannot fit on the device: called before [`Backend::upload`] so that no work is
+    /// done for a scene that cannot fit. The CPU backend leaves that to the host's
+    /// allocator.
+    fn check_memory(&self, _blob: &BlobView<'_>, _film: FilmSize) -> anyhow::Result<()> {
         Ok(())
     }
     /// Copies the scene to the device (the whole blob in one copy on the GPU).

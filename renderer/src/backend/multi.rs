@@ -22,8 +22,8 @@ use anyhow::{Context, anyhow, bail};
 use scene_compiler::BlobView;
 
 use super::{
-    Aovs, Backend, DeviceLoss, DeviceShare, FilmShape, FilmStart, FilmSums, FrameStats, HostDenoised,
-    HostFilm, KernelCompile, KernelResources, RenderJob, Tonemap,
+    Aovs, Backend, DeviceLoss, DeviceShare, FilmLayers, FilmShape, FilmSize, FilmStart, FilmSums, FrameStats,
+    HostDenoised, HostFilm, KernelCompile, KernelResources, RenderJob, Tonemap,
 };
 use crate::shard::split_weighted;
 
@@ -262,9 +262,11 @@ impl Backend for MultiBackend {
     }
 
     /// Every device must hold the scene and its film (each renders a full-size film).
-    fn check_memory(&self, blob: &BlobView<'_>, width: u32, height: u32) -> anyhow::Result<()> {
+    fn check_memory(&self, blob: &BlobView<'_>, film: FilmSize) -> anyhow::Result<()> {
+        // Each device holds the whole film; the denoiser runs on the host.
+        let film = FilmSize { layers: FilmLayers::of(film.layers != FilmLayers::Beauty, false), ..film };
         for slot in &self.slots {
-            slot.device.backend.check_memory(blob, width, height)?;
+            slot.device.backend.check_memory(blob, film)?;
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use serde::Serialize;
 use scene_compiler::scene::RenderSettings;
 
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, view_scene};
-use crate::backend::KernelResources;
+use crate::backend::{FilmLayers, FilmSize, KernelResources};
 use crate::job::RenderJob;
 use crate::timing::mega_per_second;
 
@@ -87,7 +87,15 @@ pub fn run(args: &BenchArgs) -> Result<(), Failure> {
     crate::fault::Faults::from_env().or_usage()?;
     let scene = load_scene(&args.scene.scene)?;
     let (view, settings, _) = view_scene(&scene, &args.scene.overrides());
-    let (mut backend, _) = open_backend(&args.scene, &view, (settings.width, settings.height))?;
+    let (mut backend, _) = open_backend(
+        &args.scene,
+        &view,
+        FilmSize {
+            width: settings.width,
+            height: settings.height,
+            layers: FilmLayers::of(args.denoise, args.denoise),
+        },
+    )?;
     let job =
         RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee).with_aovs(args.denoise);
     for _ in 0..args.warmup {

@@ -26,8 +26,8 @@ use scene_compiler::limits;
 use scene_compiler::scene::RenderSettings;
 use scene_compiler::{BlobView, CompileOptions};
 
-use crate::backend::Backend;
 use crate::backend::select::{self, BackendChoice, GpuSelection};
+use crate::backend::{Backend, FilmSize};
 use crate::job::Overrides;
 
 use self::image_args::ImageArgs;
@@ -192,12 +192,12 @@ struct BackendTimes {
 }
 
 /// Starts the chosen backend (several GPUs with `--gpus`), checks that the scene and a
-/// `film` (width, height) fit in its memory, and uploads the scene; a fallback note
+/// `film` (its size and layers) fit in its memory, and uploads the scene; a fallback note
 /// goes to stderr.
 fn open_backend(
     args: &SceneArgs,
     view: &BlobView<'_>,
-    (width, height): (u32, u32),
+    film: FilmSize,
 ) -> Result<(Box<dyn Backend>, BackendTimes), Failure> {
     let selected = match &args.gpus {
         Some(_) if args.backend == BackendChoice::Cpu => {
@@ -212,7 +212,7 @@ fn open_backend(
         eprintln!("{note}");
     }
     let mut backend = selected.backend;
-    backend.check_memory(view, width, height).or_device()?;
+    backend.check_memory(view, film).or_device()?;
     let start = Instant::now();
     backend.upload(view).or_device()?;
     Ok((backend, BackendTimes { init: selected.init_time, upload: start.elapsed() }))

@@ -13,7 +13,7 @@ use clap::Args;
 use super::interrupt::{self, Interrupt};
 use super::progressive::{Flow, Outcome, Pacing};
 use super::{Failure, OrFail, SceneArgs, load_scene, open_backend, part_failure, progressive, view_scene};
-use crate::backend::{Backend, FilmShape, FilmSums, FrameStats, Tonemap};
+use crate::backend::{Backend, FilmLayers, FilmShape, FilmSize, FilmSums, FrameStats, Tonemap};
 use crate::fault::{Fault, Faults};
 use crate::job::RenderJob;
 use crate::output::{self, ImageFormat};
@@ -153,7 +153,15 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         }
         None => None,
     };
-    let (mut backend, backend_times) = open_backend(&args.scene, &view, (settings.width, settings.height))?;
+    let (mut backend, backend_times) = open_backend(
+        &args.scene,
+        &view,
+        FilmSize {
+            width: settings.width,
+            height: settings.height,
+            layers: FilmLayers::of(aovs, args.denoise),
+        },
+    )?;
     let range = shard.samples(settings.spp);
     let full = RenderJob::full_frame(&settings, &view.camera()).with_nee(!args.scene.no_nee).with_aovs(aovs);
     let mut job = match args.shard {

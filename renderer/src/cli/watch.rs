@@ -16,7 +16,7 @@ use scene_compiler::limits;
 
 use super::{Failure, OrFail, session_failure};
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats, Tonemap};
+use crate::backend::{Backend, FilmLayers, FilmSize, FrameStats, Tonemap};
 use crate::job::{Overrides, RenderJob};
 use crate::load::{CompiledScene, SceneError};
 use crate::output::{self, ImageFormat};
@@ -227,7 +227,9 @@ impl Loop<'_> {
         let view = scene.view();
         let settings = self.args.overrides().apply(view.settings());
         if upload {
-            self.backend.check_memory(&view, settings.width, settings.height)?;
+            let film =
+                FilmSize { width: settings.width, height: settings.height, layers: FilmLayers::Beauty };
+            self.backend.check_memory(&view, film)?;
             self.backend.upload(&view)?;
         }
         let upload = if upload { start.elapsed() } else { Duration::ZERO };

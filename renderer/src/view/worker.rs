@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use scene_compiler::scene::{Camera, RenderSettings};
 
 use crate::backend::select::{self, BackendChoice};
-use crate::backend::{Backend, FrameStats, Tonemap};
+use crate::backend::{Backend, FilmLayers, FilmSize, FrameStats, Tonemap};
 use crate::camera::CameraFrame;
 use crate::job::RenderJob;
 use crate::load::CompiledScene;
@@ -335,8 +335,10 @@ impl RenderState {
         };
         let start = Instant::now();
         if self.needs_upload {
-            let (width, height) = (params.settings.width, params.settings.height);
-            backend.check_memory(&scene.view(), width, height)?;
+            let denoise = params.denoise_below.is_some();
+            let layers = FilmLayers::of(denoise, denoise);
+            let film = FilmSize { width: params.settings.width, height: params.settings.height, layers };
+            backend.check_memory(&scene.view(), film)?;
             backend.upload(&scene.view())?;
             self.needs_upload = false;
             self.upload = Some(start.elapsed());

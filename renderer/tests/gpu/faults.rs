@@ -14,7 +14,7 @@ use std::process::{Command, Output};
 
 use gpu_support::{compile, cuda, repo_root, require_driver, rtiow_scene, view};
 use renderer::backend::cuda::probe_driver;
-use renderer::backend::{Backend, RenderJob, Tonemap};
+use renderer::backend::{Backend, FilmLayers, FilmSize, RenderJob, Tonemap};
 use renderer::fault::Faults;
 use scene_compiler::scene::RenderSettings;
 
@@ -70,19 +70,25 @@ fn the_memory_check_refuses_what_does_not_fit_with_both_sizes() {
     let blob = compile(&rtiow_scene());
     let view = view(&blob);
     let mut gpu = cuda();
-    gpu.check_memory(&view, 1920, 1080).expect("RTIOW at 1080p fits in a real GPU's free memory");
+    let film = |width, height, layers| FilmSize { width, height, layers };
+    let beauty = |width, height| film(width, height, FilmLayers::Beauty);
+    gpu.check_memory(&view, beauty(1920, 1080)).expect("RTIOW at 1080p fits in a real GPU's free memory");
     let (free, total) = gpu.memory_info().expect("cuMemGetInfo");
     assert!(free > 0 && free <= total, "{free} of {total}");
 
     gpu.set_faults(plan("free-memory:1000"));
-    let error = format!("{:#}", gpu.check_memory(&view, 1920, 1080).expect_err("1000 bytes free"));
+    let error = format!("{:#}", gpu.check_memory(&view, beauty(1920, 1080)).expect_err("1000 bytes free"));
     assert!(error.contains(&format!("the scene does not fit on {}", gpu.label())), "{error}");
     assert!(error.contains("1920x1080 film 39.6 MiB") && error.contains("but 1000 B is free"), "{error}");
 
     // 4 GiB free: a 16384x16384 film (5 GiB) does not fit, 4096x4096 does.
     gpu.set_faults(plan("free-memory:4294967296"));
-    assert!(gpu.check_memory(&view, 16_384, 16_384).is_err());
-    gpu.check_memory(&view, 4096, 4096).expect("fits in 4 GiB");
+    assert!(gpu.check_memory(&view, beauty(16_384, 16_384)).is_err());
+    gpu.check_memory(&view, beauty(4096, 4096)).expect("fits in 4 GiB");
+    // 8192x8192: the image alone (1.3 GiB) fits, with AOVs and the denoiser (8.5 GiB) not.
+    gpu.check_memory(&view, beauty(8192, 8192)).expect("fits in 4 GiB");
+    let error = gpu.check_memory(&view, film(8192, 8192, FilmLayers::Denoised)).expect_err("8.5 GiB");
+    assert!(format!("{error:#}").contains("8192x8192 film 8.5 GiB"), "{error:#}");
 }
 
 /// The renderer binary: the bundle's, or cargo's.

@@ -1,6 +1,7 @@
 //! Device memory before an upload: what a scene and its film need on the GPU
-//! ([`MemoryNeeds`]: the blob's payload, the repacked BVH nodes, the film's sums and
-//! its RGBA8 buffer, and working space) against what the device has free, so that a
+//! ([`MemoryNeeds`]: the blob's payload, the repacked BVH nodes, the film's sums, its
+//! RGBA8 buffer, its AOV sums and the denoiser's images when it has them, and working
+//! space) against what the device has free, so that a
 //! scene that cannot fit is one clear error with both sizes before any work, not an
 //! out-of-memory failure halfway through an upload.
 //!
@@ -12,8 +13,24 @@ use std::fmt;
 
 use anyhow::bail;
 
+use crate::backend::{FilmLayers, FilmSize};
+
 /// Bytes per pixel of a film on the device: float4 sums and uchar4 RGBA8 (film.rs).
 pub const FILM_BYTES_PER_PIXEL: u64 = 16 + 4;
+/// Bytes per pixel of a film's AOV sums: two float4 (film.rs, `denoise::AovSample`).
+pub const AOV_BYTES_PER_PIXEL: u64 = 2 * 16;
+/// Bytes per pixel of the denoiser's images: five float4 and one float
+/// (film.rs, `DenoiseBuffers`).
+pub const DENOISE_BYTES_PER_PIXEL: u64 = 5 * 16 + 4;
+
+/// Bytes per pixel of a film with `layers`.
+pub fn film_bytes_per_pixel(layers: FilmLayers) -> u64 {
+    match layers {
+        FilmLayers::Beauty => FILM_BYTES_PER_PIXEL,
+        FilmLayers::Aovs => FILM_BYTES_PER_PIXEL + AOV_BYTES_PER_PIXEL,
+        FilmLayers::Denoised => FILM_BYTES_PER_PIXEL + AOV_BYTES_PER_PIXEL + DENOISE_BYTES_PER_PIXEL,
+    }
+}
 /// Kept free beyond the buffers: the kernels' local memory (the traversal stack) and
 /// the allocator's rounding. 64 MiB is what a 1280x720 render's stacks need at full
 /// occupancy on an H100 with room to spare (local memory is per resident thread).
@@ -26,7 +43,7 @@ pub struct MemoryNeeds {
     pub blob: u64,
     /// The BVH nodes repacked for the kernels.
     pub nodes: u64,
-    /// The film: sums and RGBA8.
+    /// The film: sums and RGBA8, and AOVs and the denoiser's images when it has them.
     pub film: u64,
     pub width: u32,
     pub height: u32,
@@ -34,14 +51,15 @@ pub struct MemoryNeeds {
 
 impl MemoryNeeds {
     /// The needs of a `payload_bytes` blob with `node_count` nodes of `node_bytes`, and a
-    /// `width × height` film.
-    pub fn new(payload_bytes: u64, node_count: u32, node_bytes: u64, width: u32, height: u32) -> MemoryNeeds {
+    /// film of `film`'s size and layers.
+    pub fn new(payload_bytes: u64, node_count: u32, node_bytes: u64, film: FilmSize) -> MemoryNeeds {
+        let pixels = u64::from(film.width) * u64::from(film.height);
         MemoryNeeds {
             blob: payload_bytes,
             nodes: node_bytes.saturating_mul(u64::from(node_count.max(1))),
-            film: (u64::from(width) * u64::from(height)).saturating_mul(FILM_BYTES_PER_PIXEL),
-            width,
-            height,
+            film: pixels.saturating_mul(film_bytes_per_pixel(film.layers)),
+            width: film.width,
+            height: film.height,
         }
     }
 
@@ -106,7 +124,8 @@ mod tests {
 
     #[test]
     fn a_scene_that_fits_passes_and_one_that_does_not_names_both_sizes() {
-        let needs = MemoryNeeds::new(100 << 20, 1000, 128, 1920, 1080);
+        let film = FilmSize { width: 1920, height: 1080, layers: FilmLayers::Beauty };
+        let needs = MemoryNeeds::new(100 << 20, 1000, 128, film);
         assert_eq!(needs.film, 20 * 1920 * 1080);
         assert_eq!(needs.nodes, 128_000);
         assert!(needs.check(needs.total(), 80 << 30, "GPU 0").is_ok());
@@ -125,8 +144,21 @@ mod tests {
     }
 
     #[test]
+    fn aovs_and_the_denoiser_are_counted() {
+        let needs = |layers| MemoryNeeds::new(0, 1, 0, FilmSize { width: 1920, height: 1080, layers }).film;
+        let pixels = 1920 * 1080;
+        assert_eq!(needs(FilmLayers::Aovs), pixels * (20 + 32));
+        // 4K denoised: 264 MiB of film where the image alone is 158 MiB.
+        assert_eq!(needs(FilmLayers::Denoised), pixels * (20 + 32 + 84));
+        assert_eq!(FilmLayers::of(false, true), FilmLayers::Denoised);
+        assert_eq!(FilmLayers::of(true, false), FilmLayers::Aovs);
+        assert_eq!(FilmLayers::of(false, false), FilmLayers::Beauty);
+    }
+
+    #[test]
     fn the_largest_film_is_counted_without_overflow() {
-        let needs = MemoryNeeds::new(1 << 40, u32::MAX, 128, u32::MAX, u32::MAX);
+        let film = FilmSize { width: u32::MAX, height: u32::MAX, layers: FilmLayers::Denoised };
+        let needs = MemoryNeeds::new(1 << 40, u32::MAX, 128, film);
         assert!(needs.total() > 1 << 40);
         assert!(needs.check(80 << 30, 80 << 30, "GPU 0").is_err());
         assert_eq!(Bytes(512).to_string(), "512 B");

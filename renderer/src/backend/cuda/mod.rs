@@ -48,8 +48,8 @@ use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features::{self, Variant};
 use super::{
-    Aovs, Backend, FilmShape, FilmStart, FilmSums, FrameStats, KernelCompile, KernelResources, RenderJob,
-    Tonemap,
+    Aovs, Backend, FilmLayers, FilmShape, FilmSize, FilmStart, FilmSums, FrameStats, KernelCompile,
+    KernelResources, RenderJob, Tonemap,
 };
 use crate::denoise::{AovSample, NO_AOVS_TO_DENOISE, NOTHING_DENOISED, constants::ATROUS_PASSES};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
@@ -199,8 +199,10 @@ impl CudaBackend {
     /// Device memory held now by the scene and the film (freed before a new upload).
     fn held_bytes(&self) -> u64 {
         let scene = self.scene.as_ref().map_or(0, DeviceScene::bytes);
-        let film =
-            self.film.as_ref().map_or(0, |f| u64::from(f.shape.pixels()) * memory::FILM_BYTES_PER_PIXEL);
+        let film = self.film.as_ref().map_or(0, |f| {
+            let layers = FilmLayers::of(f.aov.is_some(), f.denoise.is_some());
+            u64::from(f.shape.pixels()) * memory::film_bytes_per_pixel(layers)
+        });
         scene + film
     }
 
@@ -576,13 +578,12 @@ impl Backend for CudaBackend {
         Ok(Some(self.kernels.compile))
     }
 
-    fn check_memory(&self, blob: &BlobView<'_>, width: u32, height: u32) -> anyhow::Result<()> {
+    fn check_memory(&self, blob: &BlobView<'_>, film: FilmSize) -> anyhow::Result<()> {
         let needs = memory::MemoryNeeds::new(
             blob.payload().len() as u64,
             blob.header.node_count,
             self.kernels.node_bytes as u64,
-            width,
-            height,
+            film,
         );
         let (free, total) = self.memory_info().with_context(|| self.label())?;
         // What this backend holds now is freed before the new scene and film are made.
