@@ -149,11 +149,43 @@ impl RenderJob {
     }
 }
 
+/// `range` split into one contiguous piece per weight, in order, each about in
+/// proportion to its weight (integer arithmetic: piece `i` ends at
+/// `start + len·(w_0+…+w_i)/(w_0+…+w_n)`). With equal weights this is
+/// `shard::sample_range`'s split. All weights 0 counts as equal weights.
+pub fn split_weighted(range: Range<u32>, weights: &[u64]) -> Vec<Range<u32>> {
+    let len = u128::from(range.end.saturating_sub(range.start));
+    let equal = weights.iter().all(|&w| w == 0);
+    let weight = |w: u64| if equal { 1 } else { u128::from(w) };
+    let total: u128 = weights.iter().map(|&w| weight(w)).sum::<u128>().max(1);
+    let mut cumulative = 0u128;
+    let mut start = range.start;
+    weights
+        .iter()
+        .map(|&w| {
+            cumulative += weight(w);
+            let end = range.start + (len * cumulative / total) as u32;
+            let piece = start..end;
+            start = end;
+            piece
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use glam::Vec3;
 
     use super::*;
+
+    #[test]
+    fn weighted_splits_are_contiguous_and_proportional() {
+        assert_eq!(split_weighted(0..10, &[1, 1]), vec![0..5, 5..10]);
+        assert_eq!(split_weighted(4..14, &[1, 3]), vec![4..6, 6..14]);
+        assert_eq!(split_weighted(0..1, &[1, 1]), vec![0..0, 0..1]);
+        assert_eq!(split_weighted(0..9, &[0, 0, 0]), vec![0..3, 3..6, 6..9], "zero weights: equal");
+        assert_eq!(split_weighted(5..5, &[2, 1]), vec![5..5, 5..5]);
+    }
 
     const SCENE: RenderSettings = RenderSettings {
         width: 1280,

@@ -25,7 +25,7 @@ use super::{
     Aovs, Backend, DeviceLoss, DeviceShare, FilmLayers, FilmShape, FilmSize, FilmStart, FilmSums, FrameStats,
     HostDenoised, HostFilm, KernelCompile, KernelResources, RenderJob, Tonemap,
 };
-use crate::shard::split_weighted;
+use crate::job::split_weighted;
 
 /// A device for a [`MultiBackend`].
 pub struct Device {

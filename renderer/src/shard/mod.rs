@@ -8,7 +8,7 @@
 //!   (integer division), so the shards cover `0..spp` exactly once, in order, and
 //!   their sizes differ by at most one. The random streams are per (pixel, sample
 //!   index), so a shard renders exactly the samples an unsharded render would.
-//!   [`split_weighted`] is the same split in proportion to weights (several GPUs).
+//!   `job::split_weighted` is the same split in proportion to weights (several GPUs).
 //! - [`partial`]: the partial film in OpenEXR, the metadata as header attributes.
 //! - [`merge`]: the checks (same render, every shard once) and the f64 sum.
 //! - [`checkpoint`]: an unfinished render's film saved as a partial film of the
@@ -79,29 +79,6 @@ impl FromStr for Shard {
 pub fn sample_range(spp: u32, index: u32, count: u32) -> Range<u32> {
     let at = |i: u32| (u64::from(spp) * u64::from(i) / u64::from(count.max(1))) as u32;
     at(index.min(count))..at((index + 1).min(count))
-}
-
-/// `range` split into one contiguous piece per weight, in order, each about in
-/// proportion to its weight (integer arithmetic: piece `i` ends at
-/// `start + len·(w_0+…+w_i)/(w_0+…+w_n)`). With equal weights this is
-/// [`sample_range`]'s split. All weights 0 counts as equal weights.
-pub fn split_weighted(range: Range<u32>, weights: &[u64]) -> Vec<Range<u32>> {
-    let len = u128::from(range.end.saturating_sub(range.start));
-    let equal = weights.iter().all(|&w| w == 0);
-    let weight = |w: u64| if equal { 1 } else { u128::from(w) };
-    let total: u128 = weights.iter().map(|&w| weight(w)).sum::<u128>().max(1);
-    let mut cumulative = 0u128;
-    let mut start = range.start;
-    weights
-        .iter()
-        .map(|&w| {
-            cumulative += weight(w);
-            let end = range.start + (len * cumulative / total) as u32;
-            let piece = start..end;
-            start = end;
-            piece
-        })
-        .collect()
 }
 
 /// The content hash that ties a partial film to its scene: BLAKE3 of the compiled
@@ -185,6 +162,7 @@ impl ShardInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::split_weighted;
 
     #[test]
     fn shards_cover_every_sample_exactly_once() {
@@ -226,12 +204,7 @@ mod tests {
     }
 
     #[test]
-    fn weighted_splits_are_contiguous_and_proportional() {
-        assert_eq!(split_weighted(0..10, &[1, 1]), vec![0..5, 5..10]);
-        assert_eq!(split_weighted(4..14, &[1, 3]), vec![4..6, 6..14]);
-        assert_eq!(split_weighted(0..1, &[1, 1]), vec![0..0, 0..1]);
-        assert_eq!(split_weighted(0..9, &[0, 0, 0]), vec![0..3, 3..6, 6..9], "zero weights: equal");
-        assert_eq!(split_weighted(5..5, &[2, 1]), vec![5..5, 5..5]);
+    fn equal_weights_split_like_shards() {
         for (spp, count) in [(4096, 16), (10, 3), (3, 7)] {
             let pieces = split_weighted(0..spp, &vec![1; count as usize]);
             let shards: Vec<_> = (0..count).map(|i| sample_range(spp, i, count)).collect();
