@@ -10,8 +10,11 @@ use scene_compiler::scene;
 
 /// Long enough for a loaded two-core machine; tests end as soon as the condition holds.
 const DEADLINE: Duration = Duration::from_secs(20);
-/// How long "nothing happens" is watched for (several debounce periods).
+/// How long "nothing happens" is watched for (several debounce periods) before
+/// [`assert_no_late_reload`] proves it.
 const QUIET: Duration = Duration::from_millis(600);
+/// The radius of the barrier scene [`assert_no_late_reload`] saves: no test writes it.
+const BARRIER_RADIUS: f32 = 0.375;
 
 /// A small valid scene whose second sphere has `radius`; its line is [`RADIUS_LINE`].
 fn scene_text(radius: f32) -> String {
@@ -48,7 +51,7 @@ fn open(path: &Path) -> Session {
 
 /// The current scene's second sphere radius.
 fn radius(session: &Session) -> Option<f32> {
-    session.current().map(|c| c.scene.spheres[1].radius)
+    session.current().and_then(|c| c.scene.spheres.get(1)).map(|s| s.radius)
 }
 
 /// Collects reloads until `done` holds or the deadline passes (then panics with what came).
@@ -70,6 +73,19 @@ fn quiet(session: &mut Session) -> Vec<Reload> {
         reloads.extend(session.wait(deadline.saturating_duration_since(Instant::now())));
     }
     reloads
+}
+
+/// Proves that no reload is still on its way: saves a barrier scene (radius
+/// [`BARRIER_RADIUS`]) and checks that the next reload is the barrier's. The watcher
+/// delivers events in order and the session handles them in order, so a late reload
+/// of anything written before would come first: a window alone ([`quiet`]) cannot
+/// tell "nothing" from "later than the window". The barrier is renamed over the
+/// scene, which is read at once even under an endless debounce.
+fn assert_no_late_reload(session: &mut Session, scene: &Path) {
+    save_by_rename(scene, scene_text(BARRIER_RADIUS));
+    let reloads = wait_for(session, "the barrier scene", |s, _| radius(s) == Some(BARRIER_RADIUS));
+    assert_eq!(reloads.len(), 1, "a reload came before the barrier's: {reloads:#?}");
+    assert!(session.last_error().is_none(), "{:?}", session.last_error());
 }
 
 /// Saves the way most editors do: a new file renamed over the old one.
@@ -153,6 +169,7 @@ fn an_in_place_write_is_read_at_once_but_its_error_waits_for_the_debounce() {
     assert!(reloads.is_empty(), "held back: {reloads:#?}");
     assert!(session.last_error().is_none());
     assert_eq!((session.generation(), radius(&session)), (1, Some(0.5)));
+    // No barrier here: under this debounce any later save is held too, for an hour.
 
     // With an ordinary debounce the error does come, after it.
     let (_dir, path) = scene_dir(0.5);
@@ -173,6 +190,7 @@ fn a_deleted_scene_keeps_the_last_good_one_and_its_return_reloads() {
     assert!(reloads.is_empty(), "a delete alone reloads nothing: {reloads:#?}");
     assert_eq!(radius(&session), Some(0.5));
     assert!(session.last_error().is_none());
+    assert_no_late_reload(&mut session, &path);
 
     std::fs::write(&path, scene_text(0.2)).expect("recreate");
     wait_for(&mut session, "the recreated scene", |s, _| radius(s) == Some(0.2));
@@ -252,6 +270,7 @@ fn a_hundred_saves_in_a_row_end_on_the_last_and_never_go_back() {
     assert!(order.windows(2).all(|w| w[0] < w[1]), "reloads went back to older saves: {loaded:?}");
     let generations: Vec<u64> = loaded.iter().map(|&(g, _)| g).collect();
     assert_eq!(generations, (2..2 + loaded.len() as u64).collect::<Vec<_>>(), "{loaded:?}");
+    assert_no_late_reload(&mut session, &path);
 }
 
 #[test]
@@ -267,6 +286,7 @@ fn the_sessions_own_save_does_not_reload_again() {
     let echoes = quiet(&mut session);
     assert!(echoes.is_empty(), "the save's own event must not reload: {echoes:#?}");
     assert_eq!(session.generation(), 2);
+    assert_no_late_reload(&mut session, &path);
 
     // The watch survives the save's rename.
     std::fs::write(&path, scene_text(0.15)).expect("write");
@@ -318,6 +338,8 @@ fn a_kernel_source_change_is_reported_as_kernels() {
 
     std::fs::write(kernels.join("notes.txt"), "not a kernel").expect("write notes");
     assert!(quiet(&mut session).is_empty(), "only .cu and .cuh count");
+    assert_no_late_reload(&mut session, &scene_path);
+    let scene_radius = radius(&session);
 
     std::fs::write(kernels.join("path.cuh"), "// new header\n").expect("write header");
     let reloads = wait_for(&mut session, "a kernels reload", |_, r| !r.is_empty());
@@ -328,7 +350,7 @@ fn a_kernel_source_change_is_reported_as_kernels() {
         (Changed::Kernels, Ok(()), false)
     );
     assert_eq!(reload.generation, session.generation());
-    assert_eq!(radius(&session), Some(0.5), "the scene is untouched");
+    assert_eq!(radius(&session), scene_radius, "the scene is untouched");
 }
 
 #[test]
@@ -399,6 +421,7 @@ fn saving_a_terrain_image_reloads_the_scene_by_rename_or_in_place() {
     // The same pixels written again: a compile, but nothing new, so no reload.
     std::fs::write(&image, heightmap_png(9)).expect("write in place");
     assert_eq!(quiet(&mut session), []);
+    assert_no_late_reload(&mut session, &path);
 }
 
 #[test]
