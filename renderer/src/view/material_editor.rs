@@ -11,18 +11,18 @@ use glam::Vec3;
 use scene_compiler::scene::{AlphaMode, Maps, Material, MaterialKind, Principled, Scene};
 
 use super::ViewApp;
-use super::edit::EditKey;
+use super::edit::{Change, EditKey, Splice};
 use super::selection_editor::{color_row, labelled_drag};
 
 impl ViewApp {
     /// The rows of material `index` of `scene`: its kind, parameters and textures. The
-    /// scene with the edit made and its undo key, when one was made.
+    /// change made and its undo key, when one was made.
     pub(super) fn material_panel(
         &mut self,
         ui: &mut egui::Ui,
         scene: &Scene,
         index: usize,
-    ) -> Option<(Scene, EditKey)> {
+    ) -> Option<(Box<dyn Change>, EditKey)> {
         let material = &scene.materials[index];
         ui.label(
             RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong(),
@@ -36,17 +36,22 @@ impl ViewApp {
         let (switched, edited, texture) = rows.inner;
         // The last of these wins: two in one frame is not a thing a pointer does.
         let mut edit = None;
+        let change = |material: Material| -> Box<dyn Change> {
+            Splice::new(|s: &mut Scene| &mut s.materials, index, 1, vec![material])
+        };
         if switched || edited {
-            let mut scene = scene.clone();
-            scene.materials[index] = with_kind(material, kind);
             // A new kind is one undo step; a drag coalesces with the material's.
-            edit = Some((scene, if switched { EditKey::Structure } else { EditKey::Material(index) }));
+            let key = if switched { EditKey::Structure } else { EditKey::Material(index) };
+            edit = Some((change(with_kind(material, kind)), key));
         }
         if let Some(texture) = texture {
-            let mut scene = scene.clone();
-            texture.slot.set(&mut scene.materials[index], texture.texture);
+            let mut material = material.clone();
+            texture.slot.set(&mut material, texture.texture);
             // A new kind, file or wrap mode is one undo step; a drag coalesces with the material's.
-            edit = Some((scene, if texture.step { EditKey::Structure } else { EditKey::Material(index) }));
+            edit = Some((
+                change(material),
+                if texture.step { EditKey::Structure } else { EditKey::Material(index) },
+            ));
         }
         edit
     }

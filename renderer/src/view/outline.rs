@@ -6,7 +6,7 @@ use eframe::egui::{self, Button, TextStyle};
 use scene_compiler::scene::Scene;
 
 use super::ViewApp;
-use super::selected::Selected;
+use super::selected::{Selected, Thing, with_thing};
 
 /// Rows shown before a kind's list scrolls.
 const VISIBLE_ROWS: f32 = 8.0;
@@ -19,12 +19,8 @@ impl ViewApp {
         // Without a scene the selection editor below says so.
         let Some(current) = self.session.current().cloned() else { return };
         let scene = &current.scene;
-        let lists: [List; 4] = [
-            ("Spheres", scene.spheres.len(), Selected::Sphere),
-            ("Boxes", scene.boxes.len(), Selected::Box),
-            ("Terrains", scene.terrains.len(), Selected::Terrain),
-            ("Meshes", scene.meshes.len(), Selected::Mesh),
-        ];
+        let lists = Selected::KINDS
+            .map(|kind| -> List { with_thing!(kind(0), T, _i => (T::TITLE, T::list(scene).len(), kind)) });
         for (title, count, select) in lists.into_iter().filter(|&(_, count, _)| count > 0) {
             egui::CollapsingHeader::new(format!("{title} ({count})"))
                 .id_salt(title)
@@ -54,10 +50,10 @@ impl ViewApp {
             |ui, rows| {
                 for i in rows {
                     let entry = select(i);
-                    let text = match entry {
-                        Selected::Terrain(t) => format!("{entry} · {}", scene.terrains[t].image),
-                        Selected::Mesh(m) => format!("{entry} · {}", scene.meshes[m].file),
-                        _ => entry.to_string(),
+                    let source = with_thing!(entry, T, i => T::list(scene)[i].source());
+                    let text = match source {
+                        Some(source) => format!("{entry} · {source}"),
+                        None => entry.to_string(),
                     };
                     let button = Button::selectable(self.editor.selected == Some(entry), text)
                         .min_size(egui::vec2(0.0, row_height));

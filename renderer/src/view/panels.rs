@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use eframe::egui::{self, Color32, RichText};
 use scene_compiler::limits;
-use scene_compiler::scene::ViewTransform;
+use scene_compiler::scene::{RenderSettings, Scene, ViewTransform};
 
 use super::ViewApp;
-use super::edit::EditKey;
+use super::edit::{EditKey, Set};
 use super::worker::Frame;
 use crate::backend::select::BackendChoice;
 use crate::load::{CompiledScene, SceneError};
@@ -199,10 +199,9 @@ impl ViewApp {
         view: ViewTransform,
         field: &'static str,
     ) {
-        let mut edited = before.scene.clone();
-        edited.settings.exposure = exposure;
-        edited.settings.view = view;
-        let result = self.editor.apply(&mut self.session, edited, EditKey::Settings(field));
+        let settings = RenderSettings { exposure, view, ..before.scene.settings };
+        let change = Set::new(|s: &mut Scene| &mut s.settings, settings);
+        let result = self.editor.apply(&mut self.session, change, EditKey::Settings(field));
         if result.is_ok() {
             (self.controls.exposure, self.controls.view) = (None, None);
             let sent_before = self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, before));

@@ -1,17 +1,17 @@
-//! The selection editor: the selected sphere's, box's, terrain's or mesh's fields (a
-//! mesh's: its material, the model's own or one of the scene's), and its material
+//! The selection editor: the selected thing's rows (each kind's through its
+//! [`Thing`] implementation: a sphere's, box's, terrain's or mesh's fields, a mesh's
+//! material the model's own or one of the scene's), and its material
 //! (`material_editor`, with its textures in `texture_editor`). A change edits a copy of
-//! the thing; only then is the scene copied, the copy put in, and the whole applied
-//! through [`super::edit::Editor`] (validated, undoable), so an idle frame never copies
-//! a large scene.
+//! the thing; only then does it become a [`super::edit::Change`] applied through
+//! [`super::edit::Editor`] (validated, undoable), so an idle frame copies nothing.
 
 use eframe::egui::{self, DragValue, RichText};
 use glam::Vec3;
 use scene_compiler::scene::{Cuboid, Material, Mesh, Scene, Sphere, Terrain, TerrainSurface};
 
 use super::ViewApp;
-use super::edit::EditKey;
-use super::selected::Selected;
+use super::edit::{self, Change, EditKey, Set};
+use super::selected::{Thing, with_thing};
 
 /// The least a radius, size, cell or height scale is dragged to: they must stay positive.
 const MIN_SIZE: f32 = 1e-3;
@@ -39,8 +39,8 @@ impl ViewApp {
             if ui.button("Set scene camera").on_hover_text("store the current view in the scene").clicked()
                 && let Some(orbit) = &self.orbit
             {
-                let edited = Scene { camera: orbit.camera(), ..scene.clone() };
-                let result = self.editor.apply(&mut self.session, edited, EditKey::Structure);
+                let change = Set::new(|s: &mut Scene| &mut s.camera, orbit.camera());
+                let result = self.editor.apply(&mut self.session, change, EditKey::Structure);
                 self.report_edit(result);
             }
         });
@@ -49,51 +49,12 @@ impl ViewApp {
             return;
         };
         ui.label(RichText::new(format!("selected: {selected}")).strong());
-        let edited = egui::Grid::new("selected").num_columns(2).show(ui, |ui| match selected {
-            Selected::Sphere(i) => {
-                let mut sphere = scene.spheres[i];
-                sphere_rows(ui, &mut sphere, &scene.materials).map(|field| {
-                    let mut edited = scene.clone();
-                    edited.spheres[i] = sphere;
-                    (edited, field)
-                })
-            }
-            Selected::Box(i) => {
-                let mut cuboid = scene.boxes[i];
-                box_rows(ui, &mut cuboid, &scene.materials).map(|field| {
-                    let mut edited = scene.clone();
-                    edited.boxes[i] = cuboid;
-                    (edited, field)
-                })
-            }
-            Selected::Terrain(i) => {
-                let mut terrain = scene.terrains[i].clone();
-                terrain_rows(ui, &mut terrain, &scene.materials).map(|field| {
-                    let mut edited = scene.clone();
-                    edited.terrains[i] = terrain;
-                    (edited, field)
-                })
-            }
-            Selected::Mesh(i) => {
-                let mut mesh = scene.meshes[i].clone();
-                mesh_rows(ui, &mut mesh, &scene.materials).map(|field| {
-                    let mut edited = scene.clone();
-                    edited.meshes[i] = mesh;
-                    (edited, field)
-                })
-            }
+        let mut edit: Option<(Box<dyn Change>, EditKey)> = with_thing!(selected, T, i => {
+            let mut thing = <T as Clone>::clone(&T::list(scene)[i]);
+            let rows = egui::Grid::new("selected").num_columns(2).show(ui, |ui| thing.rows(ui, &scene.materials));
+            T::list(scene)[i].notes(ui);
+            rows.inner.map(|field| (edit::replace(i, thing), EditKey::Field(selected, field)))
         });
-        let mut edit = edited.inner.map(|(scene, field)| (scene, EditKey::Field(selected, field)));
-        if let Selected::Terrain(i) = selected {
-            let t = &scene.terrains[i];
-            ui.label(format!("image {} · {} x {} pixels", t.image, t.heights.width, t.heights.depth));
-            if let TerrainSurface::Palette(bands) = &t.surface {
-                ui.label(format!("coloured by height: {} bands (edit them in the scene file)", bands.len()));
-            }
-        }
-        if let Selected::Mesh(i) = selected {
-            mesh_notes(ui, &scene.meshes[i]);
-        }
         // A material edit below overrides one above: two in one frame is not a thing a pointer does.
         if let Some(index) = selected.material(scene)
             && (index as usize) < scene.materials.len()
@@ -101,15 +62,19 @@ impl ViewApp {
         {
             edit = Some(material_edit);
         }
-        if let Some((edited, key)) = edit {
-            let result = self.editor.apply(&mut self.session, edited, key);
+        if let Some((change, key)) = edit {
+            let result = self.editor.apply(&mut self.session, change, key);
             self.report_edit(result);
         }
     }
 }
 
 /// A sphere's center, radius and material; the field changed, if one was.
-fn sphere_rows(ui: &mut egui::Ui, sphere: &mut Sphere, materials: &[Material]) -> Option<&'static str> {
+pub(super) fn sphere_rows(
+    ui: &mut egui::Ui,
+    sphere: &mut Sphere,
+    materials: &[Material],
+) -> Option<&'static str> {
     let mut field = None;
     let speed = (sphere.radius * 0.02).max(MIN_SIZE);
     if vector_drags(ui, ["center x", "center y", "center z"], &mut sphere.center, speed).contains(&true) {
@@ -125,7 +90,11 @@ fn sphere_rows(ui: &mut egui::Ui, sphere: &mut Sphere, materials: &[Material]) -
 }
 
 /// A box's center (moving it whole), size (about the center) and material; the field changed.
-fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> Option<&'static str> {
+pub(super) fn box_rows(
+    ui: &mut egui::Ui,
+    cuboid: &mut Cuboid,
+    materials: &[Material],
+) -> Option<&'static str> {
     let mut field = None;
     let (mut center, mut size) = ((cuboid.min + cuboid.max) * 0.5, cuboid.max - cuboid.min);
     let speed = (size.max_element() * 0.02).max(MIN_SIZE);
@@ -151,7 +120,11 @@ fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> O
 }
 
 /// A terrain's origin, cell, height scale and single material; the field changed.
-fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]) -> Option<&'static str> {
+pub(super) fn terrain_rows(
+    ui: &mut egui::Ui,
+    terrain: &mut Terrain,
+    materials: &[Material],
+) -> Option<&'static str> {
     let mut field = None;
     let speed = (terrain.cell * 0.1).max(MIN_SIZE);
     if vector_drags(ui, ["origin x", "origin y", "origin z"], &mut terrain.origin, speed).contains(&true) {
@@ -171,9 +144,18 @@ fn terrain_rows(ui: &mut egui::Ui, terrain: &mut Terrain, materials: &[Material]
     field
 }
 
+/// What a terrain's panel says besides its rows: its image and size, and its palette.
+pub(super) fn terrain_notes(ui: &mut egui::Ui, terrain: &Terrain) {
+    let heights = &terrain.heights;
+    ui.label(format!("image {} · {} x {} pixels", terrain.image, heights.width, heights.depth));
+    if let TerrainSurface::Palette(bands) = &terrain.surface {
+        ui.label(format!("coloured by height: {} bands (edit them in the scene file)", bands.len()));
+    }
+}
+
 /// A mesh's material: the model's own (when it has any) or one of the scene's; the
 /// field changed.
-fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
+pub(super) fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
     let label = ui.label("material");
     let own = "model's own materials";
     let current = match mesh.material {
@@ -197,7 +179,7 @@ fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Opti
 
 /// What a mesh's panel says besides its rows: its file and size, and the model's own
 /// materials when the mesh uses them.
-fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
+pub(super) fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
     let data = &mesh.data;
     ui.label(format!("model {} · {} triangles", mesh.file, data.triangles.len()));
     if mesh.material.is_some() {

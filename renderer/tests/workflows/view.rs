@@ -844,3 +844,34 @@ fn turning_the_denoiser_on_restarts_a_film_without_aovs_and_off_keeps_the_film()
     assert_eq!(off.started, on.started, "turning the denoiser off keeps the film");
     assert!(off.samples >= on.samples);
 }
+
+#[test]
+fn edits_of_a_large_scene_keep_changes_not_copies_and_undo_restores_it() {
+    use renderer::view::edit::{EditKey, Editor, replace};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = canonical_scene(dir.path());
+    let mut original = scene::load_file(&path).expect("scene");
+    let extra = (0..20_000).map(|i| scene::Sphere {
+        center: glam::Vec3::new((i % 200) as f32, -50.0, (i / 200) as f32),
+        radius: 0.25,
+        material: 0,
+    });
+    original.spheres.extend(extra);
+    std::fs::write(&path, scene::to_ron(&original)).expect("write");
+    let mut session = Session::open(&path, None, SessionOptions::default()).expect("session opens");
+    let loaded = session.current().expect("a scene").scene.clone();
+    let mut editor = Editor::default();
+    for step in 0..10 {
+        let sphere = scene::Sphere { radius: 0.5 + step as f32 * 0.01, ..loaded.spheres[step] };
+        editor.apply(&mut session, replace(step, sphere), EditKey::Structure).expect("a valid edit");
+    }
+    // Ten changes of one sphere each: bytes, where ten copies of the scene were megabytes.
+    assert!(editor.history_bytes() < 10 * 256, "{} bytes of history", editor.history_bytes());
+    assert_eq!(session.current().expect("a scene").scene.spheres[9].radius, 0.59);
+    while editor.undo(&mut session).expect("undo") {}
+    assert!(session.current().expect("a scene").scene == loaded, "undoing every edit restores the scene");
+    for _ in 0..10 {
+        assert!(editor.redo(&mut session).expect("redo"));
+    }
+    assert_eq!(session.current().expect("a scene").scene.spheres[9].radius, 0.59);
+}
