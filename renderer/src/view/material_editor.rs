@@ -10,51 +10,47 @@ use eframe::egui::{self, DragValue, RichText};
 use glam::Vec3;
 use scene_compiler::scene::{AlphaMode, Maps, Material, MaterialKind, Principled, Scene};
 
-use super::ViewApp;
 use super::edit::{Change, EditKey, Splice};
 use super::selection_editor::{color_row, labelled_drag};
+use super::texture_editor::TextureUi;
 
-impl ViewApp {
-    /// The rows of material `index` of `scene`: its kind, parameters and textures. The
-    /// change made and its undo key, when one was made.
-    pub(super) fn material_panel(
-        &mut self,
-        ui: &mut egui::Ui,
-        scene: &Scene,
-        index: usize,
-    ) -> Option<(Box<dyn Change>, EditKey)> {
-        let material = &scene.materials[index];
-        ui.label(
-            RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong(),
-        );
-        let mut kind = material.kind;
-        let rows = egui::Grid::new("material").num_columns(2).show(ui, |ui| {
-            let switched = kind_row(ui, &mut kind);
-            let edited = parameter_rows(ui, &mut kind);
-            (switched, edited, self.textures.show(ui, index, scene))
-        });
-        let (switched, edited, texture) = rows.inner;
-        // The last of these wins: two in one frame is not a thing a pointer does.
-        let mut edit = None;
-        let change = |material: Material| -> Box<dyn Change> {
-            Splice::new(|s: &mut Scene| &mut s.materials, index, 1, vec![material])
-        };
-        if switched || edited {
-            // A new kind is one undo step; a drag coalesces with the material's.
-            let key = if switched { EditKey::Structure } else { EditKey::Material(index) };
-            edit = Some((change(with_kind(material, kind)), key));
-        }
-        if let Some(texture) = texture {
-            let mut material = material.clone();
-            texture.slot.set(&mut material, texture.texture);
-            // A new kind, file or wrap mode is one undo step; a drag coalesces with the material's.
-            edit = Some((
-                change(material),
-                if texture.step { EditKey::Structure } else { EditKey::Material(index) },
-            ));
-        }
-        edit
+/// The rows of material `index` of `scene`: its kind, parameters and textures (their
+/// rows' state in `textures`). The change made and its undo key, when one was made.
+pub(super) fn material_panel(
+    ui: &mut egui::Ui,
+    textures: &mut TextureUi,
+    scene: &Scene,
+    index: usize,
+) -> Option<(Box<dyn Change>, EditKey)> {
+    let material = &scene.materials[index];
+    ui.label(RichText::new(format!("material \"{}\" (shared by all that use it)", material.name)).strong());
+    let mut kind = material.kind;
+    let rows = egui::Grid::new("material").num_columns(2).show(ui, |ui| {
+        let switched = kind_row(ui, &mut kind);
+        let edited = parameter_rows(ui, &mut kind);
+        (switched, edited, textures.show(ui, index, scene))
+    });
+    let (switched, edited, texture) = rows.inner;
+    // The last of these wins: two in one frame is not a thing a pointer does.
+    let mut edit = None;
+    let change = |material: Material| -> Box<dyn Change> {
+        Splice::new(|s: &mut Scene| &mut s.materials, index, 1, vec![material])
+    };
+    if switched || edited {
+        // A new kind is one undo step; a drag coalesces with the material's.
+        let key = if switched { EditKey::Structure } else { EditKey::Material(index) };
+        edit = Some((change(with_kind(material, kind)), key));
     }
+    if let Some(texture) = texture {
+        let mut material = material.clone();
+        texture.slot.set(&mut material, texture.texture);
+        // A new kind, file or wrap mode is one undo step; a drag coalesces with the material's.
+        edit = Some((
+            change(material),
+            if texture.step { EditKey::Structure } else { EditKey::Material(index) },
+        ));
+    }
+    edit
 }
 
 /// `material` made of `kind`, keeping the textures `kind` takes.

@@ -3,19 +3,22 @@
 //! terrains and meshes can be picked (or chosen in the outline) and edited, spheres
 //! added, any of them deleted, with undo/redo, and the scene saved back as RON.
 //!
-//! One [`ViewApp`] holds the UI state. Its [`ViewApp::show`] only lays out widgets and
-//! sends commands: compiles happen in the session (milliseconds), renders on the
-//! render thread ([`worker`]), so the UI never waits on either.
+//! [`ViewApp`] holds the session, the editor and one value per part of the window, each
+//! a type with its own state: [`ViewApp::show`] lays them out and hands each an explicit
+//! view of what it may touch ([`Edits`] for the panels that edit). Compiles happen in
+//! the session (milliseconds), renders on the render thread ([`worker`], reached
+//! through [`render_link`]), so the UI never waits on either.
 //!
-//! - [`orbit`]: the camera (orbit, pan, zoom, fly).
-//! - [`selected`]: what a selection names.
-//! - [`pick`]: what is under a pixel.
-//! - [`highlight`]: the selection drawn over the render.
-//! - [`edit`]: selection, edits through the session, undo/redo.
-//! - [`panels`]: the side panel, tool bar and error panel; [`outline`] and
-//!   [`selection_editor`]: the side panel's list of things and the editor of the selected one,
-//!   with [`material_editor`] for its material and [`texture_editor`] for the material's
-//!   textures.
+//! - [`render_link`]: what was sent to the render thread and what came back.
+//! - [`viewport`]: the image area, with [`orbit`] (the camera), [`pick`] (what is under
+//!   a pixel) and [`highlight`] (the selection drawn over the render).
+//! - [`selected`]: what a selection names, and [`selected::Thing`], each editable kind's
+//!   one implementation.
+//! - [`edit`]: the selection, edits as changes through the session, undo/redo.
+//! - [`panels`]: the tool bar, the Stats and Render sections, the status line, the error
+//!   panel; [`outline`] and [`selection_editor`]: the list of things and the editor of
+//!   the selected one, with [`material_editor`] for its material and [`texture_editor`]
+//!   for the material's textures.
 
 pub mod edit;
 mod highlight;
@@ -24,28 +27,31 @@ pub mod orbit;
 mod outline;
 mod panels;
 pub mod pick;
+mod render_link;
 pub mod selected;
 mod selection_editor;
 pub mod texture_editor;
+mod viewport;
 pub mod worker;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use eframe::egui::{self, Color32, Key, KeyboardShortcut, Modifiers, Pos2, Rect, Sense};
-use scene_compiler::scene::{Camera, SamplerKind, ViewTransform};
+use eframe::egui::{self, Key, KeyboardShortcut, Modifiers, Pos2};
+use scene_compiler::scene::{SamplerKind, ViewTransform};
 
-use self::edit::Editor;
-use self::orbit::Orbit;
-use self::pick::Picker;
+use self::edit::{Change, EditKey, Editor};
+use self::panels::{RenderPanel, StatsPanel, ToolbarAction};
+use self::render_link::RenderLink;
 use self::selected::Selected;
-use self::worker::{Command, Event, Frame, ViewParams, Worker};
+use self::selection_editor::SelectionPanel;
+use self::viewport::{Clicked, Viewport};
+use self::worker::{Command, Frame, ViewParams};
 use crate::backend::select::BackendChoice;
 use crate::job::Overrides;
-use crate::load::{CompiledScene, SceneError};
+use crate::load::SceneError;
 use crate::output::{self, Pixels};
-use crate::session::{Changed, Reload, Session, SessionOptions};
+use crate::session::{Changed, Session, SessionOptions};
 
 /// The denoiser is on below this many samples per pixel until the side panel says
 /// otherwise: at 256 spp most scenes' raw image is as clean as the 4-spp denoised one
@@ -103,47 +109,53 @@ pub struct Status {
     pub is_error: bool,
 }
 
-/// The live editor's state.
+/// What an editing panel may touch: the session (the scene, its edits and saves), the
+/// editor (selection, history) and the tool bar's status, which a rejected edit sets.
+pub(super) struct Edits<'a> {
+    pub session: &'a mut Session,
+    pub editor: &'a mut Editor,
+    pub status: &'a mut Option<Status>,
+}
+
+impl Edits<'_> {
+    /// Makes `change` through the editor; false (and the status says so) when the
+    /// session rejected it.
+    pub fn apply(&mut self, change: Box<dyn Change>, key: EditKey) -> bool {
+        let result = self.editor.apply(self.session, change, key);
+        self.report(result)
+    }
+
+    /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics);
+    /// true when `result` is not one.
+    pub fn report(&mut self, result: Result<(), SceneError>) -> bool {
+        if result.is_err() {
+            *self.status =
+                Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });
+        }
+        result.is_ok()
+    }
+}
+
+/// The live editor: the session and its edits, the render thread's link, the image
+/// area and the side panel's sections, each its own type.
 pub struct ViewApp {
     pub session: Session,
     pub editor: Editor,
     pub controls: Controls,
-    worker: Worker,
-    /// The context the render thread wakes; set on the first frame.
-    repaint: Arc<OnceLock<egui::Context>>,
-    orbit: Option<Orbit>,
-    /// The scene camera the orbit was last reset to: a reload that changes it resets the orbit.
-    scene_camera: Option<Camera>,
-    sent_scene: Option<Arc<CompiledScene>>,
-    sent_params: Option<ViewParams>,
-    /// Keyed by the session's generation: a blob alone does not tell the scene's own
-    /// boxes from its terrains' columns.
-    picker: Option<(u64, Picker)>,
-    frame: Option<Box<Frame>>,
-    texture: Option<egui::TextureHandle>,
-    /// The selected material's texture rows: the image files being typed, the thumbnails.
-    textures: texture_editor::TextureUi,
-    device: String,
-    backend_note: Option<String>,
-    worker_error: Option<String>,
-    last_reload: Option<Reload>,
-    /// Reloads seen, failed ones included: the panel numbers attempts, since a failed
-    /// reload keeps the scene's generation.
-    reload_attempts: u64,
     /// Where the Screenshot button writes (editable in the side panel).
     pub screenshot_dir: PathBuf,
+    render: RenderLink,
+    viewport: Viewport,
+    stats: StatsPanel,
+    render_panel: RenderPanel,
+    selection: SelectionPanel,
     status: Option<Status>,
-    /// Where the image was drawn last frame, in points.
-    image_rect: Option<Rect>,
     ui_frame: Duration,
-    cuda_available: bool,
 }
 
 impl ViewApp {
     /// An editor on an opened session; the render thread starts at once.
     pub fn new(session: Session, options: &ViewOptions) -> ViewApp {
-        let repaint = Arc::new(OnceLock::new());
-        let worker = Worker::spawn(options.backend, options.kernels.clone(), Arc::clone(&repaint));
         ViewApp {
             session,
             editor: Editor::default(),
@@ -159,52 +171,34 @@ impl ViewApp {
                 denoise: true,
                 denoise_below: DENOISE_BELOW_SPP,
             },
-            worker,
-            repaint,
-            orbit: None,
-            scene_camera: None,
-            sent_scene: None,
-            sent_params: None,
-            picker: None,
-            frame: None,
-            texture: None,
-            textures: texture_editor::TextureUi::default(),
-            device: String::new(),
-            backend_note: None,
-            worker_error: None,
-            last_reload: None,
-            reload_attempts: 0,
             screenshot_dir: options
                 .screenshot_dir
                 .clone()
                 .unwrap_or_else(|| output::folder_of(&options.scene).to_owned()),
+            render: RenderLink::spawn(options.backend, options.kernels.clone()),
+            viewport: Viewport::default(),
+            stats: StatsPanel::default(),
+            render_panel: RenderPanel::new(),
+            selection: SelectionPanel::default(),
             status: None,
-            image_rect: None,
             ui_frame: Duration::ZERO,
-            cuda_available: crate::backend::cuda::driver_available(),
         }
     }
 
     /// The latest image from the render thread.
     pub fn frame(&self) -> Option<&Frame> {
-        self.frame.as_deref()
+        self.render.frame()
     }
 
     /// Whether the latest image is of the current view's size with all of its samples
     /// (the render thread has stopped adding samples).
     pub fn finished(&self) -> bool {
-        match (&self.frame, self.sent_params) {
-            (Some(frame), Some(params)) => {
-                (frame.width, frame.height, frame.samples)
-                    == (params.settings.width, params.settings.height, params.settings.spp)
-            }
-            _ => false,
-        }
+        self.render.finished()
     }
 
     /// The line under the image: samples per pixel, time, whether it is denoised.
     pub fn status_line(&self) -> Option<String> {
-        self.frame.as_ref().map(|frame| panels::status_line(frame, self.finished()))
+        self.render.frame().map(|frame| panels::status_line(frame, self.finished()))
     }
 
     /// The outcome of the last action (save, screenshot, rejected edit).
@@ -215,13 +209,24 @@ impl ViewApp {
     /// Lays out the whole window; called by eframe every frame, and by tests.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        let _ = self.repaint.get_or_init(|| ctx.clone());
+        self.render.set_context(&ctx);
         self.ui_frame = Duration::from_secs_f32(ctx.input(|i| i.unstable_dt).max(0.0));
         self.poll_session();
-        self.take_events(&ctx);
+        self.render.take_events(&ctx);
         self.shortcuts(ui);
 
-        egui::Panel::top("toolbar").show(ui, |ui| self.toolbar(ui));
+        egui::Panel::top("toolbar").show(ui, |ui| {
+            let action =
+                panels::toolbar(ui, &self.editor, self.render.frame().is_some(), self.status.as_ref());
+            match action {
+                Some(ToolbarAction::Save) => self.save(),
+                Some(ToolbarAction::Undo) => self.undo(),
+                Some(ToolbarAction::Redo) => self.redo(),
+                Some(ToolbarAction::Screenshot) => self.screenshot(),
+                Some(ToolbarAction::ResetCamera) => self.viewport.reset_camera(),
+                None => {}
+            }
+        });
         egui::Panel::right("side").default_size(330.0).show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| self.side_panel(ui));
         });
@@ -233,10 +238,51 @@ impl ViewApp {
                 panels::error_panel(ui, &error);
             });
         }
-        egui::CentralPanel::default().show(ui, |ui| self.image_area(ui));
+        egui::CentralPanel::default().show(ui, |ui| {
+            let current = self.session.current().map(|c| (&**c, self.session.generation()));
+            let shown = self.viewport.show(
+                ui,
+                self.render.texture(),
+                current,
+                self.render.params(),
+                self.editor.selected,
+            );
+            if let Clicked::Pick(picked) = shown {
+                self.editor.selected = picked;
+            }
+        });
 
         self.send_view(&ctx);
         ctx.request_repaint_after(POLL_INTERVAL);
+    }
+
+    /// Stats, render controls, the selection editor and the outline.
+    fn side_panel(&mut self, ui: &mut egui::Ui) {
+        let current = self.session.current().cloned();
+        egui::CollapsingHeader::new("Stats")
+            .default_open(true)
+            .show(ui, |ui| self.stats.show(ui, self.ui_frame, &self.render, current.as_deref()));
+        let mut edits =
+            Edits { session: &mut self.session, editor: &mut self.editor, status: &mut self.status };
+        egui::CollapsingHeader::new("Render").default_open(true).show(ui, |ui| {
+            self.render_panel.show(
+                ui,
+                &mut self.controls,
+                &mut self.screenshot_dir,
+                &mut edits,
+                &mut self.render,
+            )
+        });
+        // The selection before the outline: what was just clicked is edited without scrolling.
+        egui::CollapsingHeader::new("Selection")
+            .default_open(true)
+            .show(ui, |ui| self.selection.show(ui, &mut edits, self.viewport.orbit.as_ref()));
+        egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| {
+            // Without a scene the selection editor above says so.
+            if let Some(current) = &current {
+                outline::show(ui, &current.scene, &mut edits.editor.selected);
+            }
+        });
     }
 
     /// Handles file reloads and hands a new scene to the render thread.
@@ -245,61 +291,22 @@ impl ViewApp {
             if reload.changed == Changed::Kernels
                 && let Some(dir) = self.session.kernels_dir()
             {
-                self.worker.send(Command::ReloadKernels(dir.to_owned()));
+                self.render.send(Command::ReloadKernels(dir.to_owned()));
             }
-            self.reload_attempts += 1;
-            self.last_reload = Some(reload);
+            self.stats.record(reload);
         }
         let Some(current) = self.session.current().cloned() else { return };
-        if self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, &current)) {
+        if self.render.has_scene(&current) {
             return;
         }
-        let camera = current.scene.camera;
-        if self.scene_camera != Some(camera) {
-            self.orbit = Some(Orbit::from_camera(&camera));
-            self.scene_camera = Some(camera);
-        }
+        self.viewport.follow(current.scene.camera);
         if self.controls.max_depth.is_none() {
             self.controls.max_depth = Some(current.scene.settings.max_depth);
         }
         if self.editor.selected.is_some_and(|s| !s.exists_in(&current.scene)) {
             self.editor.selected = None;
         }
-        // A save or a no-op reload yields a new Arc with the same blob: nothing to upload.
-        let same_content =
-            self.sent_scene.as_ref().is_some_and(|sent| sent.content_hash == current.content_hash);
-        if !same_content {
-            self.worker.send(Command::Scene(Arc::clone(&current)));
-        }
-        self.sent_scene = Some(current);
-    }
-
-    fn take_events(&mut self, ctx: &egui::Context) {
-        for event in self.worker.events() {
-            match event {
-                Event::Frame(frame) => {
-                    let image = egui::ColorImage::from_rgba_unmultiplied(
-                        [frame.width as usize, frame.height as usize],
-                        &frame.rgba,
-                    );
-                    match &mut self.texture {
-                        Some(texture) => texture.set(image, egui::TextureOptions::LINEAR),
-                        None => {
-                            self.texture =
-                                Some(ctx.load_texture("render", image, egui::TextureOptions::LINEAR))
-                        }
-                    }
-                    self.worker_error = None;
-                    self.device.clone_from(&frame.device);
-                    self.frame = Some(frame);
-                }
-                Event::Error(message) => self.worker_error = Some(message),
-                Event::Backend { device, note } => {
-                    self.device = device;
-                    self.backend_note = note;
-                }
-            }
-        }
+        self.render.send_scene(&current);
     }
 
     /// Ctrl+S, Ctrl+Z, Ctrl+Shift+Z, Delete, and WASD/QE flying.
@@ -322,97 +329,38 @@ impl ViewApp {
         }
         if ui.input(|i| i.key_pressed(Key::Delete)) {
             let result = self.editor.delete_selected(&mut self.session);
-            self.report_edit(result);
+            self.edits().report(result);
         }
         let (axes, dt) = ui.input(|i| {
             let axis = |plus: Key, minus: Key| f32::from(i.key_down(plus)) - f32::from(i.key_down(minus));
             ((axis(Key::W, Key::S), axis(Key::D, Key::A), axis(Key::E, Key::Q)), i.stable_dt.min(0.1))
         });
-        if axes != (0.0, 0.0, 0.0)
-            && let Some(orbit) = &mut self.orbit
-        {
-            orbit.fly(axes.0, axes.1, axes.2, dt);
+        if axes != (0.0, 0.0, 0.0) && self.viewport.fly(axes, dt) {
             ui.ctx().request_repaint();
         }
     }
 
-    /// The render, with mouse camera control and click-to-select.
-    fn image_area(&mut self, ui: &mut egui::Ui) {
-        let (rect, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
-        self.image_rect = Some(rect);
-        match &self.texture {
-            Some(texture) => {
-                let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
-                ui.painter().image(texture.id(), rect, uv, Color32::WHITE);
-            }
-            None => {
-                let text =
-                    if self.session.current().is_some() { "rendering…" } else { "no scene compiled yet" };
-                ui.painter().text(
-                    rect.center(),
-                    egui::Align2::CENTER_CENTER,
-                    text,
-                    egui::FontId::default(),
-                    ui.visuals().text_color(),
-                );
-            }
-        }
-        if let Some(orbit) = &mut self.orbit {
-            let delta = response.drag_delta();
-            if response.dragged_by(egui::PointerButton::Primary) {
-                orbit.orbit(delta.x, delta.y);
-            } else if response.dragged_by(egui::PointerButton::Secondary)
-                || response.dragged_by(egui::PointerButton::Middle)
-            {
-                orbit.pan(delta.x, delta.y, rect.height());
-            }
-            if response.hovered() {
-                let scroll = ui.input(|i| i.smooth_scroll_delta.y);
-                if scroll != 0.0 {
-                    orbit.zoom(scroll);
-                }
-            }
-        }
-        if response.clicked()
-            && let Some(pos) = response.interact_pointer_pos()
-        {
-            self.editor.selected = self.pick_at(pos);
-        }
-        if let (Some(selected), Some(params), Some(current)) =
-            (self.editor.selected, self.sent_params, self.session.current())
-        {
-            let painter = ui.painter().with_clip_rect(rect);
-            highlight::draw(&painter, rect, &params.frame(), &current.scene, selected);
-        }
+    fn edits(&mut self) -> Edits<'_> {
+        Edits { session: &mut self.session, editor: &mut self.editor, status: &mut self.status }
     }
 
     /// What is drawn at `pos` (points), if anything.
     pub fn pick_at(&mut self, pos: Pos2) -> Option<Selected> {
-        let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
-        if !rect.contains(pos) {
-            return None;
-        }
-        let generation = self.session.generation();
-        if self.picker.as_ref().is_none_or(|(built, _)| *built != generation) {
-            self.picker = Some((generation, Picker::new(&current.view(), &current.scene)));
-        }
-        let (_, picker) = self.picker.as_ref()?;
-        let s = (pos.x - rect.min.x) / rect.width();
-        let t = (pos.y - rect.min.y) / rect.height();
-        picker.pick(&params.frame(), s, t)
+        let (params, current) = (self.render.params()?, self.session.current()?);
+        self.viewport.pick_at(pos, (current, self.session.generation()), params)
     }
 
     /// Where sphere `index`'s center appears in the window, and its radius there (points).
     pub fn sphere_on_screen(&self, index: usize) -> Option<(Pos2, f32)> {
-        let (rect, params, current) = (self.image_rect?, self.sent_params?, self.session.current()?);
+        let (params, current) = (self.render.params()?, self.session.current()?);
         let sphere = current.scene.spheres.get(index)?;
-        let (s, t, radius) = pick::project(&params.frame(), sphere.center, sphere.radius)?;
-        Some((highlight::in_rect(rect, s, t), radius * rect.width()))
+        self.viewport.on_screen(params, sphere.center, sphere.radius)
     }
 
     /// Sends the current camera and settings when they changed (resetting accumulation).
     fn send_view(&mut self, ctx: &egui::Context) {
-        let (Some(rect), Some(orbit), Some(current)) = (self.image_rect, &self.orbit, self.session.current())
+        let (Some(rect), Some(orbit), Some(current)) =
+            (self.viewport.rect, &self.viewport.orbit, self.session.current())
         else {
             return;
         };
@@ -428,16 +376,12 @@ impl ViewApp {
             view: self.controls.view,
             sampler: self.controls.sampler,
         };
-        let params = ViewParams {
+        self.render.send_view(ViewParams {
             settings: overrides.apply(current.scene.settings),
             camera: orbit.camera(),
             spp_per_frame: self.controls.spp_per_frame,
             denoise_below: self.controls.denoise.then_some(self.controls.denoise_below),
-        };
-        if self.sent_params != Some(params) {
-            self.worker.send(Command::View(params));
-            self.sent_params = Some(params);
-        }
+        });
     }
 
     /// Writes the scene file (Ctrl+S).
@@ -454,27 +398,19 @@ impl ViewApp {
     /// Ctrl+Z.
     pub fn undo(&mut self) {
         let result = self.editor.undo(&mut self.session).map(drop);
-        self.report_edit(result);
+        self.edits().report(result);
     }
 
     /// Ctrl+Shift+Z.
     pub fn redo(&mut self) {
         let result = self.editor.redo(&mut self.session).map(drop);
-        self.report_edit(result);
-    }
-
-    /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics).
-    fn report_edit(&mut self, result: Result<(), SceneError>) {
-        if result.is_err() {
-            self.status =
-                Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });
-        }
+        self.edits().report(result);
     }
 
     /// Writes the image shown as `<scene>-<spp>spp[-denoised].png` in [`Self::screenshot_dir`];
     /// the status names the file by its full path.
     pub fn screenshot(&mut self) {
-        let Some(frame) = &self.frame else { return };
+        let Some(frame) = self.render.frame() else { return };
         let name = screenshot_name(self.session.scene_path(), frame.samples, frame.denoised.is_some());
         let path = self.screenshot_dir.join(name);
         let path = std::path::absolute(&path).unwrap_or(path);

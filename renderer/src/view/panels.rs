@@ -1,80 +1,105 @@
-//! The editor's panels: tool bar, side panel (stats, render controls, then the
-//! outline and the selection editor of their own modules) and the error panel.
-//! Widgets only: every change becomes an edit through [`super::edit::Editor`] or a
-//! field of [`super::Controls`].
+//! The editor's panels that are not about the selection: the tool bar, the Stats and
+//! Render sections of the side panel, the status line and the error panel. Widgets
+//! only: a change becomes an edit through [`Edits`], a field of [`Controls`] or a
+//! command to the render thread, and a tool bar click an action the app carries out.
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use eframe::egui::{self, Color32, RichText};
 use scene_compiler::limits;
 use scene_compiler::scene::{RenderSettings, Scene, ViewTransform};
 
-use super::ViewApp;
-use super::edit::{EditKey, Set};
-use super::worker::Frame;
+use super::edit::{EditKey, Editor, Set};
+use super::render_link::RenderLink;
+use super::worker::{Command, Frame};
+use super::{Controls, Edits, Status};
 use crate::backend::select::BackendChoice;
 use crate::load::{CompiledScene, SceneError};
+use crate::session::Reload;
 use crate::timing::{mega_per_second, ms};
 
-impl ViewApp {
-    /// Save, undo, redo, screenshot, camera reset, and the last action's outcome.
-    pub(super) fn toolbar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            if ui.button("Save").on_hover_text("Ctrl+S").clicked() {
-                self.save();
+/// A tool bar button that was clicked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ToolbarAction {
+    Save,
+    Undo,
+    Redo,
+    Screenshot,
+    ResetCamera,
+}
+
+/// Save, undo, redo, screenshot, camera reset, and the last action's outcome; the
+/// button clicked, if one was.
+pub(super) fn toolbar(
+    ui: &mut egui::Ui,
+    editor: &Editor,
+    has_frame: bool,
+    status: Option<&Status>,
+) -> Option<ToolbarAction> {
+    let mut action = None;
+    ui.horizontal(|ui| {
+        let mut button = |enabled: bool, text: &str, hover: Option<&str>, then: ToolbarAction| {
+            let response = ui.add_enabled(enabled, egui::Button::new(text));
+            let response = match hover {
+                Some(hover) => response.on_hover_text(hover),
+                None => response,
+            };
+            if response.clicked() {
+                action = Some(then);
             }
-            if ui
-                .add_enabled(self.editor.can_undo(), egui::Button::new("Undo"))
-                .on_hover_text("Ctrl+Z")
-                .clicked()
-            {
-                self.undo();
-            }
-            if ui
-                .add_enabled(self.editor.can_redo(), egui::Button::new("Redo"))
-                .on_hover_text("Ctrl+Shift+Z")
-                .clicked()
-            {
-                self.redo();
-            }
-            if ui.add_enabled(self.frame.is_some(), egui::Button::new("Screenshot")).clicked() {
-                self.screenshot();
-            }
-            if ui.button("Reset camera").clicked()
-                && let Some(camera) = self.scene_camera
-            {
-                self.orbit = Some(super::orbit::Orbit::from_camera(&camera));
-            }
-            if let Some(status) = &self.status {
-                let color =
-                    if status.is_error { ui.visuals().error_fg_color } else { ui.visuals().text_color() };
-                ui.label(RichText::new(&status.text).color(color));
-            }
-        });
+        };
+        button(true, "Save", Some("Ctrl+S"), ToolbarAction::Save);
+        button(editor.can_undo(), "Undo", Some("Ctrl+Z"), ToolbarAction::Undo);
+        button(editor.can_redo(), "Redo", Some("Ctrl+Shift+Z"), ToolbarAction::Redo);
+        button(has_frame, "Screenshot", None, ToolbarAction::Screenshot);
+        button(true, "Reset camera", None, ToolbarAction::ResetCamera);
+        if let Some(status) = status {
+            let color = if status.is_error { ui.visuals().error_fg_color } else { ui.visuals().text_color() };
+            ui.label(RichText::new(&status.text).color(color));
+        }
+    });
+    action
+}
+
+/// The Stats section: the render's and the session's numbers, and what the last reload
+/// cost. Keeps the reloads it was told of.
+#[derive(Default)]
+pub(super) struct StatsPanel {
+    last_reload: Option<Reload>,
+    /// Reloads seen, failed ones included: the panel numbers attempts, since a failed
+    /// reload keeps the scene's generation.
+    reload_attempts: u64,
+}
+
+impl StatsPanel {
+    /// Counts a reload of the session.
+    pub(super) fn record(&mut self, reload: Reload) {
+        self.reload_attempts += 1;
+        self.last_reload = Some(reload);
     }
 
-    /// Stats, render controls, the outline and the selection editor.
-    pub(super) fn side_panel(&mut self, ui: &mut egui::Ui) {
-        egui::CollapsingHeader::new("Stats").default_open(true).show(ui, |ui| self.stats(ui));
-        egui::CollapsingHeader::new("Render").default_open(true).show(ui, |ui| self.render_controls(ui));
-        // The selection before the outline: what was just clicked is edited without scrolling.
-        egui::CollapsingHeader::new("Selection").default_open(true).show(ui, |ui| self.selection(ui));
-        egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| self.outline(ui));
-    }
-
-    fn stats(&self, ui: &mut egui::Ui) {
+    pub(super) fn show(
+        &self,
+        ui: &mut egui::Ui,
+        ui_frame: Duration,
+        render: &RenderLink,
+        current: Option<&CompiledScene>,
+    ) {
         egui::Grid::new("stats").num_columns(2).show(ui, |ui| {
             let mut row = |name: &str, value: String| {
                 ui.label(name);
                 ui.label(value);
                 ui.end_row();
             };
-            row("UI frame", ms(self.ui_frame));
-            row("device", if self.device.is_empty() { "starting…".to_owned() } else { self.device.clone() });
-            if let Some(frame) = &self.frame {
+            row("UI frame", ms(ui_frame));
+            let device =
+                if render.device.is_empty() { "starting…".to_owned() } else { render.device.clone() };
+            row("device", device);
+            if let Some(frame) = render.frame() {
                 let batch_s = frame.batch_wall.as_secs_f64();
                 row("resolution", format!("{}×{}", frame.width, frame.height));
-                let done = if self.finished() { " (done)" } else { "" };
+                let done = if render.finished() { " (done)" } else { "" };
                 row("samples", format!("{} spp{done}", frame.samples));
                 row("batch", format!("{} spp in {:.1} ms", frame.batch_spp, batch_s * 1e3));
                 row("render", format!("{:.1} ms", frame.batch.render_ms));
@@ -87,7 +112,7 @@ impl ViewApp {
                     row("first frame", ms(first));
                 }
             }
-            if let Some(current) = self.session.current() {
+            if let Some(current) = current {
                 let bvh = current.bvh_stats();
                 row("spheres", current.scene.spheres.len().to_string());
                 if !current.scene.boxes.is_empty() {
@@ -106,20 +131,40 @@ impl ViewApp {
                 row("  compile", ms(reload.compile));
             }
         });
-        if let Some(note) = &self.backend_note {
+        if let Some(note) = &render.note {
             ui.label(note);
         }
-        if let Some(error) = &self.worker_error {
+        if let Some(error) = &render.error {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
-        if !self.worker.is_running() {
+        if !render.is_running() {
             ui.colored_label(ui.visuals().error_fg_color, "the render thread stopped");
         }
     }
+}
 
-    fn render_controls(&mut self, ui: &mut egui::Ui) {
-        self.display_controls(ui);
-        let c = &mut self.controls;
+/// The Render section: the display (exposure, view), resolution, batch size, depth,
+/// sample limit, the denoiser, the backend, the screenshot folder.
+pub(super) struct RenderPanel {
+    /// Whether the GPU/CPU switch is offered.
+    cuda_available: bool,
+}
+
+impl RenderPanel {
+    pub(super) fn new() -> RenderPanel {
+        RenderPanel { cuda_available: crate::backend::cuda::driver_available() }
+    }
+
+    pub(super) fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        controls: &mut Controls,
+        screenshot_dir: &mut PathBuf,
+        edits: &mut Edits<'_>,
+        render: &mut RenderLink,
+    ) {
+        display_controls(ui, controls, edits, render);
+        let c = controls;
         ui.add(egui::Slider::new(&mut c.scale, 0.1..=1.0).text("resolution scale"));
         ui.add(egui::Slider::new(&mut c.spp_per_frame, 1..=64).text("spp per frame"));
         if let Some(depth) = &mut c.max_depth {
@@ -142,76 +187,69 @@ impl ViewApp {
                 ui.radio_value(&mut c.backend, BackendChoice::Cpu, "CPU");
             });
             if c.backend != before {
-                self.worker.send(super::worker::Command::Backend(c.backend));
+                render.send(Command::Backend(c.backend));
             }
         }
         ui.horizontal(|ui| {
             let label = ui.label("screenshots to");
-            let mut folder = self.screenshot_dir.display().to_string();
+            let mut folder = screenshot_dir.display().to_string();
             if ui.text_edit_singleline(&mut folder).labelled_by(label.id).changed() {
-                self.screenshot_dir = folder.into();
+                *screenshot_dir = folder.into();
             }
         });
         ui.label("Drag: orbit · right/middle drag: pan · scroll: zoom · WASD/QE: fly · click: select");
     }
 }
 
-impl ViewApp {
-    /// The exposure slider and the view selector: display transforms, so a change shows
-    /// at once without restarting accumulation. A change edits the scene's `settings`
-    /// (undoable, written by Save) and replaces the `--exposure`/`--view` flags.
-    fn display_controls(&mut self, ui: &mut egui::Ui) {
-        let Some(current) = self.session.current().cloned() else { return };
-        let scene = current.scene.settings;
-        let (mut exposure, mut view) =
-            (self.controls.exposure.unwrap_or(scene.exposure), self.controls.view.unwrap_or(scene.view));
-        let before = (exposure, view);
-        let slider = egui::Slider::new(&mut exposure, -10.0..=10.0).step_by(0.1).text("exposure (stops)");
-        let exposure_changed = ui
-            .add(slider)
-            .on_hover_text("the image times 2^stops before the view transform (PNG and display, not EXR)")
-            .changed();
-        ui.horizontal(|ui| {
-            ui.label("view").on_hover_text(
-                "Standard: gamma 2 · AgX: Blender's AgX base · Filmic: Hable's filmic curve (not Blender's)",
-            );
-            for (choice, label) in [
-                (ViewTransform::Standard, "Standard"),
-                (ViewTransform::Agx, "AgX"),
-                (ViewTransform::Filmic, "Filmic"),
-            ] {
-                ui.radio_value(&mut view, choice, label);
-            }
-        });
-        if (exposure, view) != before {
-            self.edit_display(&current, exposure, view, if exposure_changed { "exposure" } else { "view" });
+/// The exposure slider and the view selector: display transforms, so a change shows
+/// at once without restarting accumulation. A change edits the scene's `settings`
+/// (undoable, written by Save) and replaces the `--exposure`/`--view` flags.
+fn display_controls(
+    ui: &mut egui::Ui,
+    controls: &mut Controls,
+    edits: &mut Edits<'_>,
+    render: &mut RenderLink,
+) {
+    let Some(current) = edits.session.current().cloned() else { return };
+    let scene = current.scene.settings;
+    let (mut exposure, mut view) =
+        (controls.exposure.unwrap_or(scene.exposure), controls.view.unwrap_or(scene.view));
+    let before = (exposure, view);
+    let slider = egui::Slider::new(&mut exposure, -10.0..=10.0).step_by(0.1).text("exposure (stops)");
+    let exposure_changed = ui
+        .add(slider)
+        .on_hover_text("the image times 2^stops before the view transform (PNG and display, not EXR)")
+        .changed();
+    ui.horizontal(|ui| {
+        ui.label("view").on_hover_text(
+            "Standard: gamma 2 · AgX: Blender's AgX base · Filmic: Hable's filmic curve (not Blender's)",
+        );
+        for (choice, label) in [
+            (ViewTransform::Standard, "Standard"),
+            (ViewTransform::Agx, "AgX"),
+            (ViewTransform::Filmic, "Filmic"),
+        ] {
+            ui.radio_value(&mut view, choice, label);
         }
+    });
+    if (exposure, view) == before {
+        return;
     }
-
-    /// Puts `exposure` and `view` in the scene's settings through the editor. The worker
-    /// is not sent the new scene (only the display changed: `send_view` sends the new
-    /// settings, which keep the film); a scene that cannot be edited keeps them as the
-    /// display's overrides.
-    fn edit_display(
-        &mut self,
-        before: &Arc<CompiledScene>,
-        exposure: f32,
-        view: ViewTransform,
-        field: &'static str,
-    ) {
-        let settings = RenderSettings { exposure, view, ..before.scene.settings };
-        let change = Set::new(|s: &mut Scene| &mut s.settings, settings);
-        let result = self.editor.apply(&mut self.session, change, EditKey::Settings(field));
-        if result.is_ok() {
-            (self.controls.exposure, self.controls.view) = (None, None);
-            let sent_before = self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, before));
-            if let Some(now) = self.session.current().filter(|_| sent_before) {
-                self.sent_scene = Some(Arc::clone(now));
-            }
-        } else {
-            (self.controls.exposure, self.controls.view) = (Some(exposure), Some(view));
+    // The render thread is not sent the edited scene (only the display changed: the
+    // view's settings carry it, and keep the film); a scene that cannot be edited keeps
+    // them as the display's overrides.
+    let settings = RenderSettings { exposure, view, ..current.scene.settings };
+    let change = Set::new(|s: &mut Scene| &mut s.settings, settings);
+    let field = if exposure_changed { "exposure" } else { "view" };
+    if edits.apply(change, EditKey::Settings(field)) {
+        (controls.exposure, controls.view) = (None, None);
+        if render.has_scene(&current)
+            && let Some(now) = edits.session.current()
+        {
+            render.adopt_scene(now);
         }
-        self.report_edit(result);
+    } else {
+        (controls.exposure, controls.view) = (Some(exposure), Some(view));
     }
 }
 

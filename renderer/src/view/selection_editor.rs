@@ -9,42 +9,50 @@ use eframe::egui::{self, DragValue, RichText};
 use glam::Vec3;
 use scene_compiler::scene::{Cuboid, Material, Mesh, Scene, Sphere, Terrain, TerrainSurface};
 
-use super::ViewApp;
+use super::Edits;
 use super::edit::{self, Change, EditKey, Set};
+use super::material_editor::material_panel;
+use super::orbit::Orbit;
 use super::selected::{Thing, with_thing};
+use super::texture_editor::TextureUi;
 
 /// The least a radius, size, cell or height scale is dragged to: they must stay positive.
 const MIN_SIZE: f32 = 1e-3;
 
-impl ViewApp {
-    /// Add, delete, store the camera; then the selection's fields.
-    pub(super) fn selection(&mut self, ui: &mut egui::Ui) {
-        let Some(current) = self.session.current().cloned() else {
+/// The Selection section: its buttons, the selected thing's rows and its material's.
+#[derive(Default)]
+pub(super) struct SelectionPanel {
+    /// The selected material's texture rows: the image files being typed, the thumbnails.
+    pub textures: TextureUi,
+}
+
+impl SelectionPanel {
+    /// Add, delete, store the camera (at `orbit`); then the selection's fields.
+    pub(super) fn show(&mut self, ui: &mut egui::Ui, edits: &mut Edits<'_>, orbit: Option<&Orbit>) {
+        let Some(current) = edits.session.current().cloned() else {
             ui.label("no scene");
             return;
         };
         let scene = &current.scene;
         ui.horizontal(|ui| {
             if ui.button("Add sphere").clicked()
-                && let Some(orbit) = &self.orbit
+                && let Some(orbit) = orbit
             {
-                let result = self.editor.add_sphere(&mut self.session, orbit.target, orbit.distance * 0.05);
-                self.report_edit(result);
+                let result = edits.editor.add_sphere(edits.session, orbit.target, orbit.distance * 0.05);
+                edits.report(result);
             }
-            let deletable = self.editor.can_delete(scene);
+            let deletable = edits.editor.can_delete(scene);
             if ui.add_enabled(deletable, egui::Button::new("Delete")).on_hover_text("Delete key").clicked() {
-                let result = self.editor.delete_selected(&mut self.session);
-                self.report_edit(result);
+                let result = edits.editor.delete_selected(edits.session);
+                edits.report(result);
             }
             if ui.button("Set scene camera").on_hover_text("store the current view in the scene").clicked()
-                && let Some(orbit) = &self.orbit
+                && let Some(orbit) = orbit
             {
-                let change = Set::new(|s: &mut Scene| &mut s.camera, orbit.camera());
-                let result = self.editor.apply(&mut self.session, change, EditKey::Structure);
-                self.report_edit(result);
+                edits.apply(Set::new(|s: &mut Scene| &mut s.camera, orbit.camera()), EditKey::Structure);
             }
         });
-        let Some(selected) = self.editor.selected.filter(|s| s.exists_in(scene)) else {
+        let Some(selected) = edits.editor.selected.filter(|s| s.exists_in(scene)) else {
             ui.label("Click a thing in the render or the outline to select it.");
             return;
         };
@@ -58,13 +66,12 @@ impl ViewApp {
         // A material edit below overrides one above: two in one frame is not a thing a pointer does.
         if let Some(index) = selected.material(scene)
             && (index as usize) < scene.materials.len()
-            && let Some(material_edit) = self.material_panel(ui, scene, index as usize)
+            && let Some(material_edit) = material_panel(ui, &mut self.textures, scene, index as usize)
         {
             edit = Some(material_edit);
         }
         if let Some((change, key)) = edit {
-            let result = self.editor.apply(&mut self.session, change, key);
-            self.report_edit(result);
+            edits.apply(change, key);
         }
     }
 }
