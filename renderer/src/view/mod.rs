@@ -144,6 +144,10 @@ pub struct ViewApp {
     pub controls: Controls,
     /// Where the Screenshot button writes (editable in the side panel).
     pub screenshot_dir: PathBuf,
+    /// Whether the status line shows times (since accumulation restarted, the
+    /// denoiser's): off for pictures that must come out the same on every run
+    /// (tools/editor-snapshot).
+    pub status_line_timings: bool,
     render: RenderLink,
     viewport: Viewport,
     stats: StatsPanel,
@@ -175,6 +179,7 @@ impl ViewApp {
                 .screenshot_dir
                 .clone()
                 .unwrap_or_else(|| output::folder_of(&options.scene).to_owned()),
+            status_line_timings: true,
             render: RenderLink::spawn(options.backend, options.kernels.clone()),
             viewport: Viewport::default(),
             stats: StatsPanel::default(),
@@ -198,7 +203,7 @@ impl ViewApp {
 
     /// The line under the image: samples per pixel, time, whether it is denoised.
     pub fn status_line(&self) -> Option<String> {
-        self.render.frame().map(|frame| panels::status_line(frame, self.finished()))
+        self.render.frame().map(|frame| panels::status_line(frame, self.finished(), self.status_line_timings))
     }
 
     /// The outcome of the last action (save, screenshot, rejected edit).

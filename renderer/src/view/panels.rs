@@ -254,14 +254,17 @@ fn display_controls(
 }
 
 /// The status line's text: samples per pixel, time since accumulation restarted, and
-/// whether the image shown is denoised.
-pub(super) fn status_line(frame: &Frame, finished: bool) -> String {
+/// whether the image shown is denoised (with the filter's time); the times only when
+/// `timings`.
+pub(super) fn status_line(frame: &Frame, finished: bool, timings: bool) -> String {
     let denoised = match frame.denoised {
-        Some(filter_ms) => format!("denoised ({filter_ms:.1} ms)"),
+        Some(filter_ms) if timings => format!("denoised ({filter_ms:.1} ms)"),
+        Some(_) => "denoised".to_owned(),
         None => "not denoised".to_owned(),
     };
     let done = if finished { " · done" } else { "" };
-    format!("{} spp · {:.1} s · {denoised}{done}", frame.samples, frame.elapsed.as_secs_f64())
+    let time = if timings { format!(" · {:.1} s", frame.elapsed.as_secs_f64()) } else { String::new() };
+    format!("{} spp{time} · {denoised}{done}", frame.samples)
 }
 
 /// The session's last error with its location, above the source snippet.
