@@ -150,7 +150,7 @@ __device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 norm
         delta = true;
     } else {
         delta = false;
-        if (sh.kind == BLOB_MATERIAL_EMISSIVE && !(max_component(albedo) > 0.0f)) {
+        if (sh.kind == BLOB_MATERIAL_EMISSIVE && !emitter_scatters(albedo)) {
             value = fminf3(xyz(sh.emission_ior), 1.0f);
         }
     }
