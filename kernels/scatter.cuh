@@ -100,6 +100,9 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
     const float len2 = dot(d, d);
 
     Bounce b;
+    // Only an emitter without albedo absorbs for its kind: the blob loader refuses kinds
+    // it does not know, and a Principled material is scatter_principled's.
+    if (!(lambert || metal || dielectric || kind == BLOB_MATERIAL_EMISSIVE)) __builtin_unreachable();
     b.absorbed = !(lambert || metal || dielectric) || (metal && dot(d, n) <= 0.0f);
     // A lambert sample exactly opposite the normal would give a zero direction.
     b.dir = (lambert && len2 < DEGENERATE_DIR2) ? n : d * rsqrtf(len2);

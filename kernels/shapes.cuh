@@ -258,6 +258,8 @@ __device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3
     const MaterialRecord* m = prim_material(prim);
     const unsigned int mode = __ldg(&m->alpha_mode);
     if (mode == BLOB_ALPHA_OPAQUE) return false;
+    // The blob loader refuses alpha modes it does not know.
+    if (mode != BLOB_ALPHA_MASK && mode != BLOB_ALPHA_BLEND) __builtin_unreachable();
     const float threshold = mode == BLOB_ALPHA_MASK ? __ldg(&m->alpha_cutoff) : ray_hash(origin, dir, prim);
     float alpha = __ldg(&m->pbr).w;
     const unsigned int colour = __ldg(&m->textures).x;

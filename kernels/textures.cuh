@@ -13,6 +13,8 @@
 __device__ __forceinline__ float4 texture_image(uint4 image, float u, float v) {
     const unsigned int first = image.x, width = image.y, height = image.z;
     const bool clamp = image.w == BLOB_WRAP_CLAMP;
+    // The blob loader refuses wrap modes it does not know.
+    if (!clamp && image.w != BLOB_WRAP_REPEAT) __builtin_unreachable();
     // fmaxf turns a NaN (a transformed coordinate past f32, see texture_uv_transformed)
     // into 0, as the CPU's f32::max does.
     if (clamp) {
