@@ -33,6 +33,3 @@ static_assert(PT_BLOCK_THREADS % 32 == 0, "the ray-count reduction needs whole w
 #ifndef PT_MIN_BLOCKS_PER_SM
 #define PT_MIN_BLOCKS_PER_SM (PT_THREADS_PER_SM / 2 / PT_BLOCK_THREADS > 0 ? PT_THREADS_PER_SM / 2 / PT_BLOCK_THREADS : 1)
 #endif
-
-// Threads per block of the one-dimensional film kernels (tonemap, rng_probe).
-#define PT_FILM_THREADS 256

@@ -3,13 +3,12 @@
 // average by the albedo and estimates each pixel's variance; denoise_clamp clamps
 // fireflies; ATROUS_PASSES denoise_atrous passes (steps 1, 2, 4, ...) filter it, the
 // last multiplying the albedo back. Launched on
-// 2D blocks of PT_DENOISE_BLOCK x PT_DENOISE_BLOCK pixels (neighbouring taps share L1).
+// 2D blocks of DENOISE_BLOCK x DENOISE_BLOCK pixels (launch_params.cuh).
 #pragma once
 
 #include "denoise_params.cuh"
+#include "launch_params.cuh"
 #include "vec3.cuh"
-
-#define PT_DENOISE_BLOCK 16
 
 __device__ __forceinline__ float denoise_luminance(float r, float g, float b) {
     return LUMINANCE_R * r + LUMINANCE_G * g + LUMINANCE_B * b;
@@ -18,8 +17,8 @@ __device__ __forceinline__ float denoise_luminance(float r, float g, float b) {
 // This thread's pixel (x, y) of a width x height image; false when the block's edge
 // lies outside the image.
 __device__ __forceinline__ bool denoise_pixel(unsigned int width, unsigned int height, int& x, int& y) {
-    x = blockIdx.x * PT_DENOISE_BLOCK + threadIdx.x;
-    y = blockIdx.y * PT_DENOISE_BLOCK + threadIdx.y;
+    x = blockIdx.x * DENOISE_BLOCK + threadIdx.x;
+    y = blockIdx.y * DENOISE_BLOCK + threadIdx.y;
     return x < (int)width && y < (int)height;
 }
 
@@ -37,7 +36,7 @@ __device__ __forceinline__ float one_sided(float z, bool has_a, float za, bool h
 // Per pixel: irradiance (the average over the albedo, at least ALBEDO_EPSILON) with the
 // variance of its luminance's mean; the unit normal and depth; the depth gradient; the
 // albedo to multiply back. `accum` and `aov` are the film's sums over `samples` samples.
-extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DENOISE_BLOCK* DENOISE_BLOCK)
     denoise_prepare(const float4* __restrict__ accum, const float4* __restrict__ aov, float4* __restrict__ color,
                     float4* __restrict__ guide, float* __restrict__ depth_gradient, float4* __restrict__ albedo,
                     unsigned int width, unsigned int height, unsigned int samples) {
@@ -98,7 +97,7 @@ extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
 
 // Each pixel's irradiance luminance at most its brightest neighbour's times
 // FIREFLY_CLAMP unless its samples agree (CPU: filter.rs `clamp_fireflies`); variances kept.
-extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DENOISE_BLOCK* DENOISE_BLOCK)
     denoise_clamp(const float4* __restrict__ color, float4* __restrict__ out, unsigned int width,
                   unsigned int height) {
     int x, y;
@@ -136,7 +135,7 @@ __device__ __forceinline__ float normal_weight(float4 np, float4 nq) {
 
 // One à-trous pass with taps `step` pixels apart. `remodulate` is null except on the
 // last pass, which multiplies the albedo back and writes rgb with alpha 1.
-extern "C" __global__ void __launch_bounds__(PT_DENOISE_BLOCK* PT_DENOISE_BLOCK)
+extern "C" __global__ void __launch_bounds__(DENOISE_BLOCK* DENOISE_BLOCK)
     denoise_atrous(const float4* __restrict__ color, float4* __restrict__ out, const float4* __restrict__ guide,
                    const float* __restrict__ depth_gradient, const float4* __restrict__ remodulate,
                    unsigned int width, unsigned int height, int step) {

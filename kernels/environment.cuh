@@ -7,13 +7,12 @@
 #pragma once
 
 #include "blob_layout.cuh"
+#include "constants.cuh"
 #include "params.cuh"
 #include "vec3.cuh"
 
 #define PT_PI 3.14159265358979323846f
 #define PT_INV_TWO_PI 0.15915494309189533577f
-// The largest float below 1: a cell's fraction never reaches the next cell.
-#define PT_ONE_MINUS_EPSILON 0x1.fffffep-1f
 
 // World direction to the image's frame: R_y(-rotation) d.
 __device__ __forceinline__ float3 env_to_local(float3 d) {
@@ -101,7 +100,7 @@ __device__ __forceinline__ EnvPick env_pick(const EnvAliasRecord* __restrict__ t
         p.cell = __ldg(&table[i].alias);
         p.fraction = (f - threshold) / (1.0f - threshold);
     }
-    p.fraction = fminf(p.fraction, PT_ONE_MINUS_EPSILON);
+    p.fraction = fminf(p.fraction, ONE_MINUS_EPSILON);
     return p;
 }
 

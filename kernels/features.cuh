@@ -6,6 +6,7 @@
 #ifndef PT_FEATURES
 #define PT_FEATURES 0u
 #endif
+static_assert((PT_FEATURES & ~63u) == 0u, "PT_FEATURES has unknown bits");
 
 static constexpr bool kMeshes = (PT_FEATURES & 1u) != 0u; // meshes
 static constexpr bool kAppearance = (PT_FEATURES & 2u) != 0u; // appearance
@@ -18,4 +19,5 @@ static constexpr bool kAovs = (PT_FEATURES & 32u) != 0u; // aovs
 #ifndef PT_SAMPLER
 #define PT_SAMPLER 0u
 #endif
+static_assert(PT_SAMPLER == 0u || PT_SAMPLER == 1u, "PT_SAMPLER is no sampler's code");
 static constexpr bool kSobol = PT_SAMPLER == 1u; // sampler: Sobol

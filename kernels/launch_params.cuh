@@ -5,6 +5,9 @@
 #include "blob_layout.cuh"
 #include "device_nodes.cuh"
 
+static constexpr unsigned int FILM_THREADS = 256u;
+static constexpr unsigned int DENOISE_BLOCK = 16u;
+
 // Per-launch parameters of the render kernel, in __constant__ memory.
 struct __align__(16) LaunchParams {
     float4 cam_origin_lens; // offset   0: Camera frame (renderer/src/camera.rs), xyz each: origin, w = lens radius.

@@ -149,8 +149,10 @@ __device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 norm
     } else if (sh.kind == BLOB_MATERIAL_DIELECTRIC) {
         delta = true;
     } else {
+        // Lambert or Emissive: the blob loader refuses kinds it does not know.
+        if (sh.kind != BLOB_MATERIAL_LAMBERT && sh.kind != BLOB_MATERIAL_EMISSIVE) __builtin_unreachable();
         delta = false;
-        if (sh.kind == BLOB_MATERIAL_EMISSIVE && !(max_component(albedo) > 0.0f)) {
+        if (sh.kind == BLOB_MATERIAL_EMISSIVE && !emitter_scatters(albedo)) {
             value = fminf3(xyz(sh.emission_ior), 1.0f);
         }
     }

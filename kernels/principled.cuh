@@ -15,14 +15,10 @@
 // over wo's side.
 #pragma once
 
+#include "constants.cuh"
 #include "sampling.cuh"
 #include "specular_albedo.cuh"
 #include "vec3.cuh"
-
-// Below this roughness (alpha = 9e-4) the specular lobes are deltas: sampled exactly
-// (mirror, Snell), with pdf 0 and no eval (principled.rs says why). To move into the
-// generated constants.cuh.
-static constexpr float PRINCIPLED_DELTA_ROUGHNESS = 0.03f;
 
 // The glTF metallic-roughness parameters at a hit, textures already applied; all but
 // `ior` in [0, 1] (the CPU's `Principled`).

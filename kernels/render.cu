@@ -97,10 +97,10 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER
 // The render kernel's nodes from the blob's two node sections: node i of `count`
 // gets boxes[i]'s rows, each followed by its mirror, and links[i] (device_nodes.cuh
 // says why).
-extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     repack_nodes(const NodeBoxesRecord* __restrict__ boxes, const NodeLinksRecord* __restrict__ links,
                  DeviceNode* __restrict__ nodes, unsigned int count) {
-    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    const unsigned int i = blockIdx.x * FILM_THREADS + threadIdx.x;
     if (i >= count) return;
     const NodeBoxesRecord b = boxes[i];
     const float4 axes[3] = {b.x, b.y, b.z};
@@ -117,10 +117,10 @@ extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
 // The film's average as RGBA8 (alpha 255): `inv_samples` = 1 / samples per pixel, then
 // times `exposure_scale` (2^exposure, computed on the host), then the view transform
 // `view` (BLOB_VIEW_*; view_transform.cuh).
-extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     tonemap(const float4* __restrict__ accum, uchar4* __restrict__ rgba, unsigned int pixels, float inv_samples,
             float exposure_scale, unsigned int view) {
-    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    const unsigned int i = blockIdx.x * FILM_THREADS + threadIdx.x;
     if (i >= pixels) return;
     const float4 sum = accum[i];
     const float3 exposed = make_float3(sum.x * inv_samples * exposure_scale, sum.y * inv_samples * exposure_scale,
@@ -131,9 +131,9 @@ extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
 // Test hook pinning the device RNG to the spec: for each (pixel_index, sample_index,
 // seed, unused) writes (pcg_hash(pixel_index), the stream's initial state, its first
 // next_u32, the bits of its second draw as next_f32).
-extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     rng_probe(const uint4* __restrict__ inputs, uint4* __restrict__ outputs, unsigned int count) {
-    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    const unsigned int i = blockIdx.x * FILM_THREADS + threadIdx.x;
     if (i >= count) return;
     const uint4 in = inputs[i];
     Rng rng = rng_init(in.x, in.y, pcg_hash(in.z));
@@ -148,9 +148,9 @@ extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
 // unscrambled sobol(index, dim % 4), nested_uniform_scramble(index, pixel_seed), the
 // bits of the sample as the float a Sobol module draws). In every module, whichever
 // sampler it renders with.
-extern "C" __global__ void __launch_bounds__(PT_FILM_THREADS)
+extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     sobol_probe(const uint4* __restrict__ inputs, uint4* __restrict__ outputs, unsigned int count) {
-    const unsigned int i = blockIdx.x * PT_FILM_THREADS + threadIdx.x;
+    const unsigned int i = blockIdx.x * FILM_THREADS + threadIdx.x;
     if (i >= count) return;
     const uint4 in = inputs[i];
     const unsigned int value = sobol_sample(in.x, in.y, in.z);

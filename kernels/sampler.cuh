@@ -39,10 +39,10 @@ __device__ __forceinline__ unsigned int sobol(unsigned int index, unsigned int d
 // Burley's Laine-Karras style hash (his paper's improved constants).
 __device__ __forceinline__ unsigned int laine_karras_permutation(unsigned int x, unsigned int seed) {
     x += seed;
-    x ^= x * 0x6c50b47cu;
-    x ^= x * 0xb82f1e52u;
-    x ^= x * 0xc7afe638u;
-    x ^= x * 0x8d22f6e6u;
+    x ^= x * LAINE_KARRAS_MULTIPLIER_0;
+    x ^= x * LAINE_KARRAS_MULTIPLIER_1;
+    x ^= x * LAINE_KARRAS_MULTIPLIER_2;
+    x ^= x * LAINE_KARRAS_MULTIPLIER_3;
     return x;
 }
 

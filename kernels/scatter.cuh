@@ -69,13 +69,17 @@ __device__ __forceinline__ ScatterRandoms draw_scatter_randoms(Sampler& sampler,
     return r;
 }
 
+// Whether an Emissive material whose albedo, after its colour texture, is `albedo`
+// scatters (as Lambert) rather than absorbs (docs/path-tracing.md, "One sample"). The
+// CPU's `emitter_lobe` (backend/cpu/scene.rs) is the same test on the same albedo.
+__device__ __forceinline__ bool emitter_scatters(float3 albedo) { return max_component(albedo) > 0.0f; }
+
 // `dir` is the unit incoming direction, `n` the unit normal facing against it.
 // `kind`, `albedo_roughness` and `ior` (emission_ior.w) are the MaterialRecord's.
 __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_roughness, float ior, float3 dir,
                                           float3 n, bool front_face, ScatterRandoms r) {
-    // An emitter reflects as Lambert when it has an albedo, and absorbs otherwise.
     const bool lambert = kind == BLOB_MATERIAL_LAMBERT ||
-                         (kind == BLOB_MATERIAL_EMISSIVE && max_component(xyz(albedo_roughness)) > 0.0f);
+                         (kind == BLOB_MATERIAL_EMISSIVE && emitter_scatters(xyz(albedo_roughness)));
     const bool metal = kind == BLOB_MATERIAL_METAL;
     const bool dielectric = kind == BLOB_MATERIAL_DIELECTRIC;
 
@@ -96,6 +100,9 @@ __device__ __forceinline__ Bounce scatter(unsigned int kind, float4 albedo_rough
     const float len2 = dot(d, d);
 
     Bounce b;
+    // Only an emitter without albedo absorbs for its kind: the blob loader refuses kinds
+    // it does not know, and a Principled material is scatter_principled's.
+    if (!(lambert || metal || dielectric || kind == BLOB_MATERIAL_EMISSIVE)) __builtin_unreachable();
     b.absorbed = !(lambert || metal || dielectric) || (metal && dot(d, n) <= 0.0f);
     // A lambert sample exactly opposite the normal would give a zero direction.
     b.dir = (lambert && len2 < DEGENERATE_DIR2) ? n : d * rsqrtf(len2);

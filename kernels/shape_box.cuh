@@ -6,6 +6,7 @@
 // NaN): a shadow ray that starts on a wall and runs along it must meet the box.
 #pragma once
 
+#include "constants.cuh"
 #include "params.cuh"
 #include "sampling.cuh"
 #include "surface.cuh"
@@ -15,10 +16,6 @@
 __device__ __forceinline__ const BoxRecord* box_at(unsigned int i) {
     return &reinterpret_cast<const BoxRecord*>(params.prims[BLOB_PRIM_BOX])[i];
 }
-
-// The relative error bound of the in-face coordinates of a hit, per component of
-// |origin| + |t dir| (4 * FLT_EPSILON); the face coordinate is exact.
-#define BOX_ERR (4.0f * 1.1920929e-7f)
 
 // An axis the ray does not move along: all of it inside the closed slab, or none.
 __device__ __forceinline__ void parallel_slab(float d, float o, float lo, float hi, float& near, float& far) {

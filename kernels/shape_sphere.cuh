@@ -3,6 +3,7 @@
 // spheres is here; shapes.cuh dispatches to it by primitive kind.
 #pragma once
 
+#include "constants.cuh"
 #include "params.cuh"
 #include "sampling.cuh"
 #include "surface.cuh"
@@ -13,10 +14,6 @@
 __device__ __forceinline__ float4 sphere_at(unsigned int i) {
     return __ldg(&reinterpret_cast<const SphereRecord*>(params.prims[BLOB_PRIM_SPHERE])[i].center_radius);
 }
-
-// The relative error bound of a re-projected sphere point, per component of
-// |center| + |local| (8 * FLT_EPSILON; docs/path-tracing.md "Robust hits").
-#define SPHERE_ERR (8.0f * 1.1920929e-7f)
 
 // The distance to the sphere in (0, t_max), written to `t_hit`; false on a miss.
 // The precise discriminant (Ray Tracing Gems, ch. 7): the textbook `b² - c` loses all

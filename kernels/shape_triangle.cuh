@@ -5,6 +5,7 @@
 // uniform area sampling as a light. shapes.cuh dispatches to it by kind.
 #pragma once
 
+#include "constants.cuh"
 #include "params.cuh"
 #include "sampling.cuh"
 #include "surface.cuh"
@@ -14,11 +15,6 @@
 __device__ __forceinline__ const TriangleRecord* triangle_at(unsigned int i) {
     return &reinterpret_cast<const TriangleRecord*>(params.prims[BLOB_PRIM_TRIANGLE])[i];
 }
-
-// gamma(7) of pbrt-v4: the relative error bound of a point interpolated from three
-// vertices with barycentrics.
-#define TRI_GAMMA(n) ((n) * 0.5f * 1.1920929e-7f / (1.0f - (n) * 0.5f * 1.1920929e-7f))
-#define TRIANGLE_ERR TRI_GAMMA(7)
 
 __device__ __forceinline__ float tri_lane(float3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
 
@@ -74,11 +70,11 @@ __device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 
     const float max_xt = fmaxf(fmaxf(fabsf(ax), fabsf(bx)), fabsf(cx));
     const float max_yt = fmaxf(fmaxf(fabsf(ay), fabsf(by)), fabsf(cy));
     const float max_zt = fmaxf(fmaxf(fabsf(az), fabsf(bz)), fabsf(cz));
-    const float delta_z = TRI_GAMMA(3) * max_zt;
-    const float delta_x = TRI_GAMMA(5) * (max_xt + max_zt), delta_y = TRI_GAMMA(5) * (max_yt + max_zt);
-    const float delta_e = 2.0f * (TRI_GAMMA(2) * max_xt * max_yt + delta_y * max_xt + delta_x * max_yt);
+    const float delta_z = GAMMA_3 * max_zt;
+    const float delta_x = GAMMA_5 * (max_xt + max_zt), delta_y = GAMMA_5 * (max_yt + max_zt);
+    const float delta_e = 2.0f * (GAMMA_2 * max_xt * max_yt + delta_y * max_xt + delta_x * max_yt);
     const float max_e = fmaxf(fmaxf(fabsf(u), fabsf(v)), fabsf(w));
-    const float delta_t = 3.0f * (TRI_GAMMA(3) * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * fabsf(inv);
+    const float delta_t = 3.0f * (GAMMA_3 * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * fabsf(inv);
     t = t_scaled * inv;
     if (t <= delta_t) return false;
     b = make_float3(u * inv, v * inv, w * inv);

@@ -239,7 +239,9 @@ __device__ __forceinline__ void surface_dpduv(unsigned int prim, const Surface& 
 // The slot of primitive `prim` in the per-primitive sections: every kind's primitives,
 // kind after kind, so a kind's first one is at kind_first[kind].
 __device__ __forceinline__ unsigned int prim_slot(unsigned int prim) {
-    // kind_first is a uint4 (the generated LaunchParams has no plain arrays of four).
+    // kind_first has PrimKind::SLOTS lanes (a uint4 for four: the generated LaunchParams
+    // has no plain arrays of four), one per kind value prim_kind can give.
+    static_assert(sizeof(LaunchParams::kind_first) == BLOB_PRIM_KINDS * sizeof(unsigned int), "kind_first drift");
     const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
     return kind_first[prim_kind(prim)] + prim_index(prim);
 }
@@ -256,6 +258,8 @@ __device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3
     const MaterialRecord* m = prim_material(prim);
     const unsigned int mode = __ldg(&m->alpha_mode);
     if (mode == BLOB_ALPHA_OPAQUE) return false;
+    // The blob loader refuses alpha modes it does not know.
+    if (mode != BLOB_ALPHA_MASK && mode != BLOB_ALPHA_BLEND) __builtin_unreachable();
     const float threshold = mode == BLOB_ALPHA_MASK ? __ldg(&m->alpha_cutoff) : ray_hash(origin, dir, prim);
     float alpha = __ldg(&m->pbr).w;
     const unsigned int colour = __ldg(&m->textures).x;

@@ -3,11 +3,9 @@
 // plain float4 loads from the blob's texels section.
 #pragma once
 
+#include "constants.cuh"
 #include "params.cuh"
 #include "vec3.cuh"
-
-// Octaves of the noise texture's turbulence ("The Next Week": 7).
-#define PT_TURBULENCE_DEPTH 7
 
 // Bilinear between the four texels around (u, v) (texel centres at half-integers, v
 // down from the top row), repeating or clamping at the edges; `image` is the record's
@@ -15,6 +13,8 @@
 __device__ __forceinline__ float4 texture_image(uint4 image, float u, float v) {
     const unsigned int first = image.x, width = image.y, height = image.z;
     const bool clamp = image.w == BLOB_WRAP_CLAMP;
+    // The blob loader refuses wrap modes it does not know.
+    if (!clamp && image.w != BLOB_WRAP_REPEAT) __builtin_unreachable();
     // fmaxf turns a NaN (a transformed coordinate past f32, see texture_uv_transformed)
     // into 0, as the CPU's f32::max does.
     if (clamp) {
@@ -101,10 +101,10 @@ __device__ __forceinline__ float perlin_noise(float3 p) {
     return accum;
 }
 
-// |sum of 0.5^i noise(2^i p)| over PT_TURBULENCE_DEPTH octaves.
+// |sum of 0.5^i noise(2^i p)| over TURBULENCE_DEPTH octaves.
 __device__ __forceinline__ float turbulence(float3 p) {
     float accum = 0.0f, weight = 1.0f;
-    for (int i = 0; i < PT_TURBULENCE_DEPTH; ++i) {
+    for (unsigned int i = 0u; i < TURBULENCE_DEPTH; ++i) {
         accum += weight * perlin_noise(p);
         weight *= 0.5f;
         p = p * 2.0f;

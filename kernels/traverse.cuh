@@ -3,6 +3,7 @@
 #pragma once
 
 #include "blob_layout.cuh"
+#include "constants.cuh"
 #include "params.cuh"
 #include "shapes.cuh"
 
@@ -13,17 +14,15 @@ struct Hit {
     unsigned int prim;
 };
 
-// A direction component smaller than this (zero included) is this, with its sign, in
-// the slab test, as on the CPU (`SLAB_MIN_DIR`, cpu/traverse.rs). With an exact zero,
+// A direction component smaller than SLAB_MIN_DIR (zero included) is SLAB_MIN_DIR, with
+// its sign, in the slab test, as on the CPU (cpu/traverse.rs). With an exact zero,
 // inv_dir is infinite and the folded plane distance fma(plane, inv, -origin * inv) is
 // inf - inf, a NaN, for every box, which fminf/fmaxf drop: the ray ignored that axis and
 // walked every node its other two axes crossed. One camera ray of the 10M-sphere grid
 // with dir.x exactly 0 (seed 1, one pixel's jitter) took 3 to 6 times a frame's normal
 // time, on whichever GPU rendered that sample (issue 38). Clamped, a ray that lies in a
 // box's plane gets the distance 0 (the two products are equal) and keeps the box.
-#define PT_SLAB_MIN_DIR 1e-20f
-
-__device__ __forceinline__ float slab_dir(float d) { return copysignf(fmaxf(fabsf(d), PT_SLAB_MIN_DIR), d); }
+__device__ __forceinline__ float slab_dir(float d) { return copysignf(fmaxf(fabsf(d), SLAB_MIN_DIR), d); }
 
 // PT_WIDE_BVH=1 (device_nodes.cuh) walks compressed 8-wide nodes instead of the
 // binary ones.

@@ -74,5 +74,8 @@ __device__ __forceinline__ uchar4 view_transform_rgba8(float3 c, unsigned int vi
     if (view == BLOB_VIEW_FILMIC) {
         return make_uchar4(quantize(filmic(c.x)), quantize(filmic(c.y)), quantize(filmic(c.z)), 255);
     }
+    // The host passes a ViewTransform's code (blob::layout::view_code), and the blob
+    // loader refuses views it does not know.
+    if (view != BLOB_VIEW_STANDARD) __builtin_unreachable();
     return make_uchar4(quantize(sqrtf(c.x)), quantize(sqrtf(c.y)), quantize(sqrtf(c.z)), 255);
 }

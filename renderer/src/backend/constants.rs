@@ -22,6 +22,51 @@ pub const RR_START_DEPTH: u32 = 1;
 /// sample exactly opposite the normal would give a zero direction.
 pub const DEGENERATE_DIR2: f32 = 1e-12;
 
+// Hit points and their error bounds (docs/path-tracing.md, "Robust hits"; `cpu/shapes/`
+// ↔ `kernels/shape_*.cuh`): both backends offset the next ray by the same bound, so they
+// escape a surface alike.
+
+/// pbrt-v4's `gamma(n)`: the relative error bound of `n` rounded operations.
+pub const fn gamma(n: u32) -> f32 {
+    let e = n as f32 * f32::EPSILON * 0.5;
+    e / (1.0 - e)
+}
+/// The relative error bound of a re-projected sphere point, per component of
+/// `|center| + |local|` (docs/path-tracing.md "Robust hits" says why it is this big).
+pub const SPHERE_ERR: f32 = 8.0 * f32::EPSILON;
+/// The relative error bound of a box hit's two in-face coordinates, per component of
+/// `|origin| + |t · dir|` (the face coordinate is exact: it is set to the plane).
+pub const BOX_ERR: f32 = 4.0 * f32::EPSILON;
+/// `gamma(7)`: the relative error bound of a point interpolated from three vertices
+/// with barycentrics.
+pub const TRIANGLE_ERR: f32 = gamma(7);
+/// The watertight triangle test's bounds on the rounding of its sheared coordinates
+/// and edge functions (pbrt-v4's `gamma(2)`, `gamma(3)`, `gamma(5)`), which decide
+/// whether a hit is too close to the origin to trust.
+pub const TRIANGLE_GAMMAS: [(u32, f32); 3] = [(2, gamma(2)), (3, gamma(3)), (5, gamma(5))];
+
+/// A ray direction component smaller than this (zero included) is this, with its sign,
+/// in the slab test: `0 · ∞` would make a NaN plane distance for an origin on a box's
+/// plane (`cpu/traverse.rs` and `kernels/traverse.cuh` say what that cost). 10^-20
+/// leaves the ray parallel over any distance a scene has, and its inverse finite times
+/// any coordinate.
+pub const SLAB_MIN_DIR: f32 = 1e-20;
+
+/// The largest f32 below 1: a sampled cell's fraction never reaches the next cell
+/// (the environment's alias tables, docs/path-tracing.md "Environment").
+pub const ONE_MINUS_EPSILON: f32 = 1.0 - f32::EPSILON / 2.0;
+
+/// Octaves of the noise texture's turbulence ("The Next Week": 7; docs/path-tracing.md,
+/// "Textures").
+pub const TURBULENCE_DEPTH: u32 = 7;
+
+/// Below this roughness (alpha = 9e-4) a Principled material's specular lobes are
+/// deltas: sampled exactly (mirror, Snell), with pdf 0 and no `eval`. A GGX lobe that
+/// narrow (about 0.1°) renders as a mirror, and sampling it as one spares glass of
+/// roughness 0, the common case, both the 1/alpha² peak of D and the noise of a lobe
+/// NEE can hardly ever hit.
+pub const PRINCIPLED_DELTA_ROUGHNESS: f32 = 0.03;
+
 // The view transforms (`backend/tonemap.rs` ↔ `kernels/view_transform.cuh`;
 // docs/path-tracing.md, "Accumulation and output").
 
@@ -102,6 +147,10 @@ pub const fn bounce_dim(depth: u32, offset: u32) -> u32 {
     CAMERA_DIMS + depth * DIMS_PER_BOUNCE + offset
 }
 
+/// The multipliers of Burley's Laine-Karras style hash (his paper's improved
+/// constants), which the Sobol sampler's nested uniform scrambling permutes with.
+pub const LAINE_KARRAS_MULTIPLIERS: [u32; 4] = [0x6c50_b47c, 0xb82f_1e52, 0xc7af_e638, 0x8d22_f6e6];
+
 /// Sobol dimensions in one padded group: each group of four sampler dimensions is the
 /// first four Sobol dimensions with its own shuffle of the sample index (Burley 2020).
 pub const SOBOL_GROUP_DIMS: usize = 4;
@@ -155,11 +204,21 @@ pub fn cuda_header() -> String {
     uint("PCG_INCREMENT", PCG_INCREMENT);
     uint("PCG_OUTPUT_MULTIPLIER", PCG_OUTPUT_MULTIPLIER);
     uint("RR_START_DEPTH", RR_START_DEPTH);
+    uint("TURBULENCE_DEPTH", TURBULENCE_DEPTH);
     let mut float = |name: &str, value: f32| {
         // `{:e}` prints the shortest decimal that reads back as the same f32.
         let _ = writeln!(out, "static constexpr float {name} = {value:e}f;");
     };
     float("DEGENERATE_DIR2", DEGENERATE_DIR2);
+    float("SPHERE_ERR", SPHERE_ERR);
+    float("BOX_ERR", BOX_ERR);
+    float("TRIANGLE_ERR", TRIANGLE_ERR);
+    for (n, value) in TRIANGLE_GAMMAS {
+        float(&format!("GAMMA_{n}"), value);
+    }
+    float("SLAB_MIN_DIR", SLAB_MIN_DIR);
+    float("ONE_MINUS_EPSILON", ONE_MINUS_EPSILON);
+    float("PRINCIPLED_DELTA_ROUGHNESS", PRINCIPLED_DELTA_ROUGHNESS);
     // Matrices and polynomials as scalars (`AGX_INSET_01` is row 0, column 1): a
     // namespace-scope constexpr array cannot be read by device code.
     for (name, matrix) in [("AGX_INSET", AGX_INSET), ("AGX_OUTSET", AGX_OUTSET)] {
@@ -206,6 +265,9 @@ pub fn cuda_header() -> String {
     uint("DIM_NEE_PICK", DIM_NEE_PICK);
     uint("DIM_ROULETTE", DIM_ROULETTE);
     uint("SOBOL_GROUP_DIMS", SOBOL_GROUP_DIMS as u32);
+    for (i, &value) in LAINE_KARRAS_MULTIPLIERS.iter().enumerate() {
+        let _ = writeln!(out, "static constexpr unsigned int LAINE_KARRAS_MULTIPLIER_{i} = 0x{value:08x}u;");
+    }
     // In constant memory: every lane of a warp reads the same direction number at once.
     let _ = writeln!(out, "__constant__ unsigned int SOBOL_DIRECTIONS[{SOBOL_GROUP_DIMS}][32] = {{");
     for dim in &SOBOL_DIRECTIONS {
@@ -239,6 +301,11 @@ mod tests {
                 assert_eq!(v.trailing_zeros() as usize, 31 - k);
             }
         }
+    }
+
+    #[test]
+    fn one_minus_epsilon_is_the_largest_float_below_one() {
+        assert_eq!(ONE_MINUS_EPSILON.to_bits() + 1, 1.0f32.to_bits());
     }
 
     #[test]

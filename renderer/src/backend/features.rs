@@ -146,7 +146,13 @@ pub fn cuda_header() -> String {
     out.push_str(
         "// The host passes -DPT_FEATURES=<bits>; without it (tools compiling a file alone) none.\n",
     );
-    out.push_str("#ifndef PT_FEATURES\n#define PT_FEATURES 0u\n#endif\n\n");
+    out.push_str("#ifndef PT_FEATURES\n#define PT_FEATURES 0u\n#endif\n");
+    // A bit no feature owns would be ignored, not compiled: refused instead.
+    let _ = writeln!(
+        out,
+        "static_assert((PT_FEATURES & ~{}u) == 0u, \"PT_FEATURES has unknown bits\");\n",
+        all()
+    );
     for (i, f) in FEATURES.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -160,6 +166,9 @@ pub fn cuda_header() -> String {
         "\n// The job's sampler (not a scene feature; -DPT_SAMPLER=<code>, default the independent one).\n",
     );
     out.push_str("#ifndef PT_SAMPLER\n#define PT_SAMPLER 0u\n#endif\n");
+    let codes: Vec<String> =
+        SamplerKind::ALL.iter().map(|&s| format!("PT_SAMPLER == {}u", sampler_code(s))).collect();
+    let _ = writeln!(out, "static_assert({}, \"PT_SAMPLER is no sampler's code\");", codes.join(" || "));
     let _ = writeln!(
         out,
         "static constexpr bool kSobol = PT_SAMPLER == {}u; // sampler: Sobol",

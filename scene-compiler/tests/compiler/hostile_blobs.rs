@@ -3,11 +3,17 @@
 //! pixels. Each mutation of a valid blob (checksum recomputed) must be refused, naming
 //! what is wrong. The blob comes from a scene with every kind of record the mutations
 //! touch: spheres, a box, triangles, point and directional lights, an emitter.
+//!
+//! Issue 39: every kind code a kernel switches on without a fallback (a texture's kind
+//! and wrap mode, a material's alpha mode, the globals' view and sampler) is refused
+//! when unknown, so the kernels' `__builtin_unreachable` arms stay unreachable. Light,
+//! material and primitive kinds have their tests in `blob.rs`.
 
 use bytemuck::Pod;
 use scene_compiler::blob::layout::{
-    BlobHeader, BoxRecord, GlobalsRecord, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT, LightRecord,
-    MaterialRecord, NodeBoxesRecord, SectionId, SphereRecord, TriangleRecord,
+    ALPHA_BLEND, BlobHeader, BoxRecord, GlobalsRecord, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT,
+    LightRecord, MATERIAL_LAMBERT, MATERIAL_PRINCIPLED, MaterialRecord, NodeBoxesRecord, SectionId,
+    SphereRecord, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_NOISE, TextureRecord, TriangleRecord,
 };
 use scene_compiler::blob::{AlignedBytes, BlobView};
 use scene_compiler::procedural::{Format, icosphere, write};
@@ -258,4 +264,62 @@ fn image_uv_transform_lanes_that_are_not_finite_rows_are_refused() {
     assert_refused(&original, "infinite m12", "non-finite parameter", texture(|t| t.b[2] = f32::INFINITY));
     assert_refused(&original, "row 0's w", "w lanes set", texture(|t| t.a[3] = 1.0));
     assert_refused(&original, "row 1's w", "w lanes set", texture(|t| t.b[3] = -2.0));
+}
+
+/// A texture's kind or an image's wrap mode, a Principled material's alpha mode (or an
+/// alpha mode on a kind without one), the view transform or the sampler that the
+/// kernels do not know is refused: their switches end in `__builtin_unreachable`.
+#[test]
+fn kind_codes_the_kernels_switch_on_are_refused_when_unknown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    image::RgbImage::from_pixel(2, 2, image::Rgb([200, 100, 50]))
+        .save(dir.path().join("t.png"))
+        .expect("PNG");
+    let text = r#"Scene(
+    camera: (look_from: (0, 1, 6), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: {
+        "image": Lambert(albedo: (1, 1, 1), texture: Image(file: "t.png")),
+        "checker": Lambert(albedo: (1, 1, 1), texture: Checker(size: 1, even: (1, 1, 1), odd: (0, 0, 0))),
+        "noise": Lambert(albedo: (1, 1, 1), texture: Noise(scale: 4)),
+        "leaf": Principled(metallic: 0, alpha_mode: Mask(0.5)),
+    },
+    spheres: [
+        (center: (0, -100, 0), radius: 99, material: "image"),
+        (center: (-2, 1, 0), radius: 0.5, material: "checker"),
+        (center: (0, 1, 0), radius: 0.5, material: "noise"),
+        (center: (2, 1, 0), radius: 0.5, material: "leaf"),
+    ],
+)"#;
+    let scene = scene::parse(text, &dir.path().join("s.ron").display().to_string())
+        .map_err(|e| e.to_string())
+        .expect("scene");
+    let original = compile_scene(&scene, &CompileOptions::default()).blob;
+    let view = BlobView::parse(&original).expect("the unchanged blob is valid");
+    let texture_of =
+        |kind: u32| view.textures.iter().position(|t| t.kind == kind).expect("a texture of that kind");
+    let material_of =
+        |kind: u32| view.materials.iter().position(|m| m.kind == kind).expect("a material of that kind");
+    let textures = [TEXTURE_IMAGE, TEXTURE_CHECKER, TEXTURE_NOISE].map(texture_of);
+    let (image, lambert, principled) =
+        (textures[0], material_of(MATERIAL_LAMBERT), material_of(MATERIAL_PRINCIPLED));
+    for (i, t) in textures.into_iter().enumerate() {
+        assert_refused(&original, &format!("texture kind 7 ({i})"), "unknown texture kind 7", |b| {
+            edit::<TextureRecord>(b, SectionId::Textures, t, |t| t.kind = 7)
+        });
+    }
+    assert_refused(&original, "wrap mode 5", "unknown wrap mode 5", |b| {
+        edit::<TextureRecord>(b, SectionId::Textures, image, |t| t.image[3] = 5)
+    });
+    assert_refused(&original, "alpha mode 9", "unknown alpha mode 9", |b| {
+        edit::<MaterialRecord>(b, SectionId::Materials, principled, |m| m.alpha_mode = 9)
+    });
+    assert_refused(&original, "a Lambert's alpha mode", "alpha_mode", |b| {
+        edit::<MaterialRecord>(b, SectionId::Materials, lambert, |m| m.alpha_mode = ALPHA_BLEND)
+    });
+    assert_refused(&original, "view 9", "unknown view transform 9", |b| {
+        edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.view = 9)
+    });
+    assert_refused(&original, "sampler 9", "sampler 9", |b| {
+        edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.sampler = 9)
+    });
 }

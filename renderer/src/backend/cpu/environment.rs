@@ -11,10 +11,10 @@ use std::f32::consts::{FRAC_1_PI, PI};
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 
+use crate::backend::constants::ONE_MINUS_EPSILON;
+
 /// `1 / 2π`.
 const INV_TAU: f32 = 0.5 * FRAC_1_PI;
-/// The largest f32 below 1: a cell's fraction never reaches the next cell.
-const ONE_MINUS_EPSILON: f32 = 1.0 - f32::EPSILON / 2.0;
 
 /// The blob's environment, owned.
 #[derive(Clone, Debug)]

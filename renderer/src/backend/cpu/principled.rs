@@ -34,13 +34,8 @@ use std::f32::consts::{FRAC_1_PI, TAU};
 use glam::Vec3A;
 
 use super::sampling::onb;
+use crate::backend::constants::PRINCIPLED_DELTA_ROUGHNESS;
 use crate::backend::specular_albedo::specular_albedo;
-
-/// Below this roughness (alpha = 9e-4) the specular lobes are deltas: sampled exactly
-/// (mirror, Snell), with pdf 0 and no `eval`. A GGX lobe that narrow (about 0.1°)
-/// renders as a mirror, and sampling it as one spares glass of roughness 0, the common
-/// case, both the 1/alpha² peak of D and the noise of a lobe NEE can hardly ever hit.
-pub const PRINCIPLED_DELTA_ROUGHNESS: f32 = 0.03;
 
 /// The glTF metallic-roughness parameters at a hit, textures already applied; all but
 /// `ior` in [0, 1].

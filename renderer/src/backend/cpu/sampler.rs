@@ -14,7 +14,7 @@
 //! pins their values and `tests/gpu/render.rs` holds the GPU's to them.
 
 use super::rng::{Rng, pcg_hash};
-use crate::backend::constants::{SOBOL_DIRECTIONS, SOBOL_GROUP_DIMS};
+use crate::backend::constants::{LAINE_KARRAS_MULTIPLIERS, SOBOL_DIRECTIONS, SOBOL_GROUP_DIMS};
 
 /// The random numbers of one camera sample, by dimension.
 pub trait Sampler {
@@ -83,10 +83,9 @@ pub fn sobol(index: u32, dim: usize) -> u32 {
 #[inline(always)]
 pub fn laine_karras_permutation(mut x: u32, seed: u32) -> u32 {
     x = x.wrapping_add(seed);
-    x ^= x.wrapping_mul(0x6c50_b47c);
-    x ^= x.wrapping_mul(0xb82f_1e52);
-    x ^= x.wrapping_mul(0xc7af_e638);
-    x ^= x.wrapping_mul(0x8d22_f6e6);
+    for m in LAINE_KARRAS_MULTIPLIERS {
+        x ^= x.wrapping_mul(m);
+    }
     x
 }
 

@@ -40,8 +40,7 @@ impl ChildBoxes {
     }
 }
 
-/// How a material scatters: one lobe per kind; an emitter reflects as Lambert when it
-/// has an albedo and absorbs otherwise (kernels/scatter.cuh decides the same per hit).
+/// How a material scatters: one lobe per kind; an emitter's is [`emitter_lobe`]'s.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Lobe {
     Lambert,
@@ -62,6 +61,15 @@ pub enum Lobe {
     },
 }
 
+/// The lobe of an Emissive material whose albedo, after its colour texture, is
+/// `albedo`: Lambert where it has one, none where it is black (docs/path-tracing.md,
+/// "One sample"). The kernels' `emitter_scatters` (kernels/scatter.cuh) is the same
+/// test on the same albedo, per hit.
+#[inline(always)]
+pub fn emitter_lobe(albedo: Vec3A) -> Lobe {
+    if albedo.max_element() > 0.0 { Lobe::Lambert } else { Lobe::Absorb }
+}
+
 /// How a material's alpha cuts its surface out (docs/path-tracing.md, "Alpha").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Alpha {
@@ -78,6 +86,8 @@ pub struct Material {
     /// The attenuation of a bounce (1 for a dielectric; a Principled's base colour).
     pub albedo: Vec3A,
     pub lobe: Lobe,
+    /// An Emissive material: its colour texture decides its lobe per hit ([`emitter_lobe`]).
+    pub emitter: bool,
     pub emission: Vec3A,
     /// Indices into [`CpuScene::textures`] by slot (`TEXTURE_SLOT_*`), or `NO_TEXTURE`.
     pub textures: [u32; 4],
@@ -107,6 +117,9 @@ impl Material {
             } else {
                 // The RTIOW kinds' texture colours their emission too.
                 m.emission *= Vec3A::from_vec4(colour);
+                if self.emitter {
+                    m.lobe = emitter_lobe(m.albedo);
+                }
             }
         }
         if let Lobe::Principled { metallic, roughness, ior, transmission } = self.lobe {
@@ -136,8 +149,7 @@ impl Material {
             MATERIAL_LAMBERT => Lobe::Lambert,
             MATERIAL_METAL => Lobe::Metal { fuzz: roughness },
             MATERIAL_DIELECTRIC => Lobe::Dielectric { ior },
-            MATERIAL_EMISSIVE if albedo != Vec3A::ZERO => Lobe::Lambert,
-            MATERIAL_EMISSIVE => Lobe::Absorb,
+            MATERIAL_EMISSIVE => emitter_lobe(albedo),
             MATERIAL_PRINCIPLED => Lobe::Principled { metallic, roughness, ior, transmission },
             kind => unreachable!("BlobView::parse refuses material kind {kind}"),
         };
@@ -150,6 +162,7 @@ impl Material {
         Material {
             albedo,
             lobe,
+            emitter: m.kind == MATERIAL_EMISSIVE,
             emission: lanes(m.emission_ior),
             textures: m.textures,
             textured: m.textures != [NO_TEXTURE; 4],
@@ -225,5 +238,49 @@ impl CpuScene {
             sky_top: lane3(g.sky_top),
             env: EnvMap::from_blob(blob),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use scene_compiler::blob::layout::{TEXTURE_CHECKER, TextureRecord};
+
+    use super::*;
+
+    /// An emitter with an albedo scatters where its colour texture leaves it one and
+    /// absorbs where the texture is black, as the kernels decide per hit; without an
+    /// albedo it absorbs everywhere.
+    #[test]
+    fn an_emitters_lobe_follows_its_textured_albedo() {
+        // Cells with an even sum of coordinates white, the others black.
+        let checker = TextureRecord {
+            a: [1.0, 1.0, 1.0, 1.0],
+            b: [0.0; 4],
+            image: [0; 4],
+            kind: TEXTURE_CHECKER,
+            reserved: [0; 3],
+        };
+        let textures = Textures { records: vec![checker], ..Textures::default() };
+        let emitter = |albedo: f32| {
+            Material::from_record(&MaterialRecord {
+                albedo_roughness: [albedo, albedo, albedo, 0.0],
+                emission_ior: [4.0, 4.0, 4.0, 0.0],
+                pbr: [0.0, 0.0, 1.0, 1.0],
+                textures: [0, NO_TEXTURE, NO_TEXTURE, NO_TEXTURE],
+                kind: MATERIAL_EMISSIVE,
+                alpha_mode: ALPHA_OPAQUE,
+                alpha_cutoff: 0.0,
+                reserved: 0,
+            })
+        };
+        let (white, black) = (Vec3A::splat(0.5), Vec3A::new(1.5, 0.5, 0.5));
+        let uv = glam::Vec2::ZERO;
+        let lit = emitter(0.5);
+        assert_eq!(lit.lobe, Lobe::Lambert);
+        assert_eq!(lit.textured(&textures, white, uv).lobe, Lobe::Lambert);
+        assert_eq!(lit.textured(&textures, black, uv).lobe, Lobe::Absorb);
+        let dark = emitter(0.0);
+        assert_eq!(dark.lobe, Lobe::Absorb);
+        assert_eq!(dark.textured(&textures, white, uv).lobe, Lobe::Absorb);
     }
 }

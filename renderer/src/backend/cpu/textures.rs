@@ -7,8 +7,7 @@ use scene_compiler::blob::layout::{
     NOISE_POINTS, NoiseRecord, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_NOISE, TextureRecord, WRAP_CLAMP,
 };
 
-/// Octaves of the noise texture's turbulence ("The Next Week": 7).
-const TURBULENCE_DEPTH: u32 = 7;
+use crate::backend::constants::TURBULENCE_DEPTH;
 
 /// The blob's texture sections.
 #[derive(Clone, Debug, Default)]

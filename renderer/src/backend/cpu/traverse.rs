@@ -7,14 +7,7 @@ use scene_compiler::limits::MAX_BVH_DEPTH;
 
 use super::scene::{ChildBoxes, CpuScene};
 use super::shapes::{intersect_leaf, occludes_leaf};
-
-/// A ray direction component smaller than this (zero included) is this, with its sign,
-/// in the slab test: `0 · ∞` would make a NaN plane distance for an origin on a box's
-/// plane, and SSE's max keeps NaNs, so the box would be missed by a ray that lies in
-/// its closed slab (from the world origin along an axis plane, say). The kernels clamp
-/// the same way (kernels/traverse.cuh `slab_dir`). 10^-20 leaves the ray parallel over
-/// any distance a scene has, and its inverse finite times any coordinate.
-const SLAB_MIN_DIR: f32 = 1e-20;
+use crate::backend::constants::SLAB_MIN_DIR;
 
 /// The closest hit of a ray.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,6 +102,10 @@ struct SlabRay {
 impl SlabRay {
     #[inline(always)]
     fn new(origin: Vec3A, dir: Vec3A) -> SlabRay {
+        // Clamped: `0 · ∞` would make a NaN plane distance for an origin on a box's
+        // plane, and SSE's max keeps NaNs, so the box would be missed by a ray that lies
+        // in its closed slab (from the world origin along an axis plane, say). The
+        // kernels clamp the same way (kernels/traverse.cuh `slab_dir`).
         let tiny = dir.abs().cmplt(Vec3A::splat(SLAB_MIN_DIR));
         let inv_dir = Vec3A::select(tiny, Vec3A::splat(SLAB_MIN_DIR).copysign(dir), dir).recip();
         let neg_origin_inv_dir = -origin * inv_dir;

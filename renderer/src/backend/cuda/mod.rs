@@ -43,7 +43,7 @@ use self::film::{DenoiseBuffers, DeviceFilm};
 use self::module::KernelModule;
 pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
 pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
-use self::params::LaunchParams;
+use self::params::{DENOISE_BLOCK, FILM_THREADS, LaunchParams};
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features::{self, Variant};
@@ -53,9 +53,6 @@ use super::{
 };
 use crate::denoise::{AovSample, NO_AOVS_TO_DENOISE, NOTHING_DENOISED, constants::ATROUS_PASSES};
 use crate::fault::{FAULTS_ENV, Faults, Stage};
-
-/// Threads per block of the one-dimensional kernels (`PT_FILM_THREADS` in kernels/arch.cuh).
-const FILM_THREADS: u32 = 256;
 
 /// The path tracer on one CUDA GPU (device 0 unless told).
 pub struct CudaBackend {
@@ -516,9 +513,6 @@ impl CudaBackend {
         self.stream.clone_dtoh(&film.rgba).context("reading the RGBA8 image")
     }
 }
-
-/// Threads per side of the denoiser's square blocks (`PT_DENOISE_BLOCK` in kernels/denoise.cuh).
-const DENOISE_BLOCK: u32 = 16;
 
 /// Fails unless the kernels' `params` block has the size of [`LaunchParams`].
 fn check_params(kernels: &KernelModule, stream: &Arc<CudaStream>) -> anyhow::Result<()> {

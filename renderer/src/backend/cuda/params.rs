@@ -1,8 +1,10 @@
 //! The render kernel's per-launch parameters, copied into the kernel's `__constant__
-//! params` (kernels/params.cuh) before each launch. [`LaunchParams`] is the single
-//! source of truth: `cargo run -p tools --bin layout-header` generates its CUDA struct
-//! into kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every
-//! offset, and renderer/tests/gpu/launch_params_header.rs fails when that file is stale.
+//! params` (kernels/params.cuh) before each launch, and the block shapes the other
+//! kernels are launched with. [`LaunchParams`] is the single source of truth: `cargo run
+//! -p tools --bin layout-header` generates its CUDA struct into
+//! kernels/launch_params.cuh ([`cuda_header`]), which asserts the size and every offset,
+//! with the block shapes before it; renderer/tests/gpu/launch_params_header.rs fails
+//! when that file is stale.
 
 use scene_compiler::blob::layout::{
     EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord,
@@ -22,6 +24,12 @@ pub enum DeviceNode {}
 impl CudaName for DeviceNode {
     const CUDA_NAME: &'static str = "DeviceNode";
 }
+
+/// Threads per block of the one-dimensional kernels (tonemap, repack_nodes, the probes):
+/// the host's grid and the kernels' index and `__launch_bounds__` use it.
+pub const FILM_THREADS: u32 = 256;
+/// Threads per side of the denoiser's square blocks (neighbouring taps share L1).
+pub const DENOISE_BLOCK: u32 = 16;
 
 blob_record! {
     /// Per-launch parameters of the render kernel, in __constant__ memory.
@@ -88,7 +96,7 @@ blob_record! {
         /// Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
         pub light_count: u32,
         /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
-        pub kind_first: [u32; 4],
+        pub kind_first: [u32; PrimKind::SLOTS],
         /// The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
         pub env_rotation_pdf: [f32; 4],
         /// The environment image's width and height (0, 0 without one), two zeros.
@@ -120,6 +128,8 @@ const _: () = assert!(size_of::<LaunchParams>() == 512);
 pub fn cuda_header() -> String {
     let mut out = generated_banner("renderer/src/backend/cuda/params.rs");
     out.push_str("#include \"blob_layout.cuh\"\n#include \"device_nodes.cuh\"\n\n");
+    out.push_str(&format!("static constexpr unsigned int FILM_THREADS = {FILM_THREADS}u;\n"));
+    out.push_str(&format!("static constexpr unsigned int DENOISE_BLOCK = {DENOISE_BLOCK}u;\n\n"));
     out.push_str(&cuda_struct::<LaunchParams>());
     out
 }

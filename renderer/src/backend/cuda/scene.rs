@@ -42,7 +42,7 @@ pub struct DeviceScene {
     /// The blob's root link, to build the other node form from after a kernel reload.
     binary_root: u32,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
-    pub kind_first: [u32; 4],
+    pub kind_first: [u32; PrimKind::SLOTS],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
     /// The directional lights with a disc (`BlobView::suns`).

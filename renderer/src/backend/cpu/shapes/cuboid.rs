@@ -10,6 +10,7 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::BoxRecord;
 
 use super::{CpuShape, LightSample, Surface};
+use crate::backend::constants::BOX_ERR;
 use crate::backend::cpu::sampling::area_pdf_towards;
 
 /// An axis-aligned box, its corners in SIMD registers.
@@ -123,10 +124,6 @@ impl CpuShape for Cuboid {
         area_pdf_towards(areas[0] + areas[1] + areas[2], from, hit)
     }
 }
-
-/// The relative error bound of the hit point's two in-face coordinates, per component
-/// of `|origin| + |t · dir|` (the face coordinate is exact: it is set to the plane).
-pub const BOX_ERR: f32 = 4.0 * f32::EPSILON;
 
 /// Per axis, the ray's distance to the near and the far plane of the box.
 #[inline(always)]

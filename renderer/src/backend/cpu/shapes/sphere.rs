@@ -7,6 +7,7 @@ use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::SphereRecord;
 
 use super::{CpuShape, LightSample, Surface};
+use crate::backend::constants::SPHERE_ERR;
 use crate::backend::cpu::sampling::sample_cone;
 
 /// A sphere: center.xyz, radius, in one SIMD register.
@@ -71,10 +72,6 @@ pub fn sphere_uv(n: Vec3A) -> glam::Vec2 {
     let u = if u < 0.0 { u + 1.0 } else { u };
     glam::Vec2::new(u, n.y.clamp(-1.0, 1.0).acos() * std::f32::consts::FRAC_1_PI)
 }
-
-/// The relative error bound of a re-projected sphere point, per component of
-/// `|center| + |local|` (docs/path-tracing.md "Robust hits" says why it is this big).
-pub const SPHERE_ERR: f32 = 8.0 * f32::EPSILON;
 
 /// Ray/sphere distance in `(0, t_max)` with the precise discriminant (Ray Tracing
 /// Gems, ch. 7): the textbook `b² - c` loses all precision on the radius-1000 ground.

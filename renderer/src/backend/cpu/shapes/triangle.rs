@@ -14,17 +14,8 @@ use glam::{Vec2, Vec3A, Vec4};
 use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord, TriangleUvsRecord};
 
 use super::{CpuShape, LightSample, Surface};
+use crate::backend::constants::{TRIANGLE_ERR, gamma};
 use crate::backend::cpu::sampling::area_pdf_towards;
-
-/// pbrt-v4's `gamma(n)`: the relative error bound of `n` rounded operations.
-const fn gamma(n: u32) -> f32 {
-    let e = n as f32 * f32::EPSILON * 0.5;
-    e / (1.0 - e)
-}
-
-/// `gamma(7)`: the relative error bound of a point interpolated from three vertices
-/// with barycentrics (docs/path-tracing.md, "Robust hits").
-pub const TRIANGLE_ERR: f32 = gamma(7);
 
 /// A triangle: its three vertices, as stored (so neighbours share them bit for bit),
 /// and its vertex normals and texture coordinates when its mesh has them.
