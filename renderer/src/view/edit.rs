@@ -108,6 +108,40 @@ pub enum EditKey {
     Structure,
 }
 
+/// A message for the tool bar: the outcome of the last action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// What an editing panel may touch: the session (the scene, its edits and saves), the
+/// editor (selection, history) and the tool bar's status, which a rejected edit sets.
+pub struct Edits<'a> {
+    pub session: &'a mut Session,
+    pub editor: &'a mut Editor,
+    pub status: &'a mut Option<Status>,
+}
+
+impl Edits<'_> {
+    /// Makes `change` through the editor; false (and the status says so) when the
+    /// session rejected it.
+    pub fn apply(&mut self, change: Box<dyn Change>, key: EditKey) -> bool {
+        let result = self.editor.apply(self.session, change, key);
+        self.report(result)
+    }
+
+    /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics);
+    /// true when `result` is not one.
+    pub fn report(&mut self, result: Result<(), SceneError>) -> bool {
+        if result.is_err() {
+            *self.status =
+                Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });
+        }
+        result.is_ok()
+    }
+}
+
 /// Changes that unmake edits, newest last, with their bytes counted.
 #[derive(Default)]
 struct History {

@@ -11,7 +11,7 @@ use glam::Vec3;
 use scene_compiler::scene::{AlphaMode, Maps, Material, MaterialKind, Principled, Scene};
 
 use super::edit::{Change, EditKey, Splice};
-use super::selection_editor::{color_row, labelled_drag};
+use super::rows::{color_row, kind_name, labelled_drag};
 use super::texture_editor::TextureUi;
 
 /// The rows of material `index` of `scene`: its kind, parameters and textures (their
@@ -60,17 +60,6 @@ pub fn with_kind(material: &Material, kind: MaterialKind) -> Material {
         kind,
         texture: if kind.takes_texture() { material.texture.clone() } else { None },
         maps: if kind.takes_maps() { material.maps.clone() } else { Maps::default() },
-    }
-}
-
-/// The name the kind combo box gives `kind`: its name in a scene file.
-pub(super) fn kind_name(kind: &MaterialKind) -> &'static str {
-    match kind {
-        MaterialKind::Lambert { .. } => "Lambert",
-        MaterialKind::Metal { .. } => "Metal",
-        MaterialKind::Dielectric { .. } => "Dielectric",
-        MaterialKind::Emissive { .. } => "Emissive",
-        MaterialKind::Principled(_) => "Principled",
     }
 }
 

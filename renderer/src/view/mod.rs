@@ -28,6 +28,7 @@ mod outline;
 mod panels;
 pub mod pick;
 mod render_link;
+mod rows;
 pub mod selected;
 mod selection_editor;
 pub mod texture_editor;
@@ -40,7 +41,9 @@ use std::time::Duration;
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers, Pos2};
 use scene_compiler::scene::{SamplerKind, ViewTransform};
 
-use self::edit::{Change, EditKey, Editor};
+pub use self::edit::Status;
+use self::edit::{Editor, Edits};
+pub use self::panels::Controls;
 use self::panels::{RenderPanel, StatsPanel, ToolbarAction};
 use self::render_link::RenderLink;
 use self::selected::Selected;
@@ -49,7 +52,6 @@ use self::viewport::{Clicked, Viewport};
 use self::worker::{Command, Frame, ViewParams};
 use crate::backend::select::BackendChoice;
 use crate::job::Overrides;
-use crate::load::SceneError;
 use crate::output::{self, Pixels};
 use crate::session::{Changed, Session, SessionOptions};
 
@@ -78,62 +80,6 @@ pub struct ViewOptions {
     pub view: Option<ViewTransform>,
     /// `--sampler`.
     pub sampler: Option<SamplerKind>,
-}
-
-/// The render settings the side panel edits.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Controls {
-    /// Render resolution as a fraction of the image area's physical pixels.
-    pub scale: f32,
-    pub spp_per_frame: u32,
-    /// `None` until a scene supplies its own.
-    pub max_depth: Option<u32>,
-    /// Accumulation stops here.
-    pub max_spp: u32,
-    pub backend: BackendChoice,
-    /// The flags' exposure and view, shown instead of the scene's until the exposure
-    /// slider or the view selector edits the scene's settings (which clears both).
-    pub exposure: Option<f32>,
-    pub view: Option<ViewTransform>,
-    /// The flag's sampler, instead of the scene's.
-    pub sampler: Option<SamplerKind>,
-    /// Show the denoised image while the film has fewer than `denoise_below` spp.
-    pub denoise: bool,
-    pub denoise_below: u32,
-}
-
-/// A message for the tool bar: the outcome of the last action.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub is_error: bool,
-}
-
-/// What an editing panel may touch: the session (the scene, its edits and saves), the
-/// editor (selection, history) and the tool bar's status, which a rejected edit sets.
-pub(super) struct Edits<'a> {
-    pub session: &'a mut Session,
-    pub editor: &'a mut Editor,
-    pub status: &'a mut Option<Status>,
-}
-
-impl Edits<'_> {
-    /// Makes `change` through the editor; false (and the status says so) when the
-    /// session rejected it.
-    pub fn apply(&mut self, change: Box<dyn Change>, key: EditKey) -> bool {
-        let result = self.editor.apply(self.session, change, key);
-        self.report(result)
-    }
-
-    /// Shows a rejected edit in the tool bar (the error panel shows its diagnostics);
-    /// true when `result` is not one.
-    pub fn report(&mut self, result: Result<(), SceneError>) -> bool {
-        if result.is_err() {
-            *self.status =
-                Some(Status { text: "edit rejected: see the error panel".to_owned(), is_error: true });
-        }
-        result.is_ok()
-    }
 }
 
 /// The live editor: the session and its edits, the render thread's link, the image

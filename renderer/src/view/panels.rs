@@ -8,16 +8,37 @@ use std::time::Duration;
 
 use eframe::egui::{self, Color32, RichText};
 use scene_compiler::limits;
-use scene_compiler::scene::{RenderSettings, Scene, ViewTransform};
+use scene_compiler::scene::{RenderSettings, SamplerKind, Scene, ViewTransform};
 
-use super::edit::{EditKey, Editor, Set};
+use super::edit::{EditKey, Editor, Edits, Set, Status};
 use super::render_link::RenderLink;
 use super::worker::{Command, Frame};
-use super::{Controls, Edits, Status};
 use crate::backend::select::BackendChoice;
 use crate::load::{CompiledScene, SceneError};
 use crate::session::Reload;
 use crate::timing::{mega_per_second, ms};
+
+/// The render settings the side panel edits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Controls {
+    /// Render resolution as a fraction of the image area's physical pixels.
+    pub scale: f32,
+    pub spp_per_frame: u32,
+    /// `None` until a scene supplies its own.
+    pub max_depth: Option<u32>,
+    /// Accumulation stops here.
+    pub max_spp: u32,
+    pub backend: BackendChoice,
+    /// The flags' exposure and view, shown instead of the scene's until the exposure
+    /// slider or the view selector edits the scene's settings (which clears both).
+    pub exposure: Option<f32>,
+    pub view: Option<ViewTransform>,
+    /// The flag's sampler, instead of the scene's.
+    pub sampler: Option<SamplerKind>,
+    /// Show the denoised image while the film has fewer than `denoise_below` spp.
+    pub denoise: bool,
+    pub denoise_below: u32,
+}
 
 /// A tool bar button that was clicked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

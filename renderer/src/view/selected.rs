@@ -12,7 +12,7 @@ use eframe::egui;
 use glam::{Affine3A, Vec3};
 use scene_compiler::scene::{Cuboid, Material, Mesh, Scene, Sphere, Terrain, TerrainSurface};
 
-use super::selection_editor::{box_rows, mesh_notes, mesh_rows, sphere_rows, terrain_notes, terrain_rows};
+use super::rows::{box_rows, mesh_notes, mesh_rows, sphere_rows, terrain_notes, terrain_rows};
 
 /// One thing of the scene the editor works on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,8 +20,7 @@ use scene_compiler::scene::{
     MAP_COUNT, MAP_FIELDS, Maps, Material, MaterialKind, Scene, Texture, TextureImage, UvTransform, Wrap,
 };
 
-use super::material_editor::kind_name;
-use super::selection_editor::{color_row, positive_drag};
+use super::rows::{color_row, kind_name, positive_drag};
 
 /// The longest side of a thumbnail, in pixels.
 pub const THUMBNAIL_SIDE: u32 = 96;

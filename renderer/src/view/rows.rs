@@ -1,0 +1,189 @@
+//! Widget rows the panels share, in two-column grids: labelled drags, colours, the
+//! material combo box, and each editable kind's rows (its [`super::selected::Thing`]
+//! implementation shows them). Widgets only: they edit the value they are given and
+//! say what changed; the panels turn that into an edit.
+
+use eframe::egui::{self, DragValue};
+use glam::Vec3;
+use scene_compiler::scene::{Cuboid, Material, MaterialKind, Mesh, Sphere, Terrain, TerrainSurface};
+
+/// The least a radius, size, cell or height scale is dragged to: they must stay positive.
+const MIN_SIZE: f32 = 1e-3;
+
+/// A sphere's center, radius and material; the field changed, if one was.
+pub fn sphere_rows(ui: &mut egui::Ui, sphere: &mut Sphere, materials: &[Material]) -> Option<&'static str> {
+    let mut field = None;
+    let speed = (sphere.radius * 0.02).max(MIN_SIZE);
+    if vector_drags(ui, ["center x", "center y", "center z"], &mut sphere.center, speed).contains(&true) {
+        field = Some("center");
+    }
+    if positive_drag(ui, "radius", &mut sphere.radius) {
+        field = Some("radius");
+    }
+    if material_combo(ui, materials, &mut sphere.material) {
+        field = Some("material");
+    }
+    field
+}
+
+/// A box's center (moving it whole), size (about the center) and material; the field changed.
+pub fn box_rows(ui: &mut egui::Ui, cuboid: &mut Cuboid, materials: &[Material]) -> Option<&'static str> {
+    let mut field = None;
+    let (mut center, mut size) = ((cuboid.min + cuboid.max) * 0.5, cuboid.max - cuboid.min);
+    let speed = (size.max_element() * 0.02).max(MIN_SIZE);
+    let mut edited = vector_drags(ui, ["center x", "center y", "center z"], &mut center, speed);
+    if edited.contains(&true) {
+        field = Some("center");
+    }
+    for (axis, name) in ["size x", "size y", "size z"].into_iter().enumerate() {
+        if positive_drag(ui, name, &mut size[axis]) {
+            (edited[axis], field) = (true, Some("size"));
+        }
+    }
+    // Only edited axes get new corners: the round trip through center and size can move
+    // a corner by an ulp, which a save would write out.
+    for axis in (0..3).filter(|&axis| edited[axis]) {
+        cuboid.min[axis] = center[axis] - size[axis] * 0.5;
+        cuboid.max[axis] = center[axis] + size[axis] * 0.5;
+    }
+    if material_combo(ui, materials, &mut cuboid.material) {
+        field = Some("material");
+    }
+    field
+}
+
+/// A terrain's origin, cell, height scale and single material; the field changed.
+pub fn terrain_rows(
+    ui: &mut egui::Ui,
+    terrain: &mut Terrain,
+    materials: &[Material],
+) -> Option<&'static str> {
+    let mut field = None;
+    let speed = (terrain.cell * 0.1).max(MIN_SIZE);
+    if vector_drags(ui, ["origin x", "origin y", "origin z"], &mut terrain.origin, speed).contains(&true) {
+        field = Some("origin");
+    }
+    if positive_drag(ui, "cell", &mut terrain.cell) {
+        field = Some("cell");
+    }
+    if positive_drag(ui, "height scale", &mut terrain.height_scale) {
+        field = Some("height scale");
+    }
+    if let TerrainSurface::Material(material) = &mut terrain.surface
+        && material_combo(ui, materials, material)
+    {
+        field = Some("material");
+    }
+    field
+}
+
+/// What a terrain's panel says besides its rows: its image and size, and its palette.
+pub fn terrain_notes(ui: &mut egui::Ui, terrain: &Terrain) {
+    let heights = &terrain.heights;
+    ui.label(format!("image {} · {} x {} pixels", terrain.image, heights.width, heights.depth));
+    if let TerrainSurface::Palette(bands) = &terrain.surface {
+        ui.label(format!("coloured by height: {} bands (edit them in the scene file)", bands.len()));
+    }
+}
+
+/// A mesh's material: the model's own (when it has any) or one of the scene's; the
+/// field changed.
+pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
+    let label = ui.label("material");
+    let own = "model's own materials";
+    let current = match mesh.material {
+        None => own,
+        Some(m) => materials.get(m as usize).map_or("?", |m| m.name.as_str()),
+    };
+    let mut changed = false;
+    let combo = egui::ComboBox::from_id_salt("mesh material").selected_text(current).show_ui(ui, |ui| {
+        // A model without materials of its own needs one of the scene's.
+        ui.add_enabled_ui(!mesh.data.materials.is_empty(), |ui| {
+            changed |= ui.selectable_value(&mut mesh.material, None, own).changed();
+        });
+        for (i, m) in materials.iter().enumerate() {
+            changed |= ui.selectable_value(&mut mesh.material, Some(i as u32), m.name.as_str()).changed();
+        }
+    });
+    combo.response.labelled_by(label.id);
+    ui.end_row();
+    changed.then_some("material")
+}
+
+/// What a mesh's panel says besides its rows: its file and size, and the model's own
+/// materials when the mesh uses them.
+pub fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
+    let data = &mesh.data;
+    ui.label(format!("model {} · {} triangles", mesh.file, data.triangles.len()));
+    if mesh.material.is_some() {
+        return;
+    }
+    let names: Vec<&str> = data.materials.iter().map(|m| m.name.as_str()).collect();
+    ui.label(format!("the model's materials: {} (edit them in the model file)", names.join(", ")));
+}
+
+/// [`labelled_drag`] of a value that must stay positive: a change ends at least
+/// [`MIN_SIZE`] (however it came, a set value included); a smaller value the file already
+/// holds is shown as it is, since clamping it would be an edit nobody made.
+pub fn positive_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
+    let speed = (*value * 0.02).max(MIN_SIZE);
+    let drag = DragValue::new(value).speed(speed).range(MIN_SIZE..=f32::MAX).clamp_existing_to_range(false);
+    let changed = labelled_drag(ui, name, drag);
+    if changed {
+        *value = value.max(MIN_SIZE);
+    }
+    changed
+}
+
+/// One labelled drag row per component of `vector`; which components changed.
+fn vector_drags(ui: &mut egui::Ui, names: [&str; 3], vector: &mut Vec3, speed: f32) -> [bool; 3] {
+    let mut changed = [false; 3];
+    for ((name, value), changed) in names.into_iter().zip(vector.as_mut()).zip(&mut changed) {
+        *changed = labelled_drag(ui, name, DragValue::new(value).speed(speed));
+    }
+    changed
+}
+
+/// A label and a drag value in one grid row, linked for accessibility (and tests); true when changed.
+pub fn labelled_drag(ui: &mut egui::Ui, name: &str, drag: DragValue<'_>) -> bool {
+    let label = ui.label(name);
+    let changed = ui.add(drag).labelled_by(label.id).changed();
+    ui.end_row();
+    changed
+}
+
+/// The "material" row: a choice among the scene's materials; true when changed.
+fn material_combo(ui: &mut egui::Ui, materials: &[Material], material: &mut u32) -> bool {
+    let label = ui.label("material");
+    let current = materials.get(*material as usize).map_or("?", |m| m.name.as_str());
+    let mut changed = false;
+    let combo = egui::ComboBox::from_id_salt("material").selected_text(current).show_ui(ui, |ui| {
+        for (i, m) in materials.iter().enumerate() {
+            changed |= ui.selectable_value(material, i as u32, m.name.as_str()).changed();
+        }
+    });
+    combo.response.labelled_by(label.id);
+    ui.end_row();
+    changed
+}
+
+/// A label and a colour button (its picker on click) in one grid row; true when changed.
+pub fn color_row(ui: &mut egui::Ui, name: &str, value: &mut Vec3) -> bool {
+    let label = ui.label(name);
+    let mut rgb = value.to_array();
+    let changed = ui.color_edit_button_rgb(&mut rgb).labelled_by(label.id).changed();
+    *value = Vec3::from_array(rgb);
+    ui.end_row();
+    changed
+}
+
+/// The name the kind combo box gives `kind`: its name in a scene file.
+pub fn kind_name(kind: &MaterialKind) -> &'static str {
+    match kind {
+        MaterialKind::Lambert { .. } => "Lambert",
+        MaterialKind::Metal { .. } => "Metal",
+        MaterialKind::Dielectric { .. } => "Dielectric",
+        MaterialKind::Emissive { .. } => "Emissive",
+        MaterialKind::Principled(_) => "Principled",
+    }
+}
