@@ -6,13 +6,15 @@
 //! iterators (strides, sparse accessors) from buffers whose compressed views
 //! `gltf_buffers` has decoded.
 //!
+//! A primitive compressed by `KHR_draco_mesh_compression` is decoded by `gltf_draco`.
+//!
 //! Not here: placing the vertices with their node's transform (`mesh_file`).
 
 use glam::{Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Item, Iter};
 use gltf::buffer::Data;
 
-use super::gltf_check;
+use super::{gltf_check, gltf_draco};
 
 /// A primitive's vertices (`normals`, `uvs`, `tangents` one per position when the
 /// primitive has them) and its indices, if it has any.
@@ -22,6 +24,8 @@ pub(super) struct Vertices {
     pub uvs: Option<Vec<Vec2>>,
     pub tangents: Option<Vec<Vec4>>,
     pub indices: Option<Vec<u32>>,
+    /// The indices are a triangle list whatever the primitive's mode (Draco's faces).
+    pub triangle_list: bool,
 }
 
 /// Reads `primitive`'s POSITION, NORMAL, TEXCOORD_0, TANGENT and indices, each
@@ -33,6 +37,9 @@ pub(super) fn read(
     buffers: &[Data],
     lengths: &[usize],
 ) -> Result<Vertices, String> {
+    if let Some(draco) = primitive.extension_value(gltf_draco::NAME) {
+        return gltf_draco::read(primitive, draco, document, buffers);
+    }
     use gltf::Semantic;
     let accessor = |semantic: Semantic, allowed, what: &str| -> Result<Option<gltf::Accessor<'_>>, String> {
         let Some(a) = primitive.get(&semantic) else { return Ok(None) };
@@ -80,7 +87,7 @@ pub(super) fn read(
         (None, Some(a)) => return Err(past(&a, "index")),
         (None, None) => None,
     };
-    Ok(Vertices { positions, normals, uvs, tangents, indices })
+    Ok(Vertices { positions, normals, uvs, tangents, indices, triangle_list: false })
 }
 
 /// The reader gives nothing for an accessor that reaches past its buffer (or has none).
@@ -103,16 +110,37 @@ where
     let normalized = a.normalized();
     match a.data_type() {
         DataType::F32 => Some(elements::<f32, N>(a, buffers, |c| c)?),
-        DataType::I8 if normalized => elements::<i8, N>(a, buffers, |c| (f32::from(c) / 127.0).max(-1.0)),
-        DataType::U8 if normalized => elements::<u8, N>(a, buffers, |c| f32::from(c) / 255.0),
-        DataType::I16 if normalized => elements::<i16, N>(a, buffers, |c| (f32::from(c) / 32767.0).max(-1.0)),
-        DataType::U16 if normalized => elements::<u16, N>(a, buffers, |c| f32::from(c) / 65535.0),
+        DataType::I8 if normalized => {
+            elements::<i8, N>(a, buffers, |c| self::normalized(DataType::I8, c.into()))
+        }
+        DataType::U8 if normalized => {
+            elements::<u8, N>(a, buffers, |c| self::normalized(DataType::U8, c.into()))
+        }
+        DataType::I16 if normalized => {
+            elements::<i16, N>(a, buffers, |c| self::normalized(DataType::I16, c.into()))
+        }
+        DataType::U16 if normalized => {
+            elements::<u16, N>(a, buffers, |c| self::normalized(DataType::U16, c.into()))
+        }
         DataType::I8 => elements::<i8, N>(a, buffers, f32::from),
         DataType::U8 => elements::<u8, N>(a, buffers, f32::from),
         DataType::I16 => elements::<i16, N>(a, buffers, f32::from),
         DataType::U16 => elements::<u16, N>(a, buffers, f32::from),
         // `gltf_check::accessor` allows no other type for a vertex attribute.
         DataType::U32 => None,
+    }
+}
+
+/// A normalized integer component `c` of type `data_type` as the float it stands for
+/// (glTF 2.0, "Accessor data types"); a float as it is.
+pub(super) fn normalized(data_type: DataType, c: f32) -> f32 {
+    match data_type {
+        DataType::I8 => (c / 127.0).max(-1.0),
+        DataType::U8 => c / 255.0,
+        DataType::I16 => (c / 32767.0).max(-1.0),
+        DataType::U16 => c / 65535.0,
+        DataType::U32 => c / 4_294_967_295.0,
+        DataType::F32 => c,
     }
 }
 

@@ -24,7 +24,7 @@ use ply_rs_bw::{parser, ply};
 
 use super::model::{MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
-use super::{gltf_buffers, gltf_check, gltf_primitive, obj_check};
+use super::{gltf_buffers, gltf_check, gltf_draco, gltf_primitive, obj_check};
 use crate::{files, limits};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
@@ -337,6 +337,7 @@ fn read_gltf(path: &Path, max_triangles: usize) -> Result<Geometry, String> {
     let mut root = document.into_json();
     gltf_check::before_validation(&root)?;
     gltf_check::required_extensions(&mut root)?;
+    gltf_draco::give_accessors_views(&mut root);
     let document = gltf::Document::from_json(root).map_err(|e| format!("not a valid glTF 2.0 file: {e}"))?;
     gltf_check::images(document.as_json())?;
     gltf_check::node_tree(document.as_json())?;
@@ -450,8 +451,8 @@ fn gltf_node(
             if let Some(bad) = indices.iter().find(|&&i| i >= count) {
                 return Err(format!("{}: index {bad} past its {count} vertices", at()));
             }
-            triangles(primitive.mode(), &indices, first, &mut g.triangles)
-                .map_err(|e| format!("{}: {e}", at()))?;
+            let mode = if v.triangle_list { gltf::mesh::Mode::Triangles } else { primitive.mode() };
+            triangles(mode, &indices, first, &mut g.triangles).map_err(|e| format!("{}: {e}", at()))?;
             let material = primitive.material();
             let slot = match (material.index(), walk.default_material) {
                 (Some(i), _) => i as u32,

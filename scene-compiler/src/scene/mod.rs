@@ -17,6 +17,7 @@ mod diagnostic;
 mod environment;
 mod gltf_buffers;
 mod gltf_check;
+mod gltf_draco;
 mod gltf_primitive;
 mod heightmap;
 pub mod image_file;
