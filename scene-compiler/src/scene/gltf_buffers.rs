@@ -14,6 +14,7 @@
 //!
 //! Not here: reading accessors (`gltf_primitive`), checking them (`gltf_check`).
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use gltf::buffer::Data;
@@ -34,11 +35,12 @@ pub(super) fn load(
 ) -> Result<Vec<Data>, String> {
     let views = compressed_views(document)?;
     let placeholders = placeholders(document, &views, blob.is_some())?;
+    let lengths = placeholder_lengths(document, &placeholders)?;
     let mut blob = blob;
     let mut buffers = Vec::with_capacity(document.buffers().len());
     for buffer in document.buffers() {
         if placeholders[buffer.index()] {
-            buffers.push(Data(placeholder(document, buffer)?));
+            buffers.push(Data(vec![0; lengths[buffer.index()]]));
             continue;
         }
         let data = Data::from_source_and_blob(buffer.source(), Some(folder), &mut blob)
@@ -193,9 +195,11 @@ fn expansion(c: &Compressed) -> Result<(), String> {
 /// no GLB chunk fills (a placeholder that is not buffer 0 of a GLB) which compressed
 /// views decode into. Every view of a placeholder must be a compressed one.
 fn placeholders(document: &gltf::Document, views: &[View], has_blob: bool) -> Result<Vec<bool>, String> {
-    let decoded_into = |b: usize| {
-        views.iter().any(|v| document.views().nth(v.index).is_some_and(|w| w.buffer().index() == b))
-    };
+    let compressed: HashSet<usize> = views.iter().map(|v| v.index).collect();
+    let mut decoded_into = vec![false; document.buffers().len()];
+    for view in document.views().filter(|w| compressed.contains(&w.index())) {
+        decoded_into[view.buffer().index()] = true;
+    }
     let placeholders: Vec<bool> = document
         .buffers()
         .map(|buffer| {
@@ -205,12 +209,12 @@ fn placeholders(document: &gltf::Document, views: &[View], has_blob: bool) -> Re
             });
             let empty =
                 matches!(buffer.source(), gltf::buffer::Source::Bin) && (buffer.index() > 0 || !has_blob);
-            fallback || (empty && decoded_into(buffer.index()))
+            fallback || (empty && decoded_into[buffer.index()])
         })
         .collect();
     for view in document.views() {
         let b = view.buffer().index();
-        if placeholders[b] && !views.iter().any(|v| v.index == view.index()) {
+        if placeholders[b] && !compressed.contains(&view.index()) {
             return Err(format!(
                 "buffer view {} reads buffer {b}, a meshopt placeholder without data, but is not compressed",
                 view.index()
@@ -228,13 +232,14 @@ fn placeholders(document: &gltf::Document, views: &[View], has_blob: bool) -> Re
     Ok(placeholders)
 }
 
-/// A placeholder's bytes: zeros as far as its views reach (within its `byteLength` and
-/// the limit on any model file), for the decoded views to fill. The zeros are not
+/// Each placeholder's length: as far as its views reach (within its `byteLength` and
+/// the limit on any model file), zero for other buffers. Its zeros are allocated, not
 /// written (a zeroed allocation), so a view far into a large placeholder costs only the
-/// pages it fills.
-fn placeholder(document: &gltf::Document, buffer: gltf::Buffer<'_>) -> Result<Vec<u8>, String> {
-    let mut end = 0u64;
-    for view in document.views().filter(|v| v.buffer().index() == buffer.index()) {
+/// pages its decoded bytes fill.
+fn placeholder_lengths(document: &gltf::Document, placeholders: &[bool]) -> Result<Vec<usize>, String> {
+    let mut lengths = vec![0; placeholders.len()];
+    for view in document.views().filter(|v| placeholders[v.buffer().index()]) {
+        let buffer = view.buffer();
         let reach = view.offset() as u64 + view.length() as u64;
         if reach > buffer.length() as u64 || reach > limits::MAX_INPUT_BYTES {
             return Err(format!(
@@ -246,9 +251,9 @@ fn placeholder(document: &gltf::Document, buffer: gltf::Buffer<'_>) -> Result<Ve
                 buffer.length().min(limits::MAX_INPUT_BYTES as usize)
             ));
         }
-        end = end.max(reach);
+        lengths[buffer.index()] = lengths[buffer.index()].max(reach as usize);
     }
-    Ok(vec![0; end as usize])
+    Ok(lengths)
 }
 
 /// Decodes every compressed view into its range of its parent buffer.
