@@ -11,6 +11,7 @@ mod boxes;
 mod denoise;
 mod determinism;
 mod environment;
+mod gltfpack;
 mod lights;
 mod meshes;
 mod mis;

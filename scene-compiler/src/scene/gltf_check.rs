@@ -36,6 +36,34 @@ pub(super) fn before_validation(root: &json::Root) -> Result<(), String> {
     Ok(())
 }
 
+/// The extensions a file may require that this reader reads itself: the crate's
+/// validation refuses every required extension it does not know, so these are taken out
+/// of `extensionsRequired` by [`required_extensions`] before it validates.
+pub(super) const READ_HERE: &[&str] = &[
+    "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+    "KHR_draco_mesh_compression",
+];
+
+/// Every extension the file requires is one we read (the crate's enabled ones, or
+/// [`READ_HERE`], which are removed from the list so that the crate's validation accepts
+/// them); any other is refused by name, with what is read.
+pub(super) fn required_extensions(root: &mut json::Root) -> Result<(), String> {
+    let known = |e: &str| READ_HERE.contains(&e) || json::extensions::ENABLED_EXTENSIONS.contains(&e);
+    if let Some(unknown) = root.extensions_required.iter().find(|e| !known(e)) {
+        let mut read: Vec<&str> =
+            READ_HERE.iter().chain(json::extensions::ENABLED_EXTENSIONS).copied().collect();
+        read.sort_unstable();
+        return Err(format!(
+            "the file requires the glTF extension `{unknown}`, which is not read here (required extensions read: {})",
+            read.join(", ")
+        ));
+    }
+    root.extensions_required.retain(|e| !READ_HERE.contains(&e.as_str()));
+    Ok(())
+}
+
 /// Every image is in a buffer view with a `mimeType`, or at a `uri`.
 pub(super) fn images(root: &json::Root) -> Result<(), String> {
     for (i, image) in root.images.iter().enumerate() {
@@ -102,12 +130,42 @@ pub(super) fn node_tree(root: &json::Root) -> Result<(), String> {
     Ok(())
 }
 
-/// The element types a reader of `what` accepts, as (component type, dimensions).
-pub(super) const POSITIONS: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec3)];
-pub(super) const NORMALS: &[(DataType, Dimensions)] = POSITIONS;
-pub(super) const TANGENTS: &[(DataType, Dimensions)] = &[(DataType::F32, Dimensions::Vec4)];
-pub(super) const TEX_COORDS: &[(DataType, Dimensions)] =
-    &[(DataType::F32, Dimensions::Vec2), (DataType::U8, Dimensions::Vec2), (DataType::U16, Dimensions::Vec2)];
+/// The element types a reader of `what` accepts, as (component type, dimensions): glTF's
+/// floats and the integers `KHR_mesh_quantization` adds (normalized or not for positions
+/// and texture coordinates; normals and tangents must be normalized, which
+/// [`normalized_where_required`] checks).
+pub(super) const POSITIONS: &[(DataType, Dimensions)] = &[
+    (DataType::F32, Dimensions::Vec3),
+    (DataType::I8, Dimensions::Vec3),
+    (DataType::U8, Dimensions::Vec3),
+    (DataType::I16, Dimensions::Vec3),
+    (DataType::U16, Dimensions::Vec3),
+];
+pub(super) const NORMALS: &[(DataType, Dimensions)] =
+    &[(DataType::F32, Dimensions::Vec3), (DataType::I8, Dimensions::Vec3), (DataType::I16, Dimensions::Vec3)];
+pub(super) const TANGENTS: &[(DataType, Dimensions)] =
+    &[(DataType::F32, Dimensions::Vec4), (DataType::I8, Dimensions::Vec4), (DataType::I16, Dimensions::Vec4)];
+pub(super) const TEX_COORDS: &[(DataType, Dimensions)] = &[
+    (DataType::F32, Dimensions::Vec2),
+    (DataType::I8, Dimensions::Vec2),
+    (DataType::U8, Dimensions::Vec2),
+    (DataType::I16, Dimensions::Vec2),
+    (DataType::U16, Dimensions::Vec2),
+];
+
+/// A NORMAL or TANGENT accessor of integers is normalized (`KHR_mesh_quantization`
+/// allows no other): its values are unit vector components, not grid steps.
+pub(super) fn normalized_where_required(a: &gltf::Accessor<'_>, what: &str) -> Result<(), String> {
+    let must = matches!(what, "NORMAL" | "TANGENT");
+    if must && a.data_type() != DataType::F32 && !a.normalized() {
+        return Err(format!(
+            "{what} accessor {} holds {:?} that are not normalized; glTF (KHR_mesh_quantization) requires normalized integers there",
+            a.index(),
+            a.data_type()
+        ));
+    }
+    Ok(())
+}
 pub(super) const INDICES: &[(DataType, Dimensions)] = &[
     (DataType::U8, Dimensions::Scalar),
     (DataType::U16, Dimensions::Scalar),

@@ -1,11 +1,15 @@
 //! Model files read into a [`MeshData`]: triangles in object space. OBJ through
 //! `tobj`, PLY (ascii, binary little and big endian) through `ply-rs-bw`, glTF 2.0
-//! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`; polygons are
+//! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`, with what asset
+//! pipelines such as gltfpack write (`KHR_mesh_quantization`: `gltf_primitive`;
+//! `EXT_meshopt_compression` / `KHR_meshopt_compression`: `gltf_buffers`); polygons are
 //! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
 //!
-//! What is read: positions, triangles, vertex normals, texture coordinates and glTF
-//! tangents (each when every vertex has one), and the model's own materials (glTF,
-//! OBJ's MTL) mapped to ours by `model_materials`, with a material index per triangle.
+//! What is read: positions, triangles, vertex normals (when every vertex has one),
+//! texture coordinates and glTF tangents (OBJ: when every vertex has them; glTF: when
+//! some primitive has them, the others' vertices given zeros), and the model's own
+//! materials (glTF, OBJ's MTL) mapped to ours by `model_materials`, with a material
+//! index per triangle.
 //! Errors say what is wrong inside the file (which element, accessor or index); the
 //! scene's validation puts them at the `file` value.
 //!
@@ -20,7 +24,7 @@ use ply_rs_bw::{parser, ply};
 
 use super::model::{MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
-use super::{gltf_check, obj_check};
+use super::{gltf_buffers, gltf_check, gltf_draco, gltf_primitive, obj_check};
 use crate::{files, limits};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
@@ -330,53 +334,58 @@ fn read_gltf(path: &Path, max_triangles: usize) -> Result<Geometry, String> {
     // The crate's validation is run by hand, after the checks it needs done before it.
     let gltf::Gltf { document, blob } =
         gltf::Gltf::from_slice_without_validation(&bytes).map_err(|e| format!("not a glTF 2.0 file: {e}"))?;
-    gltf_check::before_validation(document.as_json())?;
-    let document = gltf::Document::from_json(document.into_json())
-        .map_err(|e| format!("not a valid glTF 2.0 file: {e}"))?;
+    let mut root = document.into_json();
+    gltf_check::before_validation(&root)?;
+    gltf_check::required_extensions(&mut root)?;
+    gltf_draco::give_accessors_views(&mut root);
+    let document = gltf::Document::from_json(root).map_err(|e| format!("not a valid glTF 2.0 file: {e}"))?;
     gltf_check::images(document.as_json())?;
     gltf_check::node_tree(document.as_json())?;
     let folder = path.parent().unwrap_or(Path::new("."));
     gltf_check::buffer_files(document.as_json(), folder)?;
-    let buffers =
-        gltf::import_buffers(&document, path.parent(), blob).map_err(|e| format!("buffers: {e}"))?;
-    let lengths: Vec<usize> = buffers.iter().map(|b| b.0.len()).collect();
     let scene = document
         .default_scene()
         .or_else(|| document.scenes().next())
         .ok_or("the file has no scene (no nodes to place)")?;
+    let mut counts = [0, 0];
+    for node in scene.nodes() {
+        count_gltf(&node, max_triangles, &mut counts, 0)?;
+    }
+    let buffers = gltf_buffers::load(&document, folder, blob)?;
+    let lengths: Vec<usize> = buffers.iter().map(|b| b.0.len()).collect();
     let mut g = Geometry::default();
     // Every material of the document (primitives name them by index); glTF's default
     // material is appended when a primitive names none.
     for material in document.materials() {
         g.materials.push(model_materials::gltf(&material, path, &buffers, &mut g.dropped)?);
     }
-    let mut every = Every { normal: true, uv: true, tangent: true, default_material: None };
-    let mut counts = [0, 0];
-    for node in scene.nodes() {
-        count_gltf(&node, max_triangles, &mut counts, 0)?;
-    }
+    let mut walk = Walk { every_normal: true, some_uv: false, some_tangent: false, default_material: None };
     let file = GltfFile { path, document: &document, buffers: &buffers, lengths: &lengths };
     for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, &file, &mut g, &mut every, 0)?;
+        gltf_node(&node, Mat4::IDENTITY, &file, &mut g, &mut walk, 0)?;
     }
-    if !every.normal {
+    if !walk.every_normal {
         g.normals.clear();
     }
-    if !every.uv {
+    if !walk.some_uv {
         g.uvs.clear();
     }
-    if !every.tangent {
+    if !walk.some_tangent {
         g.tangents.clear();
     }
     Ok(g)
 }
 
-/// What a glTF walk learns across primitives: whether every one had normals, texture
-/// coordinates and tangents, and the default material's index once one needs it.
-struct Every {
-    normal: bool,
-    uv: bool,
-    tangent: bool,
+/// What a glTF walk learns across primitives: whether every one had normals, whether
+/// some had texture coordinates or tangents, and the default material's index once one
+/// needs it. A primitive without texture coordinates or tangents in a file where others
+/// have them gets (0, 0) and a zero tangent (its face's, `tangents::of_mesh`) at each
+/// vertex: gltfpack drops TEXCOORD_0 and TANGENT from primitives whose material samples
+/// no texture, and Blender exports meshes without UVs beside meshes with them.
+struct Walk {
+    every_normal: bool,
+    some_uv: bool,
+    some_tangent: bool,
     default_material: Option<u32>,
 }
 
@@ -399,7 +408,7 @@ fn gltf_node(
     parent: Mat4,
     file: &GltfFile<'_>,
     g: &mut Geometry,
-    every: &mut Every,
+    walk: &mut Walk,
     depth: usize,
 ) -> Result<(), String> {
     if depth >= MAX_GLTF_NODE_DEPTH {
@@ -415,112 +424,78 @@ fn gltf_node(
     let linear = glam::Mat3::from_mat4(world);
     let normal_matrix = linear.inverse().transpose();
     let mirrors = linear.determinant() < 0.0;
-    let (positions, triangles) = (&mut g.positions, &mut g.triangles);
-    let (model, buffers) = (file.path, file.buffers);
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives() {
             let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
-            check_primitive(&primitive, file).map_err(|e| format!("{}: {e}", at()))?;
-            let reader = primitive.reader(|buffer| buffers.get(buffer.index()).map(|d| &d.0[..]));
-            let first = u32::try_from(positions.len()).map_err(|_| "too many vertices")?;
-            // The reader gives None both for a missing accessor and for one that
-            // reaches past its buffer: say which.
-            let unreadable = |semantic: gltf::Semantic, what: &str| match primitive.get(&semantic) {
-                Some(a) => format!("{}: {what} accessor {} reaches past its buffer", at(), a.index()),
-                None => format!("{}: no {what} accessor", at()),
-            };
-            let local: Vec<Vec3> = reader
-                .read_positions()
-                .ok_or_else(|| unreadable(gltf::Semantic::Positions, "POSITION"))?
-                .map(|p| world.transform_point3(Vec3::from_array(p)))
-                .collect();
-            let count = local.len() as u32;
-            positions.extend(local);
-            match reader.read_normals() {
-                Some(normals) => g.normals.extend(normals.map(|n| normal_matrix * Vec3::from_array(n))),
-                None if primitive.get(&gltf::Semantic::Normals).is_some() => {
-                    return Err(unreadable(gltf::Semantic::Normals, "NORMAL"));
-                }
-                None => every.normal = false,
+            let v = gltf_primitive::read(&primitive, file.document, file.buffers, file.lengths)
+                .map_err(|e| format!("{}: {e}", at()))?;
+            let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
+            let count = v.positions.len();
+            g.positions.extend(v.positions.iter().map(|&p| world.transform_point3(p)));
+            match v.normals {
+                Some(normals) => g.normals.extend(normals.into_iter().map(|n| normal_matrix * n)),
+                None => walk.every_normal = false,
             }
-            match reader.read_tex_coords(0) {
-                Some(uvs) => g.uvs.extend(uvs.into_f32().map(Vec2::from_array)),
-                None if primitive.get(&gltf::Semantic::TexCoords(0)).is_some() => {
-                    return Err(unreadable(gltf::Semantic::TexCoords(0), "TEXCOORD_0"));
-                }
-                None => every.uv = false,
-            }
-            match reader.read_tangents() {
-                Some(tangents) => g.tangents.extend(tangents.map(|t| {
-                    let xyz = linear * Vec3::new(t[0], t[1], t[2]);
-                    xyz.extend(if mirrors { -t[3] } else { t[3] })
+            walk.some_uv |= v.uvs.is_some();
+            g.uvs.extend(v.uvs.unwrap_or_else(|| vec![Vec2::ZERO; count]));
+            walk.some_tangent |= v.tangents.is_some();
+            match v.tangents {
+                Some(tangents) => g.tangents.extend(tangents.into_iter().map(|t| {
+                    let xyz = linear * t.truncate();
+                    xyz.extend(if mirrors { -t.w } else { t.w })
                 })),
-                None if primitive.get(&gltf::Semantic::Tangents).is_some() => {
-                    return Err(unreadable(gltf::Semantic::Tangents, "TANGENT"));
-                }
-                None => every.tangent = false,
+                None => g.tangents.extend(std::iter::repeat_n(Vec4::ZERO, count)),
             }
-            let indices: Vec<u32> = match (reader.read_indices(), primitive.indices()) {
-                (Some(indices), _) => indices.into_u32().collect(),
-                (None, Some(a)) => {
-                    return Err(format!("{}: index accessor {} reaches past its buffer", at(), a.index()));
-                }
-                (None, None) => (0..count).collect(),
-            };
+            let count = count as u32;
+            let indices = v.indices.unwrap_or_else(|| (0..count).collect());
             if let Some(bad) = indices.iter().find(|&&i| i >= count) {
                 return Err(format!("{}: index {bad} past its {count} vertices", at()));
             }
-            let shift = |t: [u32; 3]| t.map(|i| i.saturating_add(first));
-            use gltf::mesh::Mode;
-            match primitive.mode() {
-                Mode::Triangles => {
-                    triangles.extend(indices.chunks_exact(3).map(|t| shift([t[0], t[1], t[2]])))
-                }
-                // Every other triangle of a strip is flipped back to keep the winding.
-                Mode::TriangleStrip => {
-                    triangles.extend(indices.windows(3).enumerate().map(|(i, t)| {
-                        shift(if i % 2 == 0 { [t[0], t[1], t[2]] } else { [t[1], t[0], t[2]] })
-                    }))
-                }
-                Mode::TriangleFan => {
-                    triangles.extend(indices.windows(2).skip(1).map(|p| shift([indices[0], p[0], p[1]])))
-                }
-                mode => return Err(format!("{}: mode {mode:?} has no triangles", at())),
-            }
+            let mode = if v.triangle_list { gltf::mesh::Mode::Triangles } else { primitive.mode() };
+            triangles(mode, &indices, first, &mut g.triangles).map_err(|e| format!("{}: {e}", at()))?;
             let material = primitive.material();
-            let slot = match (material.index(), every.default_material) {
+            let slot = match (material.index(), walk.default_material) {
                 (Some(i), _) => i as u32,
                 (None, Some(default)) => default,
                 (None, None) => {
-                    g.materials.push(model_materials::gltf(&material, model, buffers, &mut g.dropped)?);
-                    *every.default_material.insert(g.materials.len() as u32 - 1)
+                    g.materials.push(model_materials::gltf(
+                        &material,
+                        file.path,
+                        file.buffers,
+                        &mut g.dropped,
+                    )?);
+                    *walk.default_material.insert(g.materials.len() as u32 - 1)
                 }
             };
-            g.triangle_materials.resize(triangles.len(), slot);
+            g.triangle_materials.resize(g.triangles.len(), slot);
         }
     }
     for child in node.children() {
-        gltf_node(&child, world, file, g, every, depth + 1)?;
+        gltf_node(&child, world, file, g, walk, depth + 1)?;
     }
     Ok(())
 }
 
-/// A primitive the crate's readers can read without panicking (`gltf_check::accessor`
-/// for each accessor read).
-fn check_primitive(primitive: &gltf::Primitive<'_>, file: &GltfFile<'_>) -> Result<(), String> {
-    use gltf::Semantic;
-    for (semantic, allowed, what) in [
-        (Semantic::Positions, gltf_check::POSITIONS, "POSITION"),
-        (Semantic::Normals, gltf_check::NORMALS, "NORMAL"),
-        (Semantic::TexCoords(0), gltf_check::TEX_COORDS, "TEXCOORD_0"),
-        (Semantic::Tangents, gltf_check::TANGENTS, "TANGENT"),
-    ] {
-        if let Some(a) = primitive.get(&semantic) {
-            gltf_check::accessor(&a, file.document, file.lengths, allowed, what)?;
-        }
-    }
-    if let Some(a) = primitive.indices() {
-        gltf_check::accessor(&a, file.document, file.lengths, gltf_check::INDICES, "indices")?;
+/// A primitive's triangles by its mode, its indices shifted by `first`.
+fn triangles(
+    mode: gltf::mesh::Mode,
+    indices: &[u32],
+    first: u32,
+    out: &mut Vec<[u32; 3]>,
+) -> Result<(), String> {
+    use gltf::mesh::Mode;
+    let shift = |t: [u32; 3]| t.map(|i| i.saturating_add(first));
+    match mode {
+        Mode::Triangles => out.extend(indices.chunks_exact(3).map(|t| shift([t[0], t[1], t[2]]))),
+        // Every other triangle of a strip is flipped back to keep the winding.
+        Mode::TriangleStrip => out.extend(
+            indices
+                .windows(3)
+                .enumerate()
+                .map(|(i, t)| shift(if i % 2 == 0 { [t[0], t[1], t[2]] } else { [t[1], t[0], t[2]] })),
+        ),
+        Mode::TriangleFan => out.extend(indices.windows(2).skip(1).map(|p| shift([indices[0], p[0], p[1]]))),
+        mode => return Err(format!("mode {mode:?} has no triangles")),
     }
     Ok(())
 }

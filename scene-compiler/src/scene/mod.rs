@@ -15,7 +15,10 @@
 pub(crate) mod budget;
 mod diagnostic;
 mod environment;
+mod gltf_buffers;
 mod gltf_check;
+mod gltf_draco;
+mod gltf_primitive;
 mod heightmap;
 pub mod image_file;
 mod lex;

@@ -11,6 +11,7 @@ mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
 mod environment;
+mod gltfpack;
 mod hostile_blobs;
 mod hostile_gltf;
 mod hostile_models;

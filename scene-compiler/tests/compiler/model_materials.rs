@@ -128,10 +128,20 @@ fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
         }
         other => panic!("the steel's normal map: {other:?}"),
     }
-    // Each primitive's triangle takes its material; the uvs of the first two come along.
+    // Each primitive's triangle takes its material; the uvs of the first two come along,
+    // the third primitive has no TEXCOORD_0 and gets (0, 0) at each corner.
     let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
     assert_eq!(materials, [1, 2, 3]);
-    assert_eq!(expanded.triangles[0].uvs, None, "not every primitive has TEXCOORD_0: none are kept");
+    assert!(
+        expanded.triangles[0].uvs.is_some_and(|uvs| uvs != [Vec2::ZERO; 3]),
+        "{:?}",
+        expanded.triangles[0].uvs
+    );
+    assert_eq!(
+        expanded.triangles[2].uvs,
+        Some([Vec2::ZERO; 3]),
+        "a primitive without TEXCOORD_0 among some with"
+    );
     assert!(warnings(&scene).is_empty(), "{:?}", warnings(&scene));
 
     // A scene material overrides the model's: no model materials, no warnings.
