@@ -6,8 +6,9 @@
 use crate::cpu_support;
 
 use glam::{Vec3, Vec3A};
+use renderer::backend::cpu::prims::surface;
 use renderer::backend::cpu::scene::CpuScene;
-use renderer::backend::cpu::shapes::{offset_ray_origin, surface};
+use renderer::backend::cpu::shapes::offset_ray_origin;
 use renderer::backend::cpu::traverse::{occluded, traverse};
 use scene_compiler::BlobView;
 use scene_compiler::scene::{Cuboid, Light, MaterialKind, Scene, Sky};

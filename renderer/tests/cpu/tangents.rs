@@ -9,9 +9,10 @@ use std::sync::Arc;
 use crate::cpu_support;
 
 use glam::{Vec2, Vec3, Vec3A, Vec4};
+use renderer::backend::cpu::prims;
 use renderer::backend::cpu::scene::CpuScene;
 use renderer::backend::cpu::shading::normal_mapped;
-use renderer::backend::cpu::shapes::{self, triangle::triangle_surface};
+use renderer::backend::cpu::shapes::triangle::triangle_surface;
 use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{PrimKind, prim_ref};
 use scene_compiler::scene::{
@@ -83,12 +84,12 @@ fn triangle_scene(tangents: Vec<Vec4>, normal_map: bool) -> Scene {
     s
 }
 
-/// The frame `shapes::dpduv` gives at the triangle's centroid, and the blob's scene.
+/// The frame `prims::dpduv` gives at the triangle's centroid, and the blob's scene.
 fn frame(s: &Scene) -> (CpuScene, (Vec3A, Vec3A)) {
     let blob = compile(s);
     let cpu = CpuScene::from_blob(&BlobView::parse(&blob).expect("valid blob"));
     let hit = triangle_surface(&cpu.shapes.triangles[0], [1.0 / 3.0; 3]);
-    let frame = shapes::dpduv(&cpu, prim_ref(PrimKind::Triangle, 0), &hit);
+    let frame = prims::dpduv(&cpu, prim_ref(PrimKind::Triangle, 0), &hit);
     (cpu, frame)
 }
 

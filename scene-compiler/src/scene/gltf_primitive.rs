@@ -6,7 +6,7 @@
 //! iterators (strides, sparse accessors) from buffers whose compressed views
 //! `gltf_buffers` has decoded.
 //!
-//! A primitive compressed by `KHR_draco_mesh_compression` is decoded by `gltf_draco`.
+//! Not a primitive compressed by `KHR_draco_mesh_compression`: `gltf_draco` decodes it.
 //!
 //! Not here: placing the vertices with their node's transform (`mesh_file`).
 
@@ -14,7 +14,7 @@ use glam::{Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Item, Iter};
 use gltf::buffer::Data;
 
-use super::{gltf_check, gltf_draco};
+use super::gltf_check;
 
 /// A primitive's vertices (`normals`, `uvs`, `tangents` one per position when the
 /// primitive has them) and its indices, if it has any.
@@ -28,7 +28,7 @@ pub(super) struct Vertices {
     pub triangle_list: bool,
 }
 
-/// Reads `primitive`'s POSITION, NORMAL, TEXCOORD_0, TANGENT and indices, each
+/// Reads (uncompressed) `primitive`'s POSITION, NORMAL, TEXCOORD_0, TANGENT and indices, each
 /// checked first (`gltf_check::accessor`) so that the crate's iterators cannot panic.
 /// `lengths` are the loaded buffers' lengths.
 pub(super) fn read(
@@ -37,9 +37,6 @@ pub(super) fn read(
     buffers: &[Data],
     lengths: &[usize],
 ) -> Result<Vertices, String> {
-    if let Some(draco) = primitive.extension_value(gltf_draco::NAME) {
-        return gltf_draco::read(primitive, draco, document, buffers);
-    }
     use gltf::Semantic;
     let accessor = |semantic: Semantic, allowed, what: &str| -> Result<Option<gltf::Accessor<'_>>, String> {
         let Some(a) = primitive.get(&semantic) else { return Ok(None) };

@@ -427,8 +427,11 @@ fn gltf_node(
     if let Some(mesh) = node.mesh() {
         for primitive in mesh.primitives() {
             let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
-            let v = gltf_primitive::read(&primitive, file.document, file.buffers, file.lengths)
-                .map_err(|e| format!("{}: {e}", at()))?;
+            let v = match primitive.extension_value(gltf_draco::NAME) {
+                Some(draco) => gltf_draco::read(&primitive, draco, file.document, file.buffers),
+                None => gltf_primitive::read(&primitive, file.document, file.buffers, file.lengths),
+            }
+            .map_err(|e| format!("{}: {e}", at()))?;
             let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
             let count = v.positions.len();
             g.positions.extend(v.positions.iter().map(|&p| world.transform_point3(p)));

@@ -5,13 +5,16 @@ use std::f32::consts::{FRAC_1_PI, TAU};
 
 use glam::Vec3A;
 
-use super::lights::{Bsdf, Sun, direct_light};
+use super::direct::{Bsdf, direct_light};
+use super::lights::Sun;
+use super::material::Lobe;
+use super::prims;
 use super::principled::Normals;
 use super::sampler::Sampler;
 use super::scatter::{ScatterRandoms, entering, principled_of, scatter};
-use super::scene::{CpuScene, Lobe};
+use super::scene::CpuScene;
 use super::shading;
-use super::shapes::{self, offset_ray_origin};
+use super::shapes::offset_ray_origin;
 use super::traverse::traverse;
 use crate::backend::constants::{
     DIM_LENS_1, DIM_LENS_2, DIM_NEE_PICK, DIM_NEE_U1, DIM_NEE_U2, DIM_PIXEL_X, DIM_PIXEL_Y, DIM_ROULETTE,
@@ -138,21 +141,21 @@ pub fn trace_sample<S: Sampler>(
             }
             break;
         };
-        let surface = shapes::surface(scene, hit.prim, origin, dir, hit.t);
+        let surface = prims::surface(scene, hit.prim, origin, dir, hit.t);
         let front_face = dir.dot(surface.normal) < 0.0;
         let n = if front_face { surface.normal } else { -surface.normal };
         // Scattering and NEE shade with this; `n` decides sides and offsets.
         let mut ns = if front_face { surface.shading } else { -surface.shading };
-        let untextured = shapes::material(scene, hit.prim);
+        let untextured = prims::material(scene, hit.prim);
         // A copy only for a textured material: untextured hits (every hit of most scenes)
         // keep the reference (docs/performance.md, "Choices in the code").
         let textured;
         let m = if untextured.textured {
-            let uv = shapes::uv(scene, hit.prim, &surface);
+            let uv = prims::uv(scene, hit.prim, &surface);
             textured = untextured.textured(&scene.textures, surface.point, uv);
             let normal_map = textured.textures[TEXTURE_SLOT_NORMAL];
             if normal_map != NO_TEXTURE {
-                let (dpdu, dpdv) = shapes::dpduv(scene, hit.prim, &surface);
+                let (dpdu, dpdv) = prims::dpduv(scene, hit.prim, &surface);
                 let texel = scene.textures.eval(normal_map, surface.point, uv);
                 ns = shading::normal_mapped(texel, textured.normal_scale, ns, dpdu, dpdv);
             }
@@ -181,9 +184,9 @@ pub fn trace_sample<S: Sampler>(
         let ns = normals.specular;
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
-            let pick_pdf = scene.prim_light_pdfs[shapes::slot(scene, hit.prim)];
+            let pick_pdf = scene.prim_light_pdfs[prims::slot(scene, hit.prim)];
             if pick_pdf > 0.0 {
-                let light_pdf = pick_pdf * shapes::pdf_towards(scene, hit.prim, bounce_point, &surface);
+                let light_pdf = pick_pdf * prims::pdf_towards(scene, hit.prim, bounce_point, &surface);
                 weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);
             }
         }
@@ -264,7 +267,7 @@ pub fn trace_sample<S: Sampler>(
 /// (at most 1) of an emitter that does not scatter, whose albedo would be 0 and would
 /// make its light vanish when the denoiser divides by it and multiplies back.
 #[inline(always)]
-fn aov_albedo(m: &super::scene::Material) -> Option<Vec3A> {
+fn aov_albedo(m: &super::material::Material) -> Option<Vec3A> {
     match m.lobe {
         Lobe::Lambert => Some(m.albedo),
         Lobe::Metal { fuzz } => (fuzz > 0.0).then_some(m.albedo),

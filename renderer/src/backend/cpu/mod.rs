@@ -8,10 +8,13 @@
 //! in sample order, so the image for a seed is the same bits for any thread count,
 //! and for one call of 8 samples or two calls of 4.
 
+pub mod direct;
 pub mod environment;
 pub mod film;
 pub mod integrator;
 pub mod lights;
+pub mod material;
+pub mod prims;
 pub mod principled;
 pub mod rng;
 pub mod sampler;

@@ -1,24 +1,10 @@
 //! Directions drawn for next-event estimation: a cone (sphere lights, a sun's disc)
-//! and the orthonormal basis it is built in, and the density of a point drawn over an
-//! area (CUDA twin: kernels/sampling.cuh).
+//! and the orthonormal basis it is built in (CUDA twin: kernels/sampling.cuh). The
+//! density of a point drawn over an area is the shapes' (`shapes::area_pdf_towards`).
 
 use std::f32::consts::TAU;
 
 use glam::Vec3A;
-
-use super::shapes::Surface;
-
-/// The solid-angle density, seen from `from`, of a point drawn uniformly over `area`
-/// that lands at `hit`: `d² / (area |cos|)`; 0 where that is not finite (no area seen,
-/// a grazing direction).
-#[inline(always)]
-pub fn area_pdf_towards(area: f32, from: Vec3A, hit: &Surface) -> f32 {
-    let to = hit.point - from;
-    let dist2 = to.length_squared();
-    let cos = hit.normal.dot(to).abs() / dist2.sqrt();
-    let pdf = dist2 / (area * cos);
-    if pdf.is_finite() { pdf } else { 0.0 }
-}
 
 /// A direction uniform in solid angle within the cone of `1 - cos θmax =
 /// one_minus_cos` around unit `axis`.

@@ -5,9 +5,9 @@ use std::f32::consts::TAU;
 
 use glam::Vec3A;
 
+use super::material::{Lobe, Material};
 use super::principled::{Normals, Principled};
 use super::sampler::Sampler;
-use super::scene::{Lobe, Material};
 use crate::backend::constants::{
     DEGENERATE_DIR2, DIM_SCATTER_FRESNEL, DIM_SCATTER_LOBE, DIM_SCATTER_R1, DIM_SCATTER_R2, bounce_dim,
 };

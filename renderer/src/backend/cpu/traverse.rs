@@ -5,8 +5,8 @@ use glam::{Vec3A, Vec4, Vec4Swizzles};
 use scene_compiler::blob::layout::is_leaf;
 use scene_compiler::limits::MAX_BVH_DEPTH;
 
+use super::prims::{intersect_leaf, occludes_leaf};
 use super::scene::{ChildBoxes, CpuScene};
-use super::shapes::{intersect_leaf, occludes_leaf};
 use crate::backend::constants::SLAB_MIN_DIR;
 
 /// The closest hit of a ray.

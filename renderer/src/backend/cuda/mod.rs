@@ -43,7 +43,7 @@ use self::film::{DenoiseBuffers, DeviceFilm};
 use self::module::KernelModule;
 pub use self::nvrtc::{Cubin, NVRTC_LIB_ENV, Nvrtc};
 pub use self::options::{BLOCK_ENV, CACHE_ENV, DEFINES_ENV, KernelOptions};
-use self::params::{DENOISE_BLOCK, FILM_THREADS, LaunchParams};
+use self::params::{DENOISE_BLOCK, FILM_THREADS, LaunchParams, film_launch};
 use self::scene::DeviceScene;
 pub use self::sources::{KernelSource, KernelSources, is_kernel_source};
 use super::features::{self, Variant};
@@ -525,15 +525,6 @@ fn check_params(kernels: &KernelModule, stream: &Arc<CudaStream>) -> anyhow::Res
         );
     }
     Ok(())
-}
-
-/// A launch of one thread per element, in blocks of `FILM_THREADS`.
-fn film_launch(count: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (count.div_ceil(FILM_THREADS), 1, 1),
-        block_dim: (FILM_THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    }
 }
 
 impl Backend for CudaBackend {

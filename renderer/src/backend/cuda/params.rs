@@ -6,6 +6,7 @@
 //! with the block shapes before it; renderer/tests/gpu/launch_params_header.rs fails
 //! when that file is stale.
 
+use cudarc::driver::LaunchConfig;
 use scene_compiler::blob::layout::{
     EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord,
     TriangleNormalsRecord, TriangleTangentsRecord, TriangleUvsRecord,
@@ -28,6 +29,15 @@ impl CudaName for DeviceNode {
 /// Threads per block of the one-dimensional kernels (tonemap, repack_nodes, the probes):
 /// the host's grid and the kernels' index and `__launch_bounds__` use it.
 pub const FILM_THREADS: u32 = 256;
+
+/// A launch of one thread per element, in blocks of `FILM_THREADS`.
+pub fn film_launch(count: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (count.div_ceil(FILM_THREADS), 1, 1),
+        block_dim: (FILM_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
 /// Threads per side of the denoiser's square blocks (neighbouring taps share L1).
 pub const DENOISE_BLOCK: u32 = 16;
 

@@ -15,7 +15,7 @@ use scene_compiler::blob::layout::{HEADER_LEN, NodeBoxesRecord, NodeLinksRecord,
 use scene_compiler::bvh::wide;
 
 use super::module::KernelModule;
-use super::params::SectionPointers;
+use super::params::{SectionPointers, film_launch};
 use crate::backend::features;
 
 /// A blob uploaded to the GPU.
@@ -179,7 +179,7 @@ fn repack_nodes(
         // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
         // unsigned count): both sections hold `count` records (BlobView::parse checked),
         // and `nodes` has room for `count` records of node_bytes.
-        unsafe { launch.launch(super::film_launch(count)) }.context("launching repack_nodes")?;
+        unsafe { launch.launch(film_launch(count)) }.context("launching repack_nodes")?;
     }
     Ok(nodes)
 }

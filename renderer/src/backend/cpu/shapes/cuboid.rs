@@ -9,9 +9,8 @@
 use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::BoxRecord;
 
-use super::{CpuShape, LightSample, Surface};
+use super::shape::{CpuShape, LightSample, Surface, area_pdf_towards};
 use crate::backend::constants::BOX_ERR;
-use crate::backend::cpu::sampling::area_pdf_towards;
 
 /// An axis-aligned box, its corners in SIMD registers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -253,10 +252,10 @@ mod tests {
         let (t, s) = hit([0.3, 10.0, 0.7], [0.02, -1.0, 0.01]).expect("hits the top");
         assert!(t > 0.0 && s.normal == Vec3A::Y && s.point.y == 2.0);
         let reflected = Vec3A::new(0.02, 1.0, 0.01).normalize();
-        let origin = super::super::offset_ray_origin(&s, reflected);
+        let origin = crate::backend::cpu::shapes::offset_ray_origin(&s, reflected);
         assert_eq!(intersect_box(MIN, MAX, origin, reflected, f32::INFINITY), None);
         let refracted = Vec3A::new(0.1, -1.0, 0.0).normalize();
-        let origin = super::super::offset_ray_origin(&s, refracted);
+        let origin = crate::backend::cpu::shapes::offset_ray_origin(&s, refracted);
         let t = intersect_box(MIN, MAX, origin, refracted, f32::INFINITY).expect("crosses to the bottom");
         assert!((t - 4.0 / refracted.y.abs()).abs() < 1e-5);
     }

@@ -6,7 +6,7 @@ use std::f32::consts::TAU;
 use glam::{Vec3A, Vec4};
 use scene_compiler::blob::layout::SphereRecord;
 
-use super::{CpuShape, LightSample, Surface};
+use super::shape::{CpuShape, LightSample, Surface};
 use crate::backend::constants::SPHERE_ERR;
 use crate::backend::cpu::sampling::sample_cone;
 

@@ -13,9 +13,8 @@
 use glam::{Vec2, Vec3A, Vec4};
 use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord, TriangleUvsRecord};
 
-use super::{CpuShape, LightSample, Surface};
+use super::shape::{CpuShape, LightSample, Surface, area_pdf_towards};
 use crate::backend::constants::{TRIANGLE_ERR, gamma};
-use crate::backend::cpu::sampling::area_pdf_towards;
 
 /// A triangle: its three vertices, as stored (so neighbours share them bit for bit),
 /// and its vertex normals and texture coordinates when its mesh has them.
