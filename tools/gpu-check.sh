@@ -29,5 +29,7 @@ sanitize rtiow assets/scenes/rtiow_final.ron --width 160 --height 90 --spp 2
 sanitize textures assets/scenes/textures.ron --width 160 --height 90 --spp 2
 sanitize pbr assets/scenes/reference/pbr_features.ron --width 160 --height 90 --spp 2
 sanitize meshes assets/scenes/meshes.ron --width 160 --height 90 --spp 4 --denoise --aov albedo,normal,depth
+# The earlier renderer reads today's scenes (RON): give it the bundle's assets.
+[ -e gpu-before/assets ] || ln -s "../$BUNDLE/assets" gpu-before/assets
 [ -x gpu-before/bin/renderer ] && OUT="$OUT" bash tools/gpu-before-after.sh > /dev/null 2>&1
 cat "$OUT/before-after.txt" 2>/dev/null | grep -E "^==|median|ms" | head -60
