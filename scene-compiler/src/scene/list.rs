@@ -1,26 +1,28 @@
 //! What the scene format needs of an item of each list that [`scene_lists!`]
-//! (`shapes/mod.rs`) names: its file form, its checks (of a file's item, and of one in
+//! (`model.rs`) names: its file form, its checks (of a file's item, and of one in
 //! memory), how many primitives it makes and its RON text. `validate.rs`, `write.rs`
 //! and the schema tests go through every list with this trait, so a new list touches
-//! none of them. Spheres and boxes implement it next to their shape
-//! (`shapes/sphere.rs`, `shapes/cuboid.rs`); the lists that read files (terrains,
-//! meshes, sphere files), whose checks share helpers with the rest of validation,
-//! implement it here.
+//! none of them.
 //!
 //! [`scene_lists!`]: crate::scene_lists
 
 use std::collections::HashMap;
 use std::path::Path;
 
-pub(crate) use super::schema::{SceneFile, V3};
-pub(crate) use super::spans::ValuePath;
-pub(crate) use super::validate::Checker;
-pub(crate) use super::write::{material_name, v3};
+use glam::Vec3;
+use serde::Deserialize;
+use smol_str::SmolStr;
+
+use super::schema::{SceneFile, V3};
+use super::spans::ValuePath;
+use super::validate::Checker;
+use super::write::{material_name, v3};
 use super::{
-    model::{Material, Mesh, Scene, SphereList, Terrain},
+    model::{Cuboid, Material, Mesh, Scene, Sphere, SphereList, Terrain},
     schema::{MeshFile, SphereListFile, TerrainFile},
     write,
 };
+use crate::limits;
 
 /// An item of one of the scene's lists of primitives (or of their sources).
 pub(crate) trait ListItem: Sized {
@@ -230,4 +232,158 @@ impl ListItem for SphereList {
 fn nan_transform() -> super::model::Transform {
     let nan = glam::Vec3::NAN;
     super::model::Transform { translate: nan, rotate_deg: nan, scale: f32::NAN }
+}
+
+/// `(center: (x, y, z), radius: r, material: "name")`.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Sphere", deny_unknown_fields)]
+pub(crate) struct SphereFile {
+    pub center: V3,
+    pub radius: f32,
+    pub material: SmolStr,
+}
+
+impl ListItem for Sphere {
+    type File = SphereFile;
+
+    fn lower(c: &mut Checker, path: &ValuePath, items: &[SphereFile], file: &Lowering) -> Vec<Sphere> {
+        c.count(path, "spheres", items.len(), limits::MAX_SPHERES);
+        c.each(items, |c, i, s| {
+            let center_ok = sphere_geometry(c, path, i, s.center, s.radius);
+            let material = c.material(&|| path.index(i).field("material"), &s.material, file.materials)?;
+            center_ok.then(|| Sphere { center: Vec3::from_array(s.center), radius: s.radius, material })
+        })
+    }
+
+    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Sphere], scene: &Scene) {
+        c.count(path, "spheres", items.len(), limits::MAX_SPHERES);
+        for (i, s) in items.iter().enumerate() {
+            sphere_geometry(c, path, i, s.center.to_array(), s.radius);
+            c.material_index(&|| path.index(i).field("material"), s.material, scene.materials.len());
+        }
+    }
+
+    fn primitives(items: &[Sphere]) -> usize {
+        items.len()
+    }
+
+    /// Every sphere written is one, whether or not it passed its checks.
+    fn primitives_written(written: &[SphereFile], _: &[Sphere]) -> Option<usize> {
+        Some(written.len())
+    }
+
+    /// One sphere per line.
+    fn write(out: &mut String, s: &Sphere, materials: &[Material]) {
+        use std::fmt::Write;
+        let name = material_name(s.material, materials);
+        let _ =
+            writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
+    }
+
+    #[cfg(test)]
+    fn examples(_: &std::path::Path) -> Vec<Sphere> {
+        vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }]
+    }
+
+    #[cfg(test)]
+    fn wrong(self) -> Sphere {
+        Sphere { center: Vec3::NAN, radius: f32::NAN, material: 9 }
+    }
+}
+
+/// Sphere `i`'s center and radius; true when the center is usable.
+fn sphere_geometry(c: &mut Checker, path: &ValuePath, i: usize, center: V3, radius: f32) -> bool {
+    let field = |name: &'static str| move || path.index(i).field(name);
+    let center_ok = c.coordinate3(center, "sphere `center`", &field("center"));
+    let radius_ok = c.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive").is_none()
+        && radius.is_finite();
+    if center_ok
+        && radius_ok
+        && crate::ranges::sphere_problem(glam::Vec3::from_array(center), radius).is_some()
+    {
+        c.report(&field("radius"), "the sphere reaches past 1e9 from the origin", "out of range")
+            .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
+    }
+    center_ok
+}
+
+/// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.
+#[derive(Debug, Deserialize)]
+#[serde(rename = "Box", deny_unknown_fields)]
+pub(crate) struct BoxFile {
+    pub min: V3,
+    pub max: V3,
+    pub material: SmolStr,
+}
+
+impl ListItem for Cuboid {
+    type File = BoxFile;
+
+    fn lower(c: &mut Checker, path: &ValuePath, items: &[BoxFile], file: &Lowering) -> Vec<Cuboid> {
+        c.count(path, "boxes", items.len(), limits::MAX_BOXES);
+        c.each(items, |c, i, b| {
+            let geometry_ok = box_geometry(c, path, i, b.min, b.max);
+            let material = c.material(&|| path.index(i).field("material"), &b.material, file.materials)?;
+            geometry_ok.then(|| Cuboid {
+                min: Vec3::from_array(b.min),
+                max: Vec3::from_array(b.max),
+                material,
+            })
+        })
+    }
+
+    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Cuboid], scene: &Scene) {
+        c.count(path, "boxes", items.len(), limits::MAX_BOXES);
+        for (i, b) in items.iter().enumerate() {
+            box_geometry(c, path, i, b.min.to_array(), b.max.to_array());
+            c.material_index(&|| path.index(i).field("material"), b.material, scene.materials.len());
+        }
+    }
+
+    fn primitives(items: &[Cuboid]) -> usize {
+        items.len()
+    }
+
+    /// Every box written is one, whether or not it passed its checks.
+    fn primitives_written(written: &[BoxFile], _: &[Cuboid]) -> Option<usize> {
+        Some(written.len())
+    }
+
+    /// One box per line.
+    fn write(out: &mut String, b: &Cuboid, materials: &[Material]) {
+        use std::fmt::Write;
+        let name = material_name(b.material, materials);
+        let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
+    }
+
+    #[cfg(test)]
+    fn examples(_: &std::path::Path) -> Vec<Cuboid> {
+        vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }]
+    }
+
+    #[cfg(test)]
+    fn wrong(self) -> Cuboid {
+        Cuboid { min: Vec3::NAN, max: Vec3::NAN, material: 9 }
+    }
+}
+
+/// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no inside,
+/// and the renderer's robust offsets assume one). True when usable.
+fn box_geometry(c: &mut Checker, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
+    let field = |name: &'static str| move || path.index(i).field(name);
+    let finite =
+        c.coordinate3(min, "box `min`", &field("min")) & c.coordinate3(max, "box `max`", &field("max"));
+    if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
+        let axes: Vec<&str> = ["x", "y", "z"]
+            .into_iter()
+            .enumerate()
+            .filter(|&(a, _)| min[a] >= max[a])
+            .map(|(_, n)| n)
+            .collect();
+        let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
+        c.report(&field("max"), message, "not above `min`")
+            .set_hint("a box has a thickness on every axis: make `max` larger than `min`");
+        return false;
+    }
+    finite
 }

@@ -7,11 +7,42 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
 use super::material::MaterialKind;
-// The shapes' own types live with the rest of each shape, in `shapes/`.
-pub use crate::shapes::{Cuboid, Sphere, Triangle};
+
+/// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
+/// `name: Type` with the field's doc comment: first those a scene file writes, in the
+/// order it writes them (each item type implements `ListItem`, `list.rs`), then those
+/// only compiling fills. The one list of them: the `Scene` and `SceneFile` fields,
+/// validation, `to_ron` and the schema tests are generated from it
+/// (docs/architecture.md, "Adding a shape").
+#[macro_export]
+macro_rules! scene_lists {
+    ($then:ident) => {
+        $then! {
+            written {
+                /// The spheres the user wrote; sphere files add theirs when compiled.
+                spheres: $crate::scene::Sphere,
+                /// Spheres read from PLY point lists; compiling places them after `spheres`.
+                /// A scene file names the files, so `to_ron` writes the names, never these
+                /// spheres.
+                sphere_files: $crate::scene::SphereList,
+                /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
+                boxes: $crate::scene::Cuboid,
+                terrains: $crate::scene::Terrain,
+                /// Triangle meshes read from model files; compiling turns them into triangles.
+                meshes: $crate::scene::Mesh,
+            }
+            compiled {
+                /// Triangles in world space: what compiling makes of the meshes, and what a
+                /// scene read back from a blob holds instead of its meshes. A scene file
+                /// cannot write them (it names model files), so `to_ron` leaves them out.
+                triangles: $crate::scene::Triangle,
+            }
+        }
+    };
+}
 
 /// Declares [`Scene`] with the lists that [`scene_lists!`](crate::scene_lists) names.
 macro_rules! declare_scene {
@@ -43,6 +74,39 @@ macro_rules! declare_scene {
 }
 
 crate::scene_lists!(declare_scene);
+
+/// A sphere; `material` indexes [`Scene::materials`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub center: Vec3,
+    pub radius: f32,
+    pub material: u32,
+}
+
+/// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
+/// on every axis. Not `Box`, which Rust already means.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cuboid {
+    pub min: Vec3,
+    pub max: Vec3,
+    pub material: u32,
+}
+
+/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
+/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
+/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
+/// `uvs`, its vertices' texture coordinates when its mesh has them; `tangents`, its
+/// vertices' tangents (`crate::tangents`: xyz unit, w the bitangent sign) when its
+/// material has a normal map and its mesh has tangents or texture coordinates. Boxed:
+/// a triangle without them (of every scene without normal maps) pays one pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Triangle {
+    pub v: [Vec3; 3],
+    pub material: u32,
+    pub normals: Option<[Vec3; 3]>,
+    pub uvs: Option<[glam::Vec2; 3]>,
+    pub tangents: Option<Box<[Vec4; 3]>>,
+}
 
 /// A thin-lens camera; `aperture == 0` is a pinhole.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -559,6 +623,16 @@ impl Transform {
         let rotation =
             glam::Quat::from_euler(glam::EulerRot::ZYX, r.z.to_radians(), r.y.to_radians(), r.x.to_radians());
         glam::Affine3A::from_scale_rotation_translation(Vec3::splat(self.scale), rotation, self.translate)
+    }
+
+    /// Where it puts sphere `s` (its material untouched): the center through the
+    /// transform, the radius times its scale. The identity changes no bit, so a sphere
+    /// file's spheres compile to the blob the same spheres written in RON do.
+    pub fn place(&self, s: &Sphere) -> Sphere {
+        if *self == Transform::default() {
+            return *s;
+        }
+        Sphere { center: self.matrix().transform_point3(s.center), radius: s.radius * self.scale, ..*s }
     }
 }
 

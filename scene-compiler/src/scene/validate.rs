@@ -920,7 +920,7 @@ impl Checker {
         data: SphereListData,
     ) -> Option<(Transform, SphereListData)> {
         let problem = |s: &Sphere| {
-            let placed = crate::sphere_files::place(&transform, s);
+            let placed = transform.place(s);
             ranges::sphere_problem(placed.center, placed.radius)
         };
         let bad = data.spheres.par_iter().position_first(|s| problem(s).is_some());
