@@ -1,8 +1,7 @@
 //! What the scene format needs of an item of each list that [`scene_lists!`]
 //! (`model.rs`) names: its file form, its checks (of a file's item, and of one in
-//! memory), how many primitives it makes and its RON text. `validate.rs`, `write.rs`
-//! and the schema tests go through every list with this trait, so a new list touches
-//! none of them.
+//! memory) and how many primitives it makes. `validate.rs` and the schema tests go
+//! through every list with this trait, so a new list touches neither.
 //!
 //! [`scene_lists!`]: crate::scene_lists
 
@@ -16,11 +15,9 @@ use smol_str::SmolStr;
 use super::schema::{SceneFile, V3};
 use super::spans::ValuePath;
 use super::validate::Checker;
-use super::write::{material_name, v3};
 use super::{
-    model::{Cuboid, Material, Mesh, Scene, Sphere, SphereList, Terrain},
+    model::{Cuboid, Mesh, Scene, Sphere, SphereList, Terrain},
     schema::{MeshFile, SphereListFile, TerrainFile},
-    write,
 };
 use crate::limits;
 
@@ -44,9 +41,6 @@ pub(crate) trait ListItem: Sized {
     fn primitives_written(written: &[Self::File], lowered: &[Self]) -> Option<usize> {
         (written.len() == lowered.len()).then(|| Self::primitives(lowered))
     }
-
-    /// Writes one item: a line (or block) of the list at the second indent level.
-    fn write(out: &mut String, item: &Self, materials: &[Material]);
 
     /// Items with every written value away from its default, naming materials 0 to 3;
     /// the files they read are in `folder` (or, when it has none, made up). The schema
@@ -83,10 +77,6 @@ impl ListItem for Terrain {
     /// Its columns before merging.
     fn primitives(items: &[Terrain]) -> usize {
         items.iter().map(|t| t.heights.raised()).sum()
-    }
-
-    fn write(out: &mut String, item: &Terrain, materials: &[Material]) {
-        write::terrain(out, item, materials);
     }
 
     #[cfg(test)]
@@ -138,10 +128,6 @@ impl ListItem for Mesh {
         items.iter().map(|m| m.data.triangles.len()).sum()
     }
 
-    fn write(out: &mut String, item: &Mesh, materials: &[Material]) {
-        write::mesh(out, item, materials);
-    }
-
     #[cfg(test)]
     fn examples(folder: &Path) -> Vec<Mesh> {
         use super::model::{MeshData, Transform};
@@ -191,10 +177,6 @@ impl ListItem for SphereList {
 
     fn primitives(items: &[SphereList]) -> usize {
         items.iter().map(|l| l.data.spheres.len()).sum()
-    }
-
-    fn write(out: &mut String, item: &SphereList, materials: &[Material]) {
-        write::sphere_list(out, item, materials);
     }
 
     #[cfg(test)]
@@ -272,14 +254,6 @@ impl ListItem for Sphere {
         Some(written.len())
     }
 
-    /// One sphere per line.
-    fn write(out: &mut String, s: &Sphere, materials: &[Material]) {
-        use std::fmt::Write;
-        let name = material_name(s.material, materials);
-        let _ =
-            writeln!(out, "        (center: {}, radius: {:?}, material: {name}),", v3(s.center), s.radius);
-    }
-
     #[cfg(test)]
     fn examples(_: &std::path::Path) -> Vec<Sphere> {
         vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }]
@@ -347,13 +321,6 @@ impl ListItem for Cuboid {
     /// Every box written is one, whether or not it passed its checks.
     fn primitives_written(written: &[BoxFile], _: &[Cuboid]) -> Option<usize> {
         Some(written.len())
-    }
-
-    /// One box per line.
-    fn write(out: &mut String, b: &Cuboid, materials: &[Material]) {
-        use std::fmt::Write;
-        let name = material_name(b.material, materials);
-        let _ = writeln!(out, "        (min: {}, max: {}, material: {name}),", v3(b.min), v3(b.max));
     }
 
     #[cfg(test)]

@@ -8,12 +8,12 @@
 //! `validate.rs`).
 
 use glam::Vec3;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::schema::{TextureFile, V3, one};
 use super::spans::ValuePath;
+use super::text;
 use super::validate::Checker;
-use super::write::v3;
 use crate::blob::layout::{
     ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, MATERIAL_DIELECTRIC, MATERIAL_EMISSIVE, MATERIAL_LAMBERT,
     MATERIAL_METAL, MATERIAL_PRINCIPLED, MaterialRecord, NO_TEXTURE,
@@ -22,7 +22,7 @@ use crate::blob::layout::{
 /// How a Principled surface's alpha (its `alpha` times its base colour texture's alpha)
 /// cuts it out (glTF `alphaMode`): not at all, where it is below a cutoff, or with that
 /// probability (stochastic transparency).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename = "AlphaMode")]
 pub enum AlphaMode {
     #[default]
@@ -34,19 +34,34 @@ pub enum AlphaMode {
 /// The glTF 2.0 metallic-roughness material (its specification's Appendix B, with the
 /// transmission, ior and emissive-strength extensions; docs/path-tracing.md,
 /// "Principled"). Its textures are the material's (`Material::texture` is the base
-/// colour texture, `Material::maps` the others).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// colour texture, `Material::maps` the others). A file writes the fields after
+/// `roughness` only away from glTF's defaults, as an exporter leaves them out.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Principled")]
 pub struct Principled {
+    #[serde(serialize_with = "text::v3::serialize")]
     pub base_color: Vec3,
     pub metallic: f32,
     pub roughness: f32,
+    #[serde(skip_serializing_if = "is_gltf_ior")]
     pub ior: f32,
+    #[serde(skip_serializing_if = "text::is_zero")]
     pub transmission: f32,
+    #[serde(serialize_with = "text::v3::serialize", skip_serializing_if = "text::is_zero3")]
     pub emission: Vec3,
+    #[serde(skip_serializing_if = "text::is_one")]
     pub emission_strength: f32,
+    #[serde(skip_serializing_if = "text::is_one")]
     pub normal_scale: f32,
+    #[serde(skip_serializing_if = "text::is_one")]
     pub alpha: f32,
+    #[serde(skip_serializing_if = "text::is_default")]
     pub alpha_mode: AlphaMode,
+}
+
+/// Whether `ior` is glTF's default.
+fn is_gltf_ior(ior: &f32) -> bool {
+    *ior == Principled::default().ior
 }
 
 impl Default for Principled {
@@ -67,23 +82,30 @@ impl Default for Principled {
     }
 }
 
-/// The material kinds a user can write.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The material kinds a user can write. A file writes a material's textures inside its
+/// kind's parentheses, after the kind's fields (`text.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Material")]
 pub enum MaterialKind {
     Lambert {
+        #[serde(serialize_with = "text::v3::serialize")]
         albedo: Vec3,
     },
     Metal {
+        #[serde(serialize_with = "text::v3::serialize")]
         albedo: Vec3,
         fuzz: f32,
     },
     Dielectric {
         ior: f32,
     },
-    /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert surface).
+    /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert
+    /// surface), and is written only then.
     Emissive {
+        #[serde(serialize_with = "text::v3::serialize")]
         color: Vec3,
         strength: f32,
+        #[serde(serialize_with = "text::v3::serialize", skip_serializing_if = "text::is_zero3")]
         albedo: Vec3,
     },
     Principled(Principled),
@@ -346,51 +368,6 @@ impl MaterialFile {
 }
 
 impl MaterialKind {
-    /// Its RON text, `Metal(albedo: (1.0, 0.5, 0.25), fuzz: 0.1`, left open for the
-    /// material's texture and the closing parenthesis. An Emissive's `albedo` is
-    /// written only when it is not black, its default.
-    pub(super) fn ron(&self) -> String {
-        match *self {
-            MaterialKind::Lambert { albedo } => format!("Lambert(albedo: {}", v3(albedo)),
-            MaterialKind::Metal { albedo, fuzz } => format!("Metal(albedo: {}, fuzz: {fuzz:?}", v3(albedo)),
-            MaterialKind::Dielectric { ior } => format!("Dielectric(ior: {ior:?}"),
-            MaterialKind::Emissive { color, strength, albedo } if albedo == Vec3::ZERO => {
-                format!("Emissive(color: {}, strength: {strength:?}", v3(color))
-            }
-            MaterialKind::Emissive { color, strength, albedo } => {
-                format!("Emissive(color: {}, strength: {strength:?}, albedo: {}", v3(color), v3(albedo))
-            }
-            MaterialKind::Principled(p) => {
-                let d = Principled::default();
-                let mut text = format!(
-                    "Principled(base_color: {}, metallic: {:?}, roughness: {:?}",
-                    v3(p.base_color),
-                    p.metallic,
-                    p.roughness
-                );
-                // Fields at glTF's defaults are left out, as an exporter leaves them out.
-                let mut field = |name: &str, value: String, default: bool| {
-                    if !default {
-                        text.push_str(&format!(", {name}: {value}"));
-                    }
-                };
-                field("ior", format!("{:?}", p.ior), p.ior == d.ior);
-                field("transmission", format!("{:?}", p.transmission), p.transmission == d.transmission);
-                field("emission", v3(p.emission), p.emission == d.emission);
-                field("emission_strength", format!("{:?}", p.emission_strength), p.emission_strength == 1.0);
-                field("normal_scale", format!("{:?}", p.normal_scale), p.normal_scale == d.normal_scale);
-                field("alpha", format!("{:?}", p.alpha), p.alpha == d.alpha);
-                let mode = match p.alpha_mode {
-                    AlphaMode::Opaque => "Opaque".to_owned(),
-                    AlphaMode::Mask(cutoff) => format!("Mask({cutoff:?})"),
-                    AlphaMode::Blend => "Blend".to_owned(),
-                };
-                field("alpha_mode", mode, p.alpha_mode == AlphaMode::Opaque);
-                text
-            }
-        }
-    }
-
     /// Whether a texture may multiply its colour (glass has none).
     pub fn takes_texture(&self) -> bool {
         !matches!(self, MaterialKind::Dielectric { .. })

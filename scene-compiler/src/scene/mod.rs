@@ -31,6 +31,7 @@ mod spans;
 mod sphere_file;
 mod suggest;
 mod syntax;
+mod text;
 mod texture_file;
 mod validate;
 mod write;

@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
 
+use serde::Serialize;
+
 use super::material::MaterialKind;
+use super::text;
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
 /// `name: Type` with the field's doc comment: first those a scene file writes, in the
@@ -30,6 +33,7 @@ macro_rules! scene_lists {
                 sphere_files: $crate::scene::SphereList,
                 /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
                 boxes: $crate::scene::Cuboid,
+                #[serde(serialize_with = "text::terrains::serialize")]
                 terrains: $crate::scene::Terrain,
                 /// Triangle meshes read from model files; compiling turns them into triangles.
                 meshes: $crate::scene::Mesh,
@@ -60,14 +64,22 @@ macro_rules! declare_scene {
         ///
         /// Its lists of shapes and of their sources, between `materials` and `lights`,
         /// are those `scene_lists!` (`shapes/mod.rs`) names, documented there.
-        #[derive(Clone, Debug, Default, PartialEq)]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+        #[serde(rename = "Scene")]
         pub struct Scene {
             pub camera: Camera,
             pub settings: RenderSettings,
+            #[serde(serialize_with = "text::variants::serialize")]
             pub sky: Sky,
+            #[serde(serialize_with = "text::materials::serialize")]
             pub materials: Vec<Material>,
-            $($(#[$written_doc])* pub $written: Vec<$W>,)*
-            $($(#[$compiled_doc])* pub $compiled: Vec<$C>,)*
+            $(
+                $(#[$written_doc])*
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                pub $written: Vec<$W>,
+            )*
+            $($(#[$compiled_doc])* #[serde(skip)] pub $compiled: Vec<$C>,)*
+            #[serde(skip_serializing_if = "Vec::is_empty")]
             pub lights: Vec<Light>,
         }
     };
@@ -76,19 +88,26 @@ macro_rules! declare_scene {
 crate::scene_lists!(declare_scene);
 
 /// A sphere; `material` indexes [`Scene::materials`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Sphere")]
 pub struct Sphere {
+    #[serde(serialize_with = "text::v3::serialize")]
     pub center: Vec3,
     pub radius: f32,
+    #[serde(serialize_with = "text::material::serialize")]
     pub material: u32,
 }
 
 /// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
 /// on every axis. Not `Box`, which Rust already means.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Box")]
 pub struct Cuboid {
+    #[serde(serialize_with = "text::v3::serialize")]
     pub min: Vec3,
+    #[serde(serialize_with = "text::v3::serialize")]
     pub max: Vec3,
+    #[serde(serialize_with = "text::material::serialize")]
     pub material: u32,
 }
 
@@ -109,10 +128,14 @@ pub struct Triangle {
 }
 
 /// A thin-lens camera; `aperture == 0` is a pinhole.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Camera")]
 pub struct Camera {
+    #[serde(serialize_with = "text::v3::serialize")]
     pub look_from: Vec3,
+    #[serde(serialize_with = "text::v3::serialize")]
     pub look_at: Vec3,
+    #[serde(serialize_with = "text::v3::serialize")]
     pub up: Vec3,
     pub vfov_deg: f32,
     pub aperture: f32,
@@ -135,7 +158,8 @@ impl Default for Camera {
 }
 
 /// Render defaults stored with the scene; the renderer's flags override them.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Settings")]
 pub struct RenderSettings {
     pub width: u32,
     pub height: u32,
@@ -144,10 +168,15 @@ pub struct RenderSettings {
     pub seed: u32,
     /// Exposure in stops: the linear image is multiplied by `2^exposure` before the view
     /// transform. Applied when an 8-bit image is made (PNG, the editor), never to EXR.
+    /// Like `view` and `sampler`, written only away from its default: a scene that
+    /// never set them saves as it did before they existed.
+    #[serde(skip_serializing_if = "text::is_zero")]
     pub exposure: f32,
     /// How the exposed linear image becomes display values (PNG, the editor).
+    #[serde(skip_serializing_if = "text::is_default")]
     pub view: ViewTransform,
     /// How the sample points of a pixel's paths are drawn.
+    #[serde(skip_serializing_if = "text::is_default")]
     pub sampler: SamplerKind,
 }
 
@@ -184,7 +213,8 @@ impl Default for RenderSettings {
 /// The view transform: how exposed linear radiance becomes the display values of an
 /// 8-bit image (docs/path-tracing.md, "Accumulation and output"). A display transform
 /// only: the film, EXR files and partial films hold linear radiance whatever the view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename = "View")]
 pub enum ViewTransform {
     /// Gamma 2.0 (`sqrt`, clipped at 1), the "Ray Tracing in One Weekend" convention,
     /// which approximates the sRGB curve: the project's images and benchmarks before
@@ -216,7 +246,8 @@ impl ViewTransform {
 }
 
 /// How a path's random numbers are drawn (docs/path-tracing.md, "Random numbers").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename = "Sampler")]
 pub enum SamplerKind {
     /// Independent uniform numbers from the per-(pixel, sample) PCG stream.
     #[default]
@@ -240,14 +271,17 @@ impl SamplerKind {
 }
 
 /// Radiance seen by rays that leave the scene.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "Sky")]
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
+        #[serde(serialize_with = "text::v3::serialize")]
         bottom: Vec3,
+        #[serde(serialize_with = "text::v3::serialize")]
         top: Vec3,
     },
-    Constant(Vec3),
+    Constant(#[serde(serialize_with = "text::v3::serialize")] Vec3),
     /// An equirectangular image around the scene, sampled as a light.
     Environment(Environment),
 }
@@ -255,12 +289,14 @@ pub enum Sky {
 /// `sky: Environment(image: ..., strength: ..., rotation_deg: ...)`: radiance from an
 /// equirectangular image (Mitsuba's `envmap` convention, docs/path-tracing.md,
 /// "Environment").
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "Environment")]
 pub struct Environment {
     /// The image as the scene file names it (relative to the file's folder; empty for
     /// a scene read back from a blob).
     pub image: String,
     /// The image's texels, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<EnvImage>,
     /// Multiplies every texel.
     pub strength: f32,
@@ -349,14 +385,29 @@ impl Maps {
 }
 
 /// A colour that varies over a surface (docs/scene-format.md, "Textures").
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "Texture")]
 pub enum Texture {
     /// An image looked up at the surface's texture coordinates moved by `uv_transform`,
     /// filtered bilinearly.
-    Image { file: String, image: Arc<TextureImage>, wrap: Wrap, uv_transform: UvTransform },
+    Image {
+        file: String,
+        #[serde(skip)]
+        image: Arc<TextureImage>,
+        #[serde(skip_serializing_if = "text::is_default")]
+        wrap: Wrap,
+        #[serde(skip_serializing_if = "UvTransform::is_identity")]
+        uv_transform: UvTransform,
+    },
     /// Solid cubes of edge `size`: the cell `floor(p / size)` is `even` when the sum of
     /// its three integers is even, else `odd`.
-    Checker { size: f32, even: Vec3, odd: Vec3 },
+    Checker {
+        size: f32,
+        #[serde(serialize_with = "text::v3::serialize")]
+        even: Vec3,
+        #[serde(serialize_with = "text::v3::serialize")]
+        odd: Vec3,
+    },
     /// Perlin turbulence ("The Next Week"): `0.5 (1 + sin(scale p.z + 10 turb(p)))`.
     Noise { scale: f32 },
 }
@@ -373,13 +424,24 @@ impl Texture {
 /// Where an image texture is looked up: glTF's `KHR_texture_transform`, the texture
 /// coordinates (u, v) (v = 0 at the image's top row, glTF's convention) taken to
 /// `T(offset) R(rotation) S(scale) (u, v, 1)` (docs/scene-format.md, "Textures").
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A file writes only the fields away from the identity's, so a texture that only
+/// repeats says only `scale: (4.0, 4.0)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "UvTransform")]
 pub struct UvTransform {
+    #[serde(serialize_with = "text::v2::serialize", skip_serializing_if = "text::is_default")]
     pub offset: Vec2,
     /// Degrees (glTF writes radians); positive turns the coordinates counter-clockwise as
     /// the image is seen, v down, so the image appears turned clockwise.
+    #[serde(skip_serializing_if = "text::is_zero")]
     pub rotation_deg: f32,
+    #[serde(serialize_with = "text::v2::serialize", skip_serializing_if = "unscaled")]
     pub scale: Vec2,
+}
+
+/// Whether a uv transform's `scale` is the identity's.
+fn unscaled(scale: &Vec2) -> bool {
+    *scale == Vec2::ONE
 }
 
 impl Default for UvTransform {
@@ -439,7 +501,8 @@ impl UvTransform {
 }
 
 /// How image lookups outside [0, 1) behave.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename = "Wrap")]
 pub enum Wrap {
     #[default]
     Repeat,
@@ -473,15 +536,20 @@ impl TextureImage {
 }
 
 /// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "SphereFile")]
 pub struct SphereList {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Indices into [`Scene::materials`]; a sphere's `material` in the file picks one.
+    #[serde(serialize_with = "text::material::list::serialize")]
     pub materials: Vec<u32>,
-    /// Scale (which multiplies every radius), rotation, translation, as a mesh's.
+    /// Scale (which multiplies every radius), rotation, translation, as a mesh's;
+    /// written only when it is not the identity.
+    #[serde(skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's spheres, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<SphereListData>,
 }
 
@@ -500,15 +568,22 @@ pub struct SphereListData {
 /// A heightmap terrain: pixel `(x, z)` of the image with value `v > 0` is a column of
 /// `cell x v * height_scale x cell` standing on `origin + (x * cell, 0, z * cell)`
 /// (image rows run along +z). Compiling turns it into boxes (`crate::terrain`).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A file writes it as `Heightmap(...)`, with its surface as a `material` or a
+/// `palette` after these fields (`text.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "Heightmap")]
 pub struct Terrain {
     /// The image as the scene file names it (relative to the file's folder).
     pub image: String,
     /// The image's pixels, read when the scene was loaded.
+    #[serde(skip)]
     pub heights: Arc<Heightmap>,
+    #[serde(serialize_with = "text::v3::serialize")]
     pub origin: Vec3,
     pub cell: f32,
     pub height_scale: f32,
+    #[serde(skip)]
     pub surface: TerrainSurface,
 }
 
@@ -523,10 +598,12 @@ pub enum TerrainSurface {
 }
 
 /// One height band of a [`TerrainSurface::Palette`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Band")]
 pub struct Band {
     /// In scene units (pixel value times `height_scale`).
     pub from: f32,
+    #[serde(serialize_with = "text::material::serialize")]
     pub material: u32,
 }
 
@@ -589,23 +666,31 @@ impl Scene {
 }
 
 /// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename = "Mesh")]
 pub struct Mesh {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Index into [`Scene::materials`]: every triangle's material. `None`: the model's
     /// own materials ([`MeshData::materials`]), which compiling appends to the scene's.
+    #[serde(serialize_with = "text::material::option::serialize", skip_serializing_if = "Option::is_none")]
     pub material: Option<u32>,
+    /// Written only when it is not the identity.
+    #[serde(skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's triangles, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<MeshData>,
 }
 
 /// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
 /// translation.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Transform")]
 pub struct Transform {
+    #[serde(serialize_with = "text::v3::serialize")]
     pub translate: Vec3,
+    #[serde(serialize_with = "text::v3::serialize")]
     pub rotate_deg: Vec3,
     pub scale: f32,
 }
@@ -679,10 +764,24 @@ pub struct ModelMaterial {
 }
 
 /// A light the renderer samples directly (next-event estimation).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename = "Light")]
 pub enum Light {
-    Point { position: Vec3, color: Vec3, intensity: f32 },
-    Directional { direction: Vec3, color: Vec3, intensity: f32, angular_radius_deg: f32 },
+    Point {
+        #[serde(serialize_with = "text::v3::serialize")]
+        position: Vec3,
+        #[serde(serialize_with = "text::v3::serialize")]
+        color: Vec3,
+        intensity: f32,
+    },
+    Directional {
+        #[serde(serialize_with = "text::v3::serialize")]
+        direction: Vec3,
+        #[serde(serialize_with = "text::v3::serialize")]
+        color: Vec3,
+        intensity: f32,
+        angular_radius_deg: f32,
+    },
 }
 
 #[cfg(test)]
