@@ -1,45 +1,36 @@
 //! What the scene format needs of an item of each list that [`scene_lists!`]
-//! (`model.rs`) names: its file form, its checks (of a file's item, and of one in
-//! memory) and how many primitives it makes. `validate.rs` and the schema tests go
-//! through every list with this trait, so a new list touches neither.
+//! (`model.rs`) names besides its serde form: its checks, its references to the
+//! scene's materials (which reading resolves by name), how many primitives it makes
+//! and whether the file it names was read. `validate.rs`, `text.rs` and the schema
+//! tests go through every list with this trait, so a new list touches none of them.
 //!
 //! [`scene_lists!`]: crate::scene_lists
 
-use std::collections::HashMap;
+#[cfg(test)]
 use std::path::Path;
 
 use glam::Vec3;
-use serde::Deserialize;
-use smol_str::SmolStr;
 
-use super::schema::{SceneFile, V3};
+use super::model::{Cuboid, Mesh, Scene, Sphere, SphereList, Terrain, TerrainSurface};
 use super::spans::ValuePath;
 use super::validate::Checker;
-use super::{
-    model::{Cuboid, Mesh, Scene, Sphere, SphereList, Terrain},
-    schema::{MeshFile, SphereListFile, TerrainFile},
-};
 use crate::limits;
 
 /// An item of one of the scene's lists of primitives (or of their sources).
 pub(crate) trait ListItem: Sized {
-    /// The item as a scene file writes it.
-    type File: serde::de::DeserializeOwned + std::fmt::Debug;
+    /// Checks the items of `scene`'s list at `path`.
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Self], scene: &Scene);
 
-    /// Checks a file's items, reporting at `path` (the list), and lowers those that pass.
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[Self::File], file: &Lowering) -> Vec<Self>;
-
-    /// The same checks on items in memory (an editor's edit) of `scene`.
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Self], scene: &Scene);
+    /// Its references to the scene's materials (indices into `Scene::materials`).
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32>;
 
     /// How many primitives the items make when compiled.
     fn primitives(items: &[Self]) -> usize;
 
-    /// How many primitives a file's items make, from those that `lower` kept; `None`
-    /// when some item was dropped and how many it makes is unknown (it has its own
-    /// message: the empty-scene check, which adds these up, then stays quiet).
-    fn primitives_written(written: &[Self::File], lowered: &[Self]) -> Option<usize> {
-        (written.len() == lowered.len()).then(|| Self::primitives(lowered))
+    /// Whether the file it names is not read: loading could not use it, and said so.
+    /// How many primitives it makes is then unknown.
+    fn unread(&self) -> bool {
+        false
     }
 
     /// Items with every written value away from its default, naming materials 0 to 3;
@@ -54,29 +45,47 @@ pub(crate) trait ListItem: Sized {
     fn wrong(self) -> Self;
 }
 
-/// What lowering a file's item may need besides the item.
-pub(crate) struct Lowering<'a> {
-    pub file: &'a SceneFile,
-    /// Each material's index, by name.
-    pub materials: &'a HashMap<&'a str, u32>,
-    /// The scene file's folder, which the files it names are relative to.
-    pub folder: &'a Path,
+/// Declares the walks over every list [`scene_lists!`](crate::scene_lists) names as
+/// written.
+macro_rules! walk_lists {
+    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+        /// Calls `f` with every reference of the scene's lists to its materials.
+        pub(crate) fn each_material_reference(scene: &mut Scene, mut f: impl FnMut(&mut u32)) {
+            $(scene.$written.iter_mut().flat_map(<$W>::materials_mut).for_each(&mut f);)*
+        }
+
+        /// Checks every list; returns how many primitives they make, `None` when an item
+        /// whose file was not read leaves that unknown.
+        pub(crate) fn check_lists(c: &mut Checker, root: &ValuePath, scene: &Scene) -> Option<usize> {
+            $(<$W>::check(c, &root.field(stringify!($written)), &scene.$written, scene);)*
+            let unread = false $(|| scene.$written.iter().any(<$W>::unread))*;
+            (!unread).then(|| 0 $(+ <$W>::primitives(&scene.$written))*)
+        }
+    };
 }
 
-impl ListItem for Terrain {
-    type File = TerrainFile;
+crate::scene_lists!(walk_lists);
 
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[TerrainFile], file: &Lowering) -> Vec<Terrain> {
-        c.terrains(path, items, file.materials, file.folder)
+impl ListItem for Terrain {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Terrain], _: &Scene) {
+        c.terrains(path, items);
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Terrain], scene: &Scene) {
-        c.model_terrains(path, items, scene.materials.len());
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        let (one, bands) = match &mut self.surface {
+            TerrainSurface::Material(m) => (Some(m), &mut [][..]),
+            TerrainSurface::Palette(bands) => (None, &mut bands[..]),
+        };
+        one.into_iter().chain(bands.iter_mut().map(|b| &mut b.material))
     }
 
     /// Its columns before merging.
     fn primitives(items: &[Terrain]) -> usize {
         items.iter().map(|t| t.heights.raised()).sum()
+    }
+
+    fn unread(&self) -> bool {
+        self.heights.is_unread()
     }
 
     #[cfg(test)]
@@ -114,18 +123,20 @@ impl ListItem for Terrain {
 }
 
 impl ListItem for Mesh {
-    type File = MeshFile;
-
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[MeshFile], file: &Lowering) -> Vec<Mesh> {
-        c.meshes(path, items, file.materials, file.folder)
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Mesh], _: &Scene) {
+        c.meshes(path, items);
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Mesh], scene: &Scene) {
-        c.model_meshes(path, items, scene.materials.len());
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.material.as_mut().into_iter()
     }
 
     fn primitives(items: &[Mesh]) -> usize {
         items.iter().map(|m| m.data.triangles.len()).sum()
+    }
+
+    fn unread(&self) -> bool {
+        self.data.is_unread()
     }
 
     #[cfg(test)]
@@ -160,23 +171,20 @@ impl ListItem for Mesh {
 }
 
 impl ListItem for SphereList {
-    type File = SphereListFile;
-
-    fn lower(
-        c: &mut Checker,
-        path: &ValuePath,
-        items: &[SphereListFile],
-        file: &Lowering,
-    ) -> Vec<SphereList> {
-        c.sphere_files(path, items, file.file.spheres.len(), file.materials, file.folder)
+    fn check(c: &mut Checker, path: &ValuePath, items: &[SphereList], scene: &Scene) {
+        c.sphere_files(path, items, scene.spheres.len());
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[SphereList], scene: &Scene) {
-        c.model_sphere_files(path, items, scene);
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.materials.iter_mut()
     }
 
     fn primitives(items: &[SphereList]) -> usize {
         items.iter().map(|l| l.data.spheres.len()).sum()
+    }
+
+    fn unread(&self) -> bool {
+        self.data.is_unread()
     }
 
     #[cfg(test)]
@@ -216,46 +224,25 @@ fn nan_transform() -> super::model::Transform {
     super::model::Transform { translate: nan, rotate_deg: nan, scale: f32::NAN }
 }
 
-/// `(center: (x, y, z), radius: r, material: "name")`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Sphere", deny_unknown_fields)]
-pub(crate) struct SphereFile {
-    pub center: V3,
-    pub radius: f32,
-    pub material: SmolStr,
-}
-
 impl ListItem for Sphere {
-    type File = SphereFile;
-
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[SphereFile], file: &Lowering) -> Vec<Sphere> {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Sphere], _: &Scene) {
         c.count(path, "spheres", items.len(), limits::MAX_SPHERES);
         c.each(items, |c, i, s| {
-            let center_ok = sphere_geometry(c, path, i, s.center, s.radius);
-            let material = c.material(&|| path.index(i).field("material"), &s.material, file.materials)?;
-            center_ok.then(|| Sphere { center: Vec3::from_array(s.center), radius: s.radius, material })
-        })
+            sphere_geometry(c, path, i, s.center, s.radius);
+            c.material(&|| path.index(i).field("material"), s.material, "");
+        });
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Sphere], scene: &Scene) {
-        c.count(path, "spheres", items.len(), limits::MAX_SPHERES);
-        for (i, s) in items.iter().enumerate() {
-            sphere_geometry(c, path, i, s.center.to_array(), s.radius);
-            c.material_index(&|| path.index(i).field("material"), s.material, scene.materials.len());
-        }
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        std::iter::once(&mut self.material)
     }
 
     fn primitives(items: &[Sphere]) -> usize {
         items.len()
     }
 
-    /// Every sphere written is one, whether or not it passed its checks.
-    fn primitives_written(written: &[SphereFile], _: &[Sphere]) -> Option<usize> {
-        Some(written.len())
-    }
-
     #[cfg(test)]
-    fn examples(_: &std::path::Path) -> Vec<Sphere> {
+    fn examples(_: &Path) -> Vec<Sphere> {
         vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }]
     }
 
@@ -265,66 +252,37 @@ impl ListItem for Sphere {
     }
 }
 
-/// Sphere `i`'s center and radius; true when the center is usable.
-fn sphere_geometry(c: &mut Checker, path: &ValuePath, i: usize, center: V3, radius: f32) -> bool {
+/// Sphere `i`'s center and radius.
+fn sphere_geometry(c: &mut Checker, path: &ValuePath, i: usize, center: Vec3, radius: f32) {
     let field = |name: &'static str| move || path.index(i).field(name);
     let center_ok = c.coordinate3(center, "sphere `center`", &field("center"));
     let radius_ok = c.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive").is_none()
         && radius.is_finite();
-    if center_ok
-        && radius_ok
-        && crate::ranges::sphere_problem(glam::Vec3::from_array(center), radius).is_some()
-    {
+    if center_ok && radius_ok && crate::ranges::sphere_problem(center, radius).is_some() {
         c.report(&field("radius"), "the sphere reaches past 1e9 from the origin", "out of range")
             .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
     }
-    center_ok
-}
-
-/// `(min: (x, y, z), max: (x, y, z), material: "name")`: an axis-aligned box.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Box", deny_unknown_fields)]
-pub(crate) struct BoxFile {
-    pub min: V3,
-    pub max: V3,
-    pub material: SmolStr,
 }
 
 impl ListItem for Cuboid {
-    type File = BoxFile;
-
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[BoxFile], file: &Lowering) -> Vec<Cuboid> {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Cuboid], _: &Scene) {
         c.count(path, "boxes", items.len(), limits::MAX_BOXES);
         c.each(items, |c, i, b| {
-            let geometry_ok = box_geometry(c, path, i, b.min, b.max);
-            let material = c.material(&|| path.index(i).field("material"), &b.material, file.materials)?;
-            geometry_ok.then(|| Cuboid {
-                min: Vec3::from_array(b.min),
-                max: Vec3::from_array(b.max),
-                material,
-            })
-        })
+            box_geometry(c, path, i, b.min, b.max);
+            c.material(&|| path.index(i).field("material"), b.material, "");
+        });
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Cuboid], scene: &Scene) {
-        c.count(path, "boxes", items.len(), limits::MAX_BOXES);
-        for (i, b) in items.iter().enumerate() {
-            box_geometry(c, path, i, b.min.to_array(), b.max.to_array());
-            c.material_index(&|| path.index(i).field("material"), b.material, scene.materials.len());
-        }
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        std::iter::once(&mut self.material)
     }
 
     fn primitives(items: &[Cuboid]) -> usize {
         items.len()
     }
 
-    /// Every box written is one, whether or not it passed its checks.
-    fn primitives_written(written: &[BoxFile], _: &[Cuboid]) -> Option<usize> {
-        Some(written.len())
-    }
-
     #[cfg(test)]
-    fn examples(_: &std::path::Path) -> Vec<Cuboid> {
+    fn examples(_: &Path) -> Vec<Cuboid> {
         vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }]
     }
 
@@ -335,12 +293,12 @@ impl ListItem for Cuboid {
 }
 
 /// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no inside,
-/// and the renderer's robust offsets assume one). True when usable.
-fn box_geometry(c: &mut Checker, path: &ValuePath, i: usize, min: V3, max: V3) -> bool {
+/// and the renderer's robust offsets assume one).
+fn box_geometry(c: &mut Checker, path: &ValuePath, i: usize, min: Vec3, max: Vec3) {
     let field = |name: &'static str| move || path.index(i).field(name);
     let finite =
         c.coordinate3(min, "box `min`", &field("min")) & c.coordinate3(max, "box `max`", &field("max"));
-    if finite && !Vec3::from_array(min).cmplt(Vec3::from_array(max)).all() {
+    if finite && !min.cmplt(max).all() {
         let axes: Vec<&str> = ["x", "y", "z"]
             .into_iter()
             .enumerate()
@@ -350,7 +308,5 @@ fn box_geometry(c: &mut Checker, path: &ValuePath, i: usize, min: V3, max: V3) -
         let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
         c.report(&field("max"), message, "not above `min`")
             .set_hint("a box has a thickness on every axis: make `max` larger than `min`");
-        return false;
     }
-    finite
 }

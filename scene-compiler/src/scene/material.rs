@@ -1,16 +1,15 @@
-//! The material kinds, each in one place: the model ([`MaterialKind`]), the form a file
-//! writes ([`MaterialFile`], ron's serde type), the checks of its parameters, the
-//! lowering between the two, its RON text and its blob record (written for the blob,
+//! The material kinds, each in one place: the model ([`MaterialKind`], whose serde
+//! attributes are its form in a scene file, both ways), the texture fields each kind's
+//! text takes, the checks of its parameters and its blob record (written for the blob,
 //! read back and checked when a blob is loaded). Adding a kind here and its twins in
 //! the backends is all a new kind needs (docs/architecture.md, "Adding a material kind").
 //!
 //! Not here: a material's name and textures, which every kind shares (`model.rs`,
-//! `validate.rs`).
+//! `validate.rs`), and how textures are written inside a kind's parentheses (`text.rs`).
 
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::schema::{TextureFile, V3, one};
 use super::spans::ValuePath;
 use super::text;
 use super::validate::Checker;
@@ -23,7 +22,7 @@ use crate::blob::layout::{
 /// cuts it out (glTF `alphaMode`): not at all, where it is below a cutoff, or with that
 /// probability (stochastic transparency).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
-#[serde(rename = "AlphaMode")]
+#[serde(rename = "AlphaMode", deny_unknown_fields)]
 pub enum AlphaMode {
     #[default]
     Opaque,
@@ -34,12 +33,13 @@ pub enum AlphaMode {
 /// The glTF 2.0 metallic-roughness material (its specification's Appendix B, with the
 /// transmission, ior and emissive-strength extensions; docs/path-tracing.md,
 /// "Principled"). Its textures are the material's (`Material::texture` is the base
-/// colour texture, `Material::maps` the others). A file writes the fields after
-/// `roughness` only away from glTF's defaults, as an exporter leaves them out.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Principled")]
+/// colour texture, `Material::maps` the others). Every field of a file's may be left
+/// out, for glTF's default ([`Principled::default`]); the fields after `roughness` are
+/// written only away from it, as an exporter leaves them out.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Principled", default, deny_unknown_fields)]
 pub struct Principled {
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub base_color: Vec3,
     pub metallic: f32,
     pub roughness: f32,
@@ -47,7 +47,7 @@ pub struct Principled {
     pub ior: f32,
     #[serde(skip_serializing_if = "text::is_zero")]
     pub transmission: f32,
-    #[serde(serialize_with = "text::v3::serialize", skip_serializing_if = "text::is_zero3")]
+    #[serde(with = "text::v3", skip_serializing_if = "text::is_zero3")]
     pub emission: Vec3,
     #[serde(skip_serializing_if = "text::is_one")]
     pub emission_strength: f32,
@@ -82,18 +82,54 @@ impl Default for Principled {
     }
 }
 
+impl Principled {
+    /// [`MaterialKind::check`] of a Principled.
+    fn check(
+        &self,
+        c: &mut Checker,
+        what: &dyn Fn(&str) -> String,
+        path: &dyn Fn(&'static str) -> ValuePath,
+    ) {
+        let at = |name: &'static str| move || path(name);
+        let unit = |f: f32| (0.0..=1.0).contains(&f);
+        for (k, channel) in self.base_color.to_array().into_iter().enumerate() {
+            c.check(channel, &what("base_color"), &|| path("base_color").index(k), unit, "between 0 and 1");
+        }
+        for (value, name) in [
+            (self.metallic, "metallic"),
+            (self.roughness, "roughness"),
+            (self.transmission, "transmission"),
+            (self.alpha, "alpha"),
+        ] {
+            c.check(value, &what(name), &at(name), unit, "between 0 and 1");
+        }
+        if let Some(issue) = c.check(self.ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
+            issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
+        }
+        c.non_negative3(self.emission, &what("emission"), &at("emission"));
+        c.non_negative(self.emission_strength, &what("emission_strength"), &at("emission_strength"));
+        let product = what("emission` times `emission_strength");
+        c.radiance_product(self.emission, self.emission_strength, &product, &at("emission_strength"));
+        c.non_negative(self.normal_scale, &what("normal_scale"), &at("normal_scale"));
+        if let AlphaMode::Mask(cutoff) = self.alpha_mode {
+            c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");
+        }
+    }
+}
+
 /// The material kinds a user can write. A file writes a material's textures inside its
 /// kind's parentheses, after the kind's fields (`text.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Material")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Material", deny_unknown_fields)]
 pub enum MaterialKind {
     Lambert {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         albedo: Vec3,
     },
     Metal {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         albedo: Vec3,
+        #[serde(default)]
         fuzz: f32,
     },
     Dielectric {
@@ -102,82 +138,14 @@ pub enum MaterialKind {
     /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert
     /// surface), and is written only then.
     Emissive {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         color: Vec3,
+        #[serde(default = "text::one")]
         strength: f32,
-        #[serde(serialize_with = "text::v3::serialize", skip_serializing_if = "text::is_zero3")]
+        #[serde(with = "text::v3", default, skip_serializing_if = "text::is_zero3")]
         albedo: Vec3,
     },
     Principled(Principled),
-}
-
-/// One material kind with its parameters, e.g. `Metal(albedo: (0.7, 0.6, 0.5), fuzz: 0.1)`.
-#[derive(Debug, Deserialize)]
-#[serde(rename = "Material", deny_unknown_fields)]
-pub(crate) enum MaterialFile {
-    Lambert {
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Metal {
-        albedo: V3,
-        #[serde(default)]
-        fuzz: f32,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    Dielectric {
-        ior: f32,
-    },
-    Emissive {
-        color: V3,
-        #[serde(default = "one")]
-        strength: f32,
-        #[serde(default)]
-        albedo: V3,
-        #[serde(default)]
-        texture: Option<TextureFile>,
-    },
-    /// Every field optional, with glTF's defaults ([`Principled::default`]).
-    Principled {
-        #[serde(default = "white")]
-        base_color: V3,
-        #[serde(default = "one")]
-        metallic: f32,
-        #[serde(default = "one")]
-        roughness: f32,
-        #[serde(default = "gltf_ior")]
-        ior: f32,
-        #[serde(default)]
-        transmission: f32,
-        #[serde(default)]
-        emission: V3,
-        #[serde(default = "one")]
-        emission_strength: f32,
-        #[serde(default)]
-        base_color_texture: Option<TextureFile>,
-        #[serde(default)]
-        metallic_roughness_texture: Option<TextureFile>,
-        #[serde(default)]
-        emission_texture: Option<TextureFile>,
-        #[serde(default)]
-        normal_texture: Option<TextureFile>,
-        #[serde(default = "one")]
-        normal_scale: f32,
-        #[serde(default = "one")]
-        alpha: f32,
-        #[serde(default)]
-        alpha_mode: AlphaMode,
-    },
-}
-
-fn white() -> V3 {
-    [1.0; 3]
-}
-
-fn gltf_ior() -> f32 {
-    Principled::default().ior
 }
 
 /// The textures of a material other than its colour texture: the Principled kind's maps
@@ -187,110 +155,38 @@ pub const MAP_COUNT: usize = 3;
 pub const MAP_FIELDS: [&str; MAP_COUNT] =
     ["metallic_roughness_texture", "emission_texture", "normal_texture"];
 
-impl MaterialFile {
-    /// A kind as a file would write it, with `texture` where the kind takes one.
-    pub(super) fn of(
-        kind: MaterialKind,
-        texture: Option<TextureFile>,
-        maps: [Option<TextureFile>; MAP_COUNT],
-    ) -> MaterialFile {
+impl MaterialKind {
+    /// The texture fields the kind named `kind` takes in a file: its colour texture's
+    /// (`base_color_texture` for a Principled, glTF's name, `texture` for the others;
+    /// none for glass), then a Principled's maps ([`MAP_FIELDS`]).
+    pub(crate) fn texture_fields(kind: &str) -> &'static [&'static str] {
+        const PRINCIPLED: [&str; 1 + MAP_COUNT] =
+            ["base_color_texture", MAP_FIELDS[0], MAP_FIELDS[1], MAP_FIELDS[2]];
         match kind {
-            MaterialKind::Lambert { albedo } => MaterialFile::Lambert { albedo: albedo.to_array(), texture },
-            MaterialKind::Metal { albedo, fuzz } => {
-                MaterialFile::Metal { albedo: albedo.to_array(), fuzz, texture }
-            }
-            MaterialKind::Dielectric { ior } => MaterialFile::Dielectric { ior },
-            MaterialKind::Emissive { color, strength, albedo } => MaterialFile::Emissive {
-                color: color.to_array(),
-                strength,
-                albedo: albedo.to_array(),
-                texture,
-            },
-            MaterialKind::Principled(p) => {
-                let [metallic_roughness_texture, emission_texture, normal_texture] = maps;
-                MaterialFile::Principled {
-                    base_color: p.base_color.to_array(),
-                    metallic: p.metallic,
-                    roughness: p.roughness,
-                    ior: p.ior,
-                    transmission: p.transmission,
-                    emission: p.emission.to_array(),
-                    emission_strength: p.emission_strength,
-                    base_color_texture: texture,
-                    metallic_roughness_texture,
-                    emission_texture,
-                    normal_texture,
-                    normal_scale: p.normal_scale,
-                    alpha: p.alpha,
-                    alpha_mode: p.alpha_mode,
-                }
-            }
+            "Dielectric" => &[],
+            "Principled" => &PRINCIPLED,
+            _ => &["texture"],
         }
     }
 
-    /// The kind it writes (after [`MaterialFile::check`] found nothing wrong).
-    pub(super) fn lower(&self) -> MaterialKind {
-        match *self {
-            MaterialFile::Lambert { albedo, .. } => {
-                MaterialKind::Lambert { albedo: Vec3::from_array(albedo) }
-            }
-            MaterialFile::Metal { albedo, fuzz, .. } => {
-                MaterialKind::Metal { albedo: Vec3::from_array(albedo), fuzz }
-            }
-            MaterialFile::Dielectric { ior } => MaterialKind::Dielectric { ior },
-            MaterialFile::Emissive { color, strength, albedo, .. } => MaterialKind::Emissive {
-                color: Vec3::from_array(color),
-                strength,
-                albedo: Vec3::from_array(albedo),
-            },
-            MaterialFile::Principled {
-                base_color,
-                metallic,
-                roughness,
-                ior,
-                transmission,
-                emission,
-                emission_strength,
-                normal_scale,
-                alpha,
-                alpha_mode,
-                ..
-            } => MaterialKind::Principled(Principled {
-                base_color: Vec3::from_array(base_color),
-                metallic,
-                roughness,
-                ior,
-                transmission,
-                emission: Vec3::from_array(emission),
-                emission_strength,
-                normal_scale,
-                alpha,
-                alpha_mode,
-            }),
-        }
+    /// Its name, as a file writes it.
+    pub fn name(&self) -> &'static str {
+        text::variant_name(self)
     }
 
-    /// Its colour texture and that texture's field; `None` also for a kind that takes none.
-    pub(super) fn texture(&self) -> Option<(&TextureFile, &'static str)> {
-        match self {
-            MaterialFile::Lambert { texture, .. }
-            | MaterialFile::Metal { texture, .. }
-            | MaterialFile::Emissive { texture, .. } => texture.as_ref().map(|t| (t, "texture")),
-            MaterialFile::Principled { base_color_texture, .. } => {
-                base_color_texture.as_ref().map(|t| (t, "base_color_texture"))
-            }
-            MaterialFile::Dielectric { .. } => None,
-        }
+    /// Whether a texture may multiply its colour (glass has none).
+    pub fn takes_texture(&self) -> bool {
+        !MaterialKind::texture_fields(self.name()).is_empty()
     }
 
-    /// Its other textures, in [`MAP_FIELDS`] order (only a Principled has any).
-    pub(super) fn maps(&self) -> [Option<&TextureFile>; MAP_COUNT] {
-        match self {
-            MaterialFile::Principled {
-                metallic_roughness_texture, emission_texture, normal_texture, ..
-            } => [metallic_roughness_texture.as_ref(), emission_texture.as_ref(), normal_texture.as_ref()],
-            _ => [None, None, None],
-        }
+    /// The field its colour texture is written in.
+    pub fn texture_field(&self) -> &'static str {
+        MaterialKind::texture_fields(self.name()).first().copied().unwrap_or("texture")
+    }
+
+    /// Whether it takes the other textures ([`MAP_FIELDS`]).
+    pub fn takes_maps(&self) -> bool {
+        MaterialKind::texture_fields(self.name()).len() > 1
     }
 
     /// Reports every parameter out of range. `what` names one of its fields in a
@@ -303,88 +199,25 @@ impl MaterialFile {
     ) {
         let at = |name: &'static str| move || path(name);
         match *self {
-            MaterialFile::Lambert { albedo, .. } => c.non_negative3(albedo, &what("albedo"), &at("albedo")),
-            MaterialFile::Metal { albedo, fuzz, .. } => {
+            MaterialKind::Lambert { albedo } => c.non_negative3(albedo, &what("albedo"), &at("albedo")),
+            MaterialKind::Metal { albedo, fuzz } => {
                 c.non_negative3(albedo, &what("albedo"), &at("albedo"));
                 let unit = |f| (0.0..=1.0).contains(&f);
                 c.check(fuzz, &what("fuzz"), &at("fuzz"), unit, "between 0 and 1");
             }
-            MaterialFile::Dielectric { ior } => {
+            MaterialKind::Dielectric { ior } => {
                 if let Some(issue) = c.check(ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
                     issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
                 }
             }
-            MaterialFile::Emissive { color, strength, albedo, .. } => {
+            MaterialKind::Emissive { color, strength, albedo } => {
                 c.non_negative3(color, &what("color"), &at("color"));
                 c.non_negative(strength, &what("strength"), &at("strength"));
                 c.non_negative3(albedo, &what("albedo"), &at("albedo"));
                 c.radiance_product(color, strength, &what("color` times `strength"), &at("strength"));
             }
-            MaterialFile::Principled {
-                base_color,
-                metallic,
-                roughness,
-                ior,
-                transmission,
-                emission,
-                emission_strength,
-                normal_scale,
-                alpha,
-                alpha_mode,
-                ..
-            } => {
-                let unit = |f: f32| (0.0..=1.0).contains(&f);
-                for (k, channel) in base_color.into_iter().enumerate() {
-                    c.check(
-                        channel,
-                        &what("base_color"),
-                        &|| path("base_color").index(k),
-                        unit,
-                        "between 0 and 1",
-                    );
-                }
-                for (value, name) in [
-                    (metallic, "metallic"),
-                    (roughness, "roughness"),
-                    (transmission, "transmission"),
-                    (alpha, "alpha"),
-                ] {
-                    c.check(value, &what(name), &at(name), unit, "between 0 and 1");
-                }
-                if let Some(issue) = c.check(ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
-                    issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
-                }
-                c.non_negative3(emission, &what("emission"), &at("emission"));
-                c.non_negative(emission_strength, &what("emission_strength"), &at("emission_strength"));
-                let product = what("emission` times `emission_strength");
-                c.radiance_product(emission, emission_strength, &product, &at("emission_strength"));
-                c.non_negative(normal_scale, &what("normal_scale"), &at("normal_scale"));
-                if let AlphaMode::Mask(cutoff) = alpha_mode {
-                    c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");
-                }
-            }
+            MaterialKind::Principled(p) => p.check(c, what, path),
         }
-    }
-}
-
-impl MaterialKind {
-    /// Whether a texture may multiply its colour (glass has none).
-    pub fn takes_texture(&self) -> bool {
-        !matches!(self, MaterialKind::Dielectric { .. })
-    }
-
-    /// The field its colour texture is written in: `base_color_texture` for a
-    /// Principled (glTF's name), `texture` for the others.
-    pub fn texture_field(&self) -> &'static str {
-        match self {
-            MaterialKind::Principled(_) => "base_color_texture",
-            _ => "texture",
-        }
-    }
-
-    /// Whether it takes the other textures ([`MAP_FIELDS`]).
-    pub fn takes_maps(&self) -> bool {
-        matches!(self, MaterialKind::Principled(_))
     }
 
     /// Its blob record, without textures. Lanes the kind does not use hold neutral

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
 use super::text;
@@ -33,7 +33,7 @@ macro_rules! scene_lists {
                 sphere_files: $crate::scene::SphereList,
                 /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
                 boxes: $crate::scene::Cuboid,
-                #[serde(serialize_with = "text::terrains::serialize")]
+                #[serde(with = "text::terrains")]
                 terrains: $crate::scene::Terrain,
                 /// Triangle meshes read from model files; compiling turns them into triangles.
                 meshes: $crate::scene::Mesh,
@@ -64,22 +64,23 @@ macro_rules! declare_scene {
         ///
         /// Its lists of shapes and of their sources, between `materials` and `lights`,
         /// are those `scene_lists!` (`shapes/mod.rs`) names, documented there.
-        #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-        #[serde(rename = "Scene")]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(rename = "Scene", deny_unknown_fields)]
         pub struct Scene {
             pub camera: Camera,
+            #[serde(default)]
             pub settings: RenderSettings,
-            #[serde(serialize_with = "text::variants::serialize")]
+            #[serde(default, with = "text::variants")]
             pub sky: Sky,
-            #[serde(serialize_with = "text::materials::serialize")]
+            #[serde(with = "text::materials")]
             pub materials: Vec<Material>,
             $(
                 $(#[$written_doc])*
-                #[serde(skip_serializing_if = "Vec::is_empty")]
+                #[serde(default, skip_serializing_if = "Vec::is_empty")]
                 pub $written: Vec<$W>,
             )*
             $($(#[$compiled_doc])* #[serde(skip)] pub $compiled: Vec<$C>,)*
-            #[serde(skip_serializing_if = "Vec::is_empty")]
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub lights: Vec<Light>,
         }
     };
@@ -88,26 +89,26 @@ macro_rules! declare_scene {
 crate::scene_lists!(declare_scene);
 
 /// A sphere; `material` indexes [`Scene::materials`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Sphere")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Sphere", deny_unknown_fields)]
 pub struct Sphere {
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub center: Vec3,
     pub radius: f32,
-    #[serde(serialize_with = "text::material::serialize")]
+    #[serde(with = "text::material")]
     pub material: u32,
 }
 
 /// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
 /// on every axis. Not `Box`, which Rust already means.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Box")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Box", deny_unknown_fields)]
 pub struct Cuboid {
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub min: Vec3,
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub max: Vec3,
-    #[serde(serialize_with = "text::material::serialize")]
+    #[serde(with = "text::material")]
     pub material: u32,
 }
 
@@ -128,17 +129,20 @@ pub struct Triangle {
 }
 
 /// A thin-lens camera; `aperture == 0` is a pinhole.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Camera")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Camera", deny_unknown_fields)]
 pub struct Camera {
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub look_from: Vec3,
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub look_at: Vec3,
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3", default = "text::up")]
     pub up: Vec3,
     pub vfov_deg: f32,
+    #[serde(default)]
     pub aperture: f32,
+    /// A file may leave it out: then it is `|look_at - look_from|`.
+    #[serde(default, deserialize_with = "text::focus_dist")]
     pub focus_dist: f32,
 }
 
@@ -158,8 +162,8 @@ impl Default for Camera {
 }
 
 /// Render defaults stored with the scene; the renderer's flags override them.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Settings")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Settings", default, deny_unknown_fields)]
 pub struct RenderSettings {
     pub width: u32,
     pub height: u32,
@@ -213,7 +217,7 @@ impl Default for RenderSettings {
 /// The view transform: how exposed linear radiance becomes the display values of an
 /// 8-bit image (docs/path-tracing.md, "Accumulation and output"). A display transform
 /// only: the film, EXR files and partial films hold linear radiance whatever the view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename = "View")]
 pub enum ViewTransform {
     /// Gamma 2.0 (`sqrt`, clipped at 1), the "Ray Tracing in One Weekend" convention,
@@ -246,7 +250,7 @@ impl ViewTransform {
 }
 
 /// How a path's random numbers are drawn (docs/path-tracing.md, "Random numbers").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename = "Sampler")]
 pub enum SamplerKind {
     /// Independent uniform numbers from the per-(pixel, sample) PCG stream.
@@ -271,17 +275,17 @@ impl SamplerKind {
 }
 
 /// Radiance seen by rays that leave the scene.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "Sky")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Sky", deny_unknown_fields)]
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         bottom: Vec3,
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         top: Vec3,
     },
-    Constant(#[serde(serialize_with = "text::v3::serialize")] Vec3),
+    Constant(#[serde(with = "text::v3")] Vec3),
     /// An equirectangular image around the scene, sampled as a light.
     Environment(Environment),
 }
@@ -289,8 +293,8 @@ pub enum Sky {
 /// `sky: Environment(image: ..., strength: ..., rotation_deg: ...)`: radiance from an
 /// equirectangular image (Mitsuba's `envmap` convention, docs/path-tracing.md,
 /// "Environment").
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "Environment")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Environment", deny_unknown_fields)]
 pub struct Environment {
     /// The image as the scene file names it (relative to the file's folder; empty for
     /// a scene read back from a blob).
@@ -299,13 +303,16 @@ pub struct Environment {
     #[serde(skip)]
     pub data: Arc<EnvImage>,
     /// Multiplies every texel.
+    #[serde(default = "text::one")]
     pub strength: f32,
     /// Rotation of the image about +Y, in degrees (right-handed).
+    #[serde(default)]
     pub rotation_deg: f32,
 }
 
-/// An environment image in linear RGB, row 0 the top (+Y) row.
-#[derive(Clone, Debug, PartialEq)]
+/// An environment image in linear RGB, row 0 the top (+Y) row. The default has no
+/// texels: an image named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EnvImage {
     /// The file it was read from, as opened: what a live session watches (empty for a
     /// scene read back from a blob).
@@ -314,6 +321,13 @@ pub struct EnvImage {
     pub height: u32,
     /// `width * height` texels, finite and non-negative.
     pub texels: Vec<[f32; 3]>,
+}
+
+impl EnvImage {
+    /// Whether it is the default, not read (a read image has texels).
+    pub fn is_unread(&self) -> bool {
+        self.texels.is_empty()
+    }
 }
 
 impl Default for Sky {
@@ -385,27 +399,29 @@ impl Maps {
 }
 
 /// A colour that varies over a surface (docs/scene-format.md, "Textures").
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "Texture")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Texture", deny_unknown_fields)]
 pub enum Texture {
     /// An image looked up at the surface's texture coordinates moved by `uv_transform`,
     /// filtered bilinearly.
     Image {
+        /// Relative to the scene file's folder.
         file: String,
-        #[serde(skip)]
+        /// Read when the scene is loaded.
+        #[serde(skip, default = "unread_image")]
         image: Arc<TextureImage>,
-        #[serde(skip_serializing_if = "text::is_default")]
+        #[serde(default, skip_serializing_if = "text::is_default")]
         wrap: Wrap,
-        #[serde(skip_serializing_if = "UvTransform::is_identity")]
+        #[serde(default, skip_serializing_if = "UvTransform::is_identity")]
         uv_transform: UvTransform,
     },
     /// Solid cubes of edge `size`: the cell `floor(p / size)` is `even` when the sum of
     /// its three integers is even, else `odd`.
     Checker {
         size: f32,
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         even: Vec3,
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         odd: Vec3,
     },
     /// Perlin turbulence ("The Next Week"): `0.5 (1 + sin(scale p.z + 10 turb(p)))`.
@@ -415,7 +431,7 @@ pub enum Texture {
 impl Texture {
     /// An image texture that names `file` but has not read it yet
     /// ([`TextureImage::unread`]): what an editor makes when the user names another
-    /// image. [`crate::scene::read_texture_images`] reads it, as a scene file's is read.
+    /// image. [`crate::scene::read_inputs`] reads it, as a scene file's is read.
     pub fn image_to_read(file: impl Into<String>, wrap: Wrap, uv_transform: UvTransform) -> Texture {
         Texture::Image { file: file.into(), image: Arc::new(TextureImage::unread()), wrap, uv_transform }
     }
@@ -426,16 +442,16 @@ impl Texture {
 /// `T(offset) R(rotation) S(scale) (u, v, 1)` (docs/scene-format.md, "Textures").
 /// A file writes only the fields away from the identity's, so a texture that only
 /// repeats says only `scale: (4.0, 4.0)`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "UvTransform")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "UvTransform", default, deny_unknown_fields)]
 pub struct UvTransform {
-    #[serde(serialize_with = "text::v2::serialize", skip_serializing_if = "text::is_default")]
+    #[serde(with = "text::v2", skip_serializing_if = "text::is_default")]
     pub offset: Vec2,
     /// Degrees (glTF writes radians); positive turns the coordinates counter-clockwise as
     /// the image is seen, v down, so the image appears turned clockwise.
     #[serde(skip_serializing_if = "text::is_zero")]
     pub rotation_deg: f32,
-    #[serde(serialize_with = "text::v2::serialize", skip_serializing_if = "unscaled")]
+    #[serde(with = "text::v2", skip_serializing_if = "unscaled")]
     pub scale: Vec2,
 }
 
@@ -501,7 +517,7 @@ impl UvTransform {
 }
 
 /// How image lookups outside [0, 1) behave.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename = "Wrap")]
 pub enum Wrap {
     #[default]
@@ -535,18 +551,23 @@ impl TextureImage {
     }
 }
 
+/// What a scene file's image texture holds until its image is read.
+fn unread_image() -> Arc<TextureImage> {
+    Arc::new(TextureImage::unread())
+}
+
 /// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "SphereFile")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "SphereFile", deny_unknown_fields)]
 pub struct SphereList {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Indices into [`Scene::materials`]; a sphere's `material` in the file picks one.
-    #[serde(serialize_with = "text::material::list::serialize")]
+    #[serde(with = "text::material::list")]
     pub materials: Vec<u32>,
     /// Scale (which multiplies every radius), rotation, translation, as a mesh's;
     /// written only when it is not the identity.
-    #[serde(skip_serializing_if = "text::is_default")]
+    #[serde(default, skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's spheres, read when the scene was loaded.
     #[serde(skip)]
@@ -554,8 +575,9 @@ pub struct SphereList {
 }
 
 /// A sphere file's spheres as read (`scene/sphere_file.rs`), in the file's order and
-/// space; each `material` indexes its [`SphereList::materials`].
-#[derive(Clone, Debug, PartialEq)]
+/// space; each `material` indexes its [`SphereList::materials`]. The default has no
+/// spheres: a file named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SphereListData {
     /// The file as opened (the scene's folder joined with the name): what a live
     /// session watches.
@@ -565,25 +587,34 @@ pub struct SphereListData {
     pub has_material: bool,
 }
 
+impl SphereListData {
+    /// Whether it is the default, not read (a sphere file has a sphere).
+    pub fn is_unread(&self) -> bool {
+        self.spheres.is_empty()
+    }
+}
+
 /// A heightmap terrain: pixel `(x, z)` of the image with value `v > 0` is a column of
 /// `cell x v * height_scale x cell` standing on `origin + (x * cell, 0, z * cell)`
 /// (image rows run along +z). Compiling turns it into boxes (`crate::terrain`).
 ///
 /// A file writes it as `Heightmap(...)`, with its surface as a `material` or a
 /// `palette` after these fields (`text.rs`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "Heightmap")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Heightmap", deny_unknown_fields)]
 pub struct Terrain {
     /// The image as the scene file names it (relative to the file's folder).
     pub image: String,
     /// The image's pixels, read when the scene was loaded.
     #[serde(skip)]
     pub heights: Arc<Heightmap>,
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(default, with = "text::v3")]
     pub origin: Vec3,
+    #[serde(default = "text::one")]
     pub cell: f32,
+    #[serde(default = "text::one")]
     pub height_scale: f32,
-    #[serde(skip)]
+    #[serde(skip, default = "no_surface")]
     pub surface: TerrainSurface,
 }
 
@@ -597,19 +628,25 @@ pub enum TerrainSurface {
     Palette(Vec<Band>),
 }
 
+/// What a terrain read from a file has until its `material` or `palette` is read.
+fn no_surface() -> TerrainSurface {
+    TerrainSurface::Palette(Vec::new())
+}
+
 /// One height band of a [`TerrainSurface::Palette`].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Band")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Band", deny_unknown_fields)]
 pub struct Band {
     /// In scene units (pixel value times `height_scale`).
     pub from: f32,
-    #[serde(serialize_with = "text::material::serialize")]
+    #[serde(with = "text::material")]
     pub material: u32,
 }
 
 /// A heightmap image's pixel values, row by row: 0..=255 for an 8-bit image,
-/// 0..=65535 for a 16-bit one (a colour image's luma).
-#[derive(Clone, Debug, PartialEq)]
+/// 0..=65535 for a 16-bit one (a colour image's luma). The default has no pixels: an
+/// image named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Heightmap {
     /// The file it was read from, as opened (the scene's folder joined with the name):
     /// what a live session watches.
@@ -628,6 +665,11 @@ impl Heightmap {
     /// Pixels above zero: the columns before merging.
     pub fn raised(&self) -> usize {
         self.values.iter().filter(|&&v| v > 0).count()
+    }
+
+    /// Whether it is the default, not read (an image has a pixel).
+    pub fn is_unread(&self) -> bool {
+        self.values.is_empty()
     }
 }
 
@@ -666,17 +708,17 @@ impl Scene {
 }
 
 /// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename = "Mesh")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Mesh", deny_unknown_fields)]
 pub struct Mesh {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Index into [`Scene::materials`]: every triangle's material. `None`: the model's
     /// own materials ([`MeshData::materials`]), which compiling appends to the scene's.
-    #[serde(serialize_with = "text::material::option::serialize", skip_serializing_if = "Option::is_none")]
+    #[serde(default, with = "text::material::option", skip_serializing_if = "Option::is_none")]
     pub material: Option<u32>,
     /// Written only when it is not the identity.
-    #[serde(skip_serializing_if = "text::is_default")]
+    #[serde(default, skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's triangles, read when the scene was loaded.
     #[serde(skip)]
@@ -685,12 +727,12 @@ pub struct Mesh {
 
 /// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
 /// translation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Transform")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Transform", default, deny_unknown_fields)]
 pub struct Transform {
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub translate: Vec3,
-    #[serde(serialize_with = "text::v3::serialize")]
+    #[serde(with = "text::v3")]
     pub rotate_deg: Vec3,
     pub scale: f32,
 }
@@ -722,7 +764,8 @@ impl Transform {
 }
 
 /// A model file's triangles in object space, as read (`scene/mesh_file.rs`). Code that
-/// builds one names what it fills and takes the rest from `MeshData::default()`.
+/// builds one names what it fills and takes the rest from `MeshData::default()`, which
+/// has no triangles: a model named by a scene and not read yet.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
     /// The file as opened (the scene's folder joined with the name): what a live
@@ -751,6 +794,13 @@ pub struct MeshData {
     pub no_materials: String,
 }
 
+impl MeshData {
+    /// Whether it is the default, not read (a model has a triangle).
+    pub fn is_unread(&self) -> bool {
+        self.triangles.is_empty()
+    }
+}
+
 /// One of a model file's materials, as the scene material it becomes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelMaterial {
@@ -764,22 +814,25 @@ pub struct ModelMaterial {
 }
 
 /// A light the renderer samples directly (next-event estimation).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename = "Light")]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Light", deny_unknown_fields)]
 pub enum Light {
     Point {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         position: Vec3,
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3", default = "text::white")]
         color: Vec3,
+        #[serde(default = "text::one")]
         intensity: f32,
     },
     Directional {
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3")]
         direction: Vec3,
-        #[serde(serialize_with = "text::v3::serialize")]
+        #[serde(with = "text::v3", default = "text::white")]
         color: Vec3,
+        #[serde(default = "text::one")]
         intensity: f32,
+        #[serde(default)]
         angular_radius_deg: f32,
     },
 }
