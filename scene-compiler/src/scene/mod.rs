@@ -46,6 +46,8 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
+#[cfg(test)]
+pub(crate) use material::every_kind;
 pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};
 pub use model::*;
 pub use sphere_file::{PlyEncoding, write as write_sphere_file};

@@ -778,7 +778,7 @@ pub struct MeshData {
     pub uvs: Vec<glam::Vec2>,
     /// The file's vertex tangents (glTF `TANGENT`), one per position, or none: xyz unit
     /// (zero where the file's has no direction), w the bitangent sign, +1 or -1
-    /// (`crate::tangents`).
+    /// ([`MeshData::unit_tangent`]).
     pub tangents: Vec<glam::Vec4>,
     /// Three indices into `positions` (and `normals`, `uvs`) per triangle.
     pub triangles: Vec<[u32; 3]>,
@@ -798,6 +798,12 @@ impl MeshData {
     /// Whether it is the default, not read (a model has a triangle).
     pub fn is_unread(&self) -> bool {
         self.triangles.is_empty()
+    }
+
+    /// `t` as [`MeshData::tangents`] holds one: a unit xyz and w exactly +1 or -1 (its
+    /// sign; +1 for 0); none when its xyz has no direction (zero, or not finite).
+    pub fn unit_tangent(t: Vec4) -> Option<Vec4> {
+        Some(t.truncate().try_normalize()?.extend(if t.w < 0.0 { -1.0 } else { 1.0 }))
     }
 }
 
