@@ -15,10 +15,11 @@ use super::material::MaterialKind;
 use super::text;
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
-/// `name: Type` with the field's doc comment: first those a scene file writes, in the
-/// order it writes them (each item type implements `ListItem`, `list.rs`), then those
-/// only compiling fills. The one list of them: the `Scene` and `SceneFile` fields,
-/// validation, `to_ron` and the schema tests are generated from it
+/// `name: Type` with the field's attributes (its doc comment, and any serde attribute of
+/// its own): first those a scene file writes, in the order it writes them (each item
+/// type implements `ListItem`, `list.rs`), then those only compiling fills. The one list
+/// of them: the `Scene`'s fields (and so the text's, both ways), the checks, the
+/// resolution of material names and the schema tests are generated from it
 /// (docs/architecture.md, "Adding a shape").
 #[macro_export]
 macro_rules! scene_lists {
@@ -185,8 +186,8 @@ pub struct RenderSettings {
 }
 
 impl RenderSettings {
-    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
-    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0,
+    /// What a scene file that leaves `settings` (or any of them) out renders with:
+    /// 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0,
     /// exposure 0, the Standard view and independent samples. A `const`, so constant
     /// settings can be written `RenderSettings { spp: 4, ..RenderSettings::DEFAULT }`.
     pub const DEFAULT: RenderSettings = RenderSettings {

@@ -192,8 +192,8 @@ pub(crate) fn focus_dist<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Erro
 }
 
 /// A material index written as its material's name. An index with no material (only
-/// possible in a hand-built `Scene`) is written `"#<index>"`, which loading reports as
-/// unknown. Read, a name stands for itself until [`Written::resolve`].
+/// possible in a hand-built `Scene`) is written `"#<index>"`, which reads back as an
+/// unknown name. Read, a name stands for itself until [`Written::resolve`].
 pub(crate) mod material {
     use super::*;
 
