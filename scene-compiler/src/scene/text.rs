@@ -240,7 +240,7 @@ pub(crate) mod material {
     }
 
     /// One material index, as [`serialize`] writes it and [`deserialize`] reads it.
-    pub(crate) struct Name(pub u32);
+    pub(super) struct Name(pub u32);
 
     impl Serialize for Name {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -292,14 +292,14 @@ pub(crate) fn is_default<T: Default + PartialEq>(x: &T) -> bool {
 
 /// Fields a record's text has besides those of the model type that serde writes for it.
 /// A unit variant has none.
-pub(crate) trait ExtraFields {
+trait ExtraFields {
     /// Writes them after the record's own fields.
     fn serialize_fields<V: SerializeStructVariant>(&self, v: &mut V) -> Result<(), V::Error>;
 }
 
 /// Reads the fields [`ExtraFields`] writes: the reading side of a record with fields the
 /// model keeps elsewhere.
-pub(crate) trait TakeFields {
+trait TakeFields {
     /// The fields variant `variant` has besides its own.
     fn fields(&self, variant: &str) -> &'static [&'static str];
 
@@ -308,7 +308,7 @@ pub(crate) trait TakeFields {
 }
 
 /// No extra fields: only newtype variants holding a struct are written as struct variants.
-pub(crate) struct NoExtra;
+struct NoExtra;
 
 impl ExtraFields for NoExtra {
     fn serialize_fields<V: SerializeStructVariant>(&self, _: &mut V) -> Result<(), V::Error> {
@@ -341,7 +341,7 @@ pub(crate) mod variants {
 }
 
 /// A material's kind with its textures inside the kind's parentheses.
-pub(crate) struct Textures<'a>(pub &'a Material);
+struct Textures<'a>(&'a Material);
 
 impl ExtraFields for Textures<'_> {
     fn serialize_fields<V: SerializeStructVariant>(&self, v: &mut V) -> Result<(), V::Error> {
@@ -532,7 +532,7 @@ pub(crate) mod terrains {
 
 /// `value` (an enum) with `extra`'s fields in its variant, and a newtype variant holding
 /// a struct written as a struct variant.
-pub(crate) struct Spliced<T, X>(pub T, pub X);
+struct Spliced<T, X>(T, X);
 
 impl<T: Serialize, X: ExtraFields> Serialize for Spliced<T, X> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -851,7 +851,7 @@ impl<V: SerializeStructVariant> SerializeStruct for FieldsOf<'_, V> {
 /// a struct variant of the struct's fields, and the fields `extra` takes from within
 /// the variant's parentheses. Everything else is ron's, so its messages and positions
 /// are those of any other value.
-pub(crate) fn read_enum<'de, T, D, X>(d: D, extra: &mut X) -> Result<T, D::Error>
+fn read_enum<'de, T, D, X>(d: D, extra: &mut X) -> Result<T, D::Error>
 where
     T: Deserialize<'de>,
     D: Deserializer<'de>,
