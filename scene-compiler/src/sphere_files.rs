@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::scene::{Scene, Sphere, SphereList, Transform};
+use crate::scene::{Scene, Sphere, SphereList};
 
 /// `scene` with its sphere files' spheres appended to its spheres (the scene itself
 /// when it has none); the sphere files stay, for what reads the scene back.
@@ -32,14 +32,5 @@ pub fn spheres(list: &SphereList) -> impl IndexedParallelIterator<Item = Sphere>
     list.data
         .spheres
         .par_iter()
-        .map(|s| Sphere { material: list.materials[s.material as usize], ..place(&list.transform, s) })
-}
-
-/// Where `transform` puts sphere `s` (its material untouched): the center through the
-/// transform, the radius times its scale. The identity changes no bit.
-pub fn place(transform: &Transform, s: &Sphere) -> Sphere {
-    if *transform == Transform::default() {
-        return *s;
-    }
-    Sphere { center: transform.matrix().transform_point3(s.center), radius: s.radius * transform.scale, ..*s }
+        .map(|s| Sphere { material: list.materials[s.material as usize], ..list.transform.place(s) })
 }

@@ -97,7 +97,7 @@ impl bevy_mikktspace::Geometry for Mikk<'_> {
     }
 
     fn set_tangent(&mut self, tangent: Option<bevy_mikktspace::TangentSpace>, face: usize, vert: usize) {
-        if let Some(t) = tangent.and_then(|t| unit(Vec4::from_array(t.tangent_encoded()))) {
+        if let Some(t) = tangent.and_then(|t| MeshData::unit_tangent(Vec4::from_array(t.tangent_encoded()))) {
             self.out[face][vert] = t;
         }
     }
@@ -124,12 +124,6 @@ pub fn face_tangent(v: [Vec3; 3], uvs: Option<[Vec2; 3]>) -> Vec4 {
     t.extend(w)
 }
 
-/// `t` with a unit xyz and w exactly +1 or -1 (its sign; +1 for 0); none when its xyz
-/// has no direction (zero, or not finite).
-pub fn unit(t: Vec4) -> Option<Vec4> {
-    Some(t.xyz().try_normalize()?.extend(if t.w < 0.0 { -1.0 } else { 1.0 }))
-}
-
 /// Tangent `t` placed in the world by `to_world`: its xyz turned (and scaled, then made
 /// unit again) by the linear part, as a direction on the surface (not the normals'
 /// inverse transpose); w flipped when the transform mirrors, so the bitangent, made
@@ -138,5 +132,5 @@ pub fn unit(t: Vec4) -> Option<Vec4> {
 /// leaves it as it was.
 pub fn to_world(t: Vec4, to_world: &Affine3A) -> Vec4 {
     let w = if to_world.matrix3.determinant() < 0.0 { -t.w } else { t.w };
-    unit(to_world.transform_vector3(t.xyz()).extend(w)).unwrap_or(t)
+    MeshData::unit_tangent(to_world.transform_vector3(t.xyz()).extend(w)).unwrap_or(t)
 }

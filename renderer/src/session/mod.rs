@@ -192,7 +192,7 @@ impl Session {
     pub fn apply(&mut self, mut scene: Scene) -> Result<Reload, SceneError> {
         let start = Instant::now();
         let folder = self.scene_path.parent().unwrap_or(Path::new(""));
-        let read = scene::read_texture_images(&mut scene, folder, &self.edited_origin());
+        let read = scene::read_inputs(&mut scene, folder, &self.edited_origin());
         // An edited Scene never went through validation: check it by the rules a file obeys.
         if let Err(error) =
             read.map_err(|e| SceneError::from_diagnostics(&e)).and_then(|()| self.check(&scene))

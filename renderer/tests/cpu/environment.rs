@@ -99,7 +99,7 @@ fn bilinear_lookups_match_exact_values() {
 fn a_uniform_image_gives_exactly_what_constant_gives() {
     let color = Vec3::new(0.3, 0.7, 1.3);
     let env = env_map(env_sky(16, 8, vec![color.to_array(); 128], 37.0));
-    let mut rng = scene_compiler::testing::SplitMix64(5);
+    let mut rng = scene_compiler::rng::SplitMix64(5);
     for _ in 0..1000 {
         let d = (rng.next_vec3() - Vec3::splat(0.5)).normalize_or(Vec3::Y);
         assert_eq!(env.radiance(d.into()), Vec3A::from(color), "a lerp of equal values is exact");

@@ -2,7 +2,7 @@
 //! (docs/scene-format.md, "Ranges"; `scene_compiler::ranges`) validates, compiles to a
 //! blob that passes the full verify, and renders finite, non-negative pixels. Values
 //! are drawn over many decades (log-uniform) up to the ranges' ends, from a fixed seed
-//! (`testing::SplitMix64`), so a failure names the scene that broke it.
+//! (`rng::SplitMix64`), so a failure names the scene that broke it.
 //!
 //! Albedos stay in [0, 1]: the ranges let a colour reach 1e9, and an albedo above 1
 //! multiplies a path's throughput at every bounce (see README, "What is checked").
@@ -11,10 +11,10 @@ use glam::Vec3;
 use renderer::backend::cpu::CpuBackend;
 use renderer::backend::{Backend, RenderJob};
 use scene_compiler::ranges::{self, MAX_COORDINATE, MAX_RADIANCE};
+use scene_compiler::rng::SplitMix64;
 use scene_compiler::scene::{
     self, Camera, Cuboid, Light, Material, MaterialKind, RenderSettings, Scene, Sky, Sphere,
 };
-use scene_compiler::testing::SplitMix64;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 const SCENES: u64 = 40;

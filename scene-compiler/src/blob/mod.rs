@@ -12,6 +12,7 @@ mod environment;
 mod error;
 pub mod layout;
 mod lights;
+mod materials;
 mod read;
 pub mod record;
 mod textures;

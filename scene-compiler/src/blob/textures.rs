@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use super::layout::*;
+use crate::rng::SplitMix64;
 use crate::scene::{Material, Scene, Texture, TextureImage, Wrap};
-use crate::testing::SplitMix64;
 
 /// What the texture sections hold, and which texture each material points at.
 pub(crate) struct TextureTable {

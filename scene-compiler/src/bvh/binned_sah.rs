@@ -278,7 +278,7 @@ mod tests {
 
     use super::*;
     use crate::bvh::stats;
-    use crate::testing::SplitMix64;
+    use crate::rng::SplitMix64;
 
     fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
         Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND }

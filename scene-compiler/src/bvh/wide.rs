@@ -489,8 +489,9 @@ mod tests {
     use crate::blob::layout::{PRIM_INDEX_MASK, PrimKind, leaf_link, leaf_prims};
     use crate::blob::{BlobView, NodeLayout};
     use crate::bvh::BuildOptions;
+    use crate::rng::SplitMix64;
     use crate::scene::{Cuboid, MaterialKind, Sky};
-    use crate::testing::{self, SplitMix64, pinhole};
+    use crate::testing::{self, pinhole};
     use crate::{CompileOptions, compile_scene};
 
     /// A binary tree in the blob's form.

@@ -25,7 +25,7 @@ pub(crate) struct TexelBudget {
 }
 
 impl TexelBudget {
-    /// The image `file` (relative to `folder`) as [`texture_file::read_named`] reads it,
+    /// The image `file` (relative to `folder`) as [`texture_file::read_named_within`] reads it,
     /// refused from its header when its texels do not fit in what the images read
     /// before it left; an image read before is shared, not read or counted again.
     pub(crate) fn read(

@@ -1,50 +1,37 @@
 //! What the scene format needs of an item of each list that [`scene_lists!`]
-//! (`shapes/mod.rs`) names: its file form, its checks (of a file's item, and of one in
-//! memory), how many primitives it makes and its RON text. `validate.rs`, `write.rs`
-//! and the schema tests go through every list with this trait, so a new list touches
-//! none of them. Spheres and boxes implement it next to their shape
-//! (`shapes/sphere.rs`, `shapes/cuboid.rs`); the lists that read files (terrains,
-//! meshes, sphere files), whose checks share helpers with the rest of validation,
-//! implement it here.
+//! (`model.rs`) names besides its serde form: its checks, its references to the
+//! scene's materials (which reading resolves by name), how many primitives it makes
+//! and whether the file it names was read. `validate.rs`, `text.rs` and the schema
+//! tests go through every list with this trait, so a new list touches none of them.
 //!
 //! [`scene_lists!`]: crate::scene_lists
 
-use std::collections::HashMap;
+#[cfg(test)]
 use std::path::Path;
 
-pub(crate) use super::schema::{SceneFile, V3};
-pub(crate) use super::spans::ValuePath;
-pub(crate) use super::validate::Checker;
-pub(crate) use super::write::{material_name, v3};
-use super::{
-    model::{Material, Mesh, Scene, SphereList, Terrain},
-    schema::{MeshFile, SphereListFile, TerrainFile},
-    write,
-};
+use glam::Vec3;
+
+use super::model::{Cuboid, Mesh, Scene, Sphere, SphereList, Terrain, TerrainSurface};
+use super::spans::ValuePath;
+use super::validate::Checker;
+use crate::limits;
 
 /// An item of one of the scene's lists of primitives (or of their sources).
 pub(crate) trait ListItem: Sized {
-    /// The item as a scene file writes it.
-    type File: serde::de::DeserializeOwned + std::fmt::Debug;
+    /// Checks the items of `scene`'s list at `path`.
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Self], scene: &Scene);
 
-    /// Checks a file's items, reporting at `path` (the list), and lowers those that pass.
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[Self::File], file: &Lowering) -> Vec<Self>;
-
-    /// The same checks on items in memory (an editor's edit) of `scene`.
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Self], scene: &Scene);
+    /// Its references to the scene's materials (indices into `Scene::materials`).
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32>;
 
     /// How many primitives the items make when compiled.
     fn primitives(items: &[Self]) -> usize;
 
-    /// How many primitives a file's items make, from those that `lower` kept; `None`
-    /// when some item was dropped and how many it makes is unknown (it has its own
-    /// message: the empty-scene check, which adds these up, then stays quiet).
-    fn primitives_written(written: &[Self::File], lowered: &[Self]) -> Option<usize> {
-        (written.len() == lowered.len()).then(|| Self::primitives(lowered))
+    /// Whether the file it names is not read: loading could not use it, and said so.
+    /// How many primitives it makes is then unknown.
+    fn unread(&self) -> bool {
+        false
     }
-
-    /// Writes one item: a line (or block) of the list at the second indent level.
-    fn write(out: &mut String, item: &Self, materials: &[Material]);
 
     /// Items with every written value away from its default, naming materials 0 to 3;
     /// the files they read are in `folder` (or, when it has none, made up). The schema
@@ -58,24 +45,38 @@ pub(crate) trait ListItem: Sized {
     fn wrong(self) -> Self;
 }
 
-/// What lowering a file's item may need besides the item.
-pub(crate) struct Lowering<'a> {
-    pub file: &'a SceneFile,
-    /// Each material's index, by name.
-    pub materials: &'a HashMap<&'a str, u32>,
-    /// The scene file's folder, which the files it names are relative to.
-    pub folder: &'a Path,
+/// Declares the walks over every list [`scene_lists!`](crate::scene_lists) names as
+/// written.
+macro_rules! walk_lists {
+    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
+        /// Calls `f` with every reference of the scene's lists to its materials.
+        pub(crate) fn each_material_reference(scene: &mut Scene, mut f: impl FnMut(&mut u32)) {
+            $(scene.$written.iter_mut().flat_map(<$W>::materials_mut).for_each(&mut f);)*
+        }
+
+        /// Checks every list; returns how many primitives they make, `None` when an item
+        /// whose file was not read leaves that unknown.
+        pub(crate) fn check_lists(c: &mut Checker, root: &ValuePath, scene: &Scene) -> Option<usize> {
+            $(<$W>::check(c, &root.field(stringify!($written)), &scene.$written, scene);)*
+            let unread = false $(|| scene.$written.iter().any(<$W>::unread))*;
+            (!unread).then(|| 0 $(+ <$W>::primitives(&scene.$written))*)
+        }
+    };
 }
 
-impl ListItem for Terrain {
-    type File = TerrainFile;
+crate::scene_lists!(walk_lists);
 
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[TerrainFile], file: &Lowering) -> Vec<Terrain> {
-        c.terrains(path, items, file.materials, file.folder)
+impl ListItem for Terrain {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Terrain], _: &Scene) {
+        c.terrains(path, items);
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Terrain], scene: &Scene) {
-        c.model_terrains(path, items, scene.materials.len());
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        let (one, bands) = match &mut self.surface {
+            TerrainSurface::Material(m) => (Some(m), &mut [][..]),
+            TerrainSurface::Palette(bands) => (None, &mut bands[..]),
+        };
+        one.into_iter().chain(bands.iter_mut().map(|b| &mut b.material))
     }
 
     /// Its columns before merging.
@@ -83,8 +84,8 @@ impl ListItem for Terrain {
         items.iter().map(|t| t.heights.raised()).sum()
     }
 
-    fn write(out: &mut String, item: &Terrain, materials: &[Material]) {
-        write::terrain(out, item, materials);
+    fn unread(&self) -> bool {
+        self.heights.is_unread()
     }
 
     #[cfg(test)]
@@ -122,22 +123,20 @@ impl ListItem for Terrain {
 }
 
 impl ListItem for Mesh {
-    type File = MeshFile;
-
-    fn lower(c: &mut Checker, path: &ValuePath, items: &[MeshFile], file: &Lowering) -> Vec<Mesh> {
-        c.meshes(path, items, file.materials, file.folder)
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Mesh], _: &Scene) {
+        c.meshes(path, items);
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[Mesh], scene: &Scene) {
-        c.model_meshes(path, items, scene.materials.len());
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.material.as_mut().into_iter()
     }
 
     fn primitives(items: &[Mesh]) -> usize {
         items.iter().map(|m| m.data.triangles.len()).sum()
     }
 
-    fn write(out: &mut String, item: &Mesh, materials: &[Material]) {
-        write::mesh(out, item, materials);
+    fn unread(&self) -> bool {
+        self.data.is_unread()
     }
 
     #[cfg(test)]
@@ -172,27 +171,20 @@ impl ListItem for Mesh {
 }
 
 impl ListItem for SphereList {
-    type File = SphereListFile;
-
-    fn lower(
-        c: &mut Checker,
-        path: &ValuePath,
-        items: &[SphereListFile],
-        file: &Lowering,
-    ) -> Vec<SphereList> {
-        c.sphere_files(path, items, file.file.spheres.len(), file.materials, file.folder)
+    fn check(c: &mut Checker, path: &ValuePath, items: &[SphereList], scene: &Scene) {
+        c.sphere_files(path, items, scene.spheres.len());
     }
 
-    fn check_model(c: &mut Checker, path: &ValuePath, items: &[SphereList], scene: &Scene) {
-        c.model_sphere_files(path, items, scene);
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.materials.iter_mut()
     }
 
     fn primitives(items: &[SphereList]) -> usize {
         items.iter().map(|l| l.data.spheres.len()).sum()
     }
 
-    fn write(out: &mut String, item: &SphereList, materials: &[Material]) {
-        write::sphere_list(out, item, materials);
+    fn unread(&self) -> bool {
+        self.data.is_unread()
     }
 
     #[cfg(test)]
@@ -230,4 +222,91 @@ impl ListItem for SphereList {
 fn nan_transform() -> super::model::Transform {
     let nan = glam::Vec3::NAN;
     super::model::Transform { translate: nan, rotate_deg: nan, scale: f32::NAN }
+}
+
+impl ListItem for Sphere {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Sphere], _: &Scene) {
+        c.count(path, "spheres", items.len(), limits::MAX_SPHERES);
+        c.each(items, |c, i, s| {
+            sphere_geometry(c, path, i, s.center, s.radius);
+            c.material(&|| path.index(i).field("material"), s.material, "");
+        });
+    }
+
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        std::iter::once(&mut self.material)
+    }
+
+    fn primitives(items: &[Sphere]) -> usize {
+        items.len()
+    }
+
+    #[cfg(test)]
+    fn examples(_: &Path) -> Vec<Sphere> {
+        vec![Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 1.0, material: 3 }]
+    }
+
+    #[cfg(test)]
+    fn wrong(self) -> Sphere {
+        Sphere { center: Vec3::NAN, radius: f32::NAN, material: 9 }
+    }
+}
+
+/// Sphere `i`'s center and radius.
+fn sphere_geometry(c: &mut Checker, path: &ValuePath, i: usize, center: Vec3, radius: f32) {
+    let field = |name: &'static str| move || path.index(i).field(name);
+    let center_ok = c.coordinate3(center, "sphere `center`", &field("center"));
+    let radius_ok = c.check(radius, "sphere `radius`", &field("radius"), |r| r > 0.0, "positive").is_none()
+        && radius.is_finite();
+    if center_ok && radius_ok && crate::ranges::sphere_problem(center, radius).is_some() {
+        c.report(&field("radius"), "the sphere reaches past 1e9 from the origin", "out of range")
+            .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
+    }
+}
+
+impl ListItem for Cuboid {
+    fn check(c: &mut Checker, path: &ValuePath, items: &[Cuboid], _: &Scene) {
+        c.count(path, "boxes", items.len(), limits::MAX_BOXES);
+        c.each(items, |c, i, b| {
+            box_geometry(c, path, i, b.min, b.max);
+            c.material(&|| path.index(i).field("material"), b.material, "");
+        });
+    }
+
+    fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        std::iter::once(&mut self.material)
+    }
+
+    fn primitives(items: &[Cuboid]) -> usize {
+        items.len()
+    }
+
+    #[cfg(test)]
+    fn examples(_: &Path) -> Vec<Cuboid> {
+        vec![Cuboid { min: Vec3::splat(-1.0), max: Vec3::new(0.5, 0.25, 1e-3), material: 2 }]
+    }
+
+    #[cfg(test)]
+    fn wrong(self) -> Cuboid {
+        Cuboid { min: Vec3::NAN, max: Vec3::NAN, material: 9 }
+    }
+}
+
+/// Box `i`'s corners: finite, and `min < max` on every axis (a flat box has no inside,
+/// and the renderer's robust offsets assume one).
+fn box_geometry(c: &mut Checker, path: &ValuePath, i: usize, min: Vec3, max: Vec3) {
+    let field = |name: &'static str| move || path.index(i).field(name);
+    let finite =
+        c.coordinate3(min, "box `min`", &field("min")) & c.coordinate3(max, "box `max`", &field("max"));
+    if finite && !min.cmplt(max).all() {
+        let axes: Vec<&str> = ["x", "y", "z"]
+            .into_iter()
+            .enumerate()
+            .filter(|&(a, _)| min[a] >= max[a])
+            .map(|(_, n)| n)
+            .collect();
+        let message = format!("box `max` must be above `min` on every axis, not on {}", axes.join(", "));
+        c.report(&field("max"), message, "not above `min`")
+            .set_hint("a box has a thickness on every axis: make `max` larger than `min`");
+    }
 }

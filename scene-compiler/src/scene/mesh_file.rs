@@ -75,7 +75,7 @@ fn unit_normals(normals: Vec<Vec3>, vertices: usize) -> Result<Vec<Vec3>, String
         .collect()
 }
 
-/// The file's tangents with unit xyz and w +1 or -1 (`tangents::unit`), when every
+/// The file's tangents with unit xyz and w +1 or -1 ([`MeshData::unit_tangent`]), when every
 /// vertex has one; none otherwise. One of no direction is kept as zero: its triangles'
 /// corners take their face's tangent (`tangents::of_mesh`), as MikkTSpace's degenerate
 /// faces do.
@@ -87,7 +87,7 @@ fn unit_tangents(tangents: Vec<Vec4>, vertices: usize) -> Result<Vec<Vec4>, Stri
         .into_iter()
         .enumerate()
         .map(|(i, t)| match t.is_finite() {
-            true => Ok(crate::tangents::unit(t).unwrap_or(Vec4::ZERO)),
+            true => Ok(MeshData::unit_tangent(t).unwrap_or(Vec4::ZERO)),
             false => Err(format!("vertex {i} has a non-finite tangent {t}")),
         })
         .collect()

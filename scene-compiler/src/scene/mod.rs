@@ -1,13 +1,17 @@
-//! The RON scene format: parse and validate a scene file, and write a scene back.
+//! The RON scene format: read a scene file into the model, load what it names, check
+//! it, and write a scene back.
 //!
-//! [`parse`] runs in two phases. ron reads the text into the serde types of
-//! `schema` (syntax and type errors: the first one stops it, and `syntax`
-//! explains it); then `validate` checks every value and resolves material names
-//! (all problems at once), reading the files the scene names (terrain images,
-//! models, sphere files), and `spans` locates the values it complains about.
-//! A failure is one [`LoadError`] whose diagnostics carry `file:line:col`.
-//! [`to_ron`] writes the format back. Large scenes keep their spheres in PLY
-//! sphere files (`sphere_file`), not in the text: docs/architecture.md says why.
+//! The model ([`Scene`], `model.rs`, and the material kinds, `material.rs`) is the
+//! format's one declaration: its serde attributes say every name, default and
+//! optional value, and `text.rs` what serde's derive cannot (vectors as tuples,
+//! material names, a material's textures inside its kind's parentheses). [`parse`]
+//! runs in three stages: ron reads the text into the model (syntax and type errors: the
+//! first one stops it, and `syntax` explains it); loading (`load.rs`) reads the files
+//! the scene names (terrain images, models, sphere files, images); then `validate`
+//! checks every value (all problems at once), and `spans` locates the values it
+//! complains about. A failure is one [`LoadError`] whose diagnostics carry
+//! `file:line:col`. [`to_ron`] writes the model back. Large scenes keep their spheres
+//! in PLY sphere files (`sphere_file`), not in the text: docs/architecture.md says why.
 //! The format itself is documented in docs/scene-format.md.
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
@@ -23,17 +27,18 @@ mod heightmap;
 pub mod image_file;
 mod lex;
 pub(crate) mod list;
+mod load;
 mod material;
 mod mesh_file;
 mod model;
 mod model_materials;
 mod obj_check;
 mod reflect;
-mod schema;
 mod spans;
 mod sphere_file;
 mod suggest;
 mod syntax;
+mod text;
 mod texture_file;
 mod validate;
 mod write;
@@ -44,50 +49,57 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
+#[cfg(test)]
+pub(crate) use material::every_kind;
 pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};
 pub use model::*;
 pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
 
-use schema::SceneFile;
 use spans::{Located, SpanIndex};
+use text::Written;
 use validate::Issue;
 
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
 /// messages, and terrain images, models and sphere files are read relative to its folder.
 pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
-    check_file(source, origin, &read_ron(source, origin)?)
+    let (mut scene, written) = read_ron(source, origin)?;
+    let folder = Path::new(origin).parent().unwrap_or(Path::new(""));
+    let mut issues = load::read_inputs(&mut scene, folder);
+    issues.extend(validate::check(&scene, Some(&written)));
+    if !issues.is_empty() {
+        return Err(LoadError::new(origin, source, locate(source, &issues)));
+    }
+    Ok(scene)
 }
 
-/// ron's reading of the text, with its first syntax or type error diagnosed.
-fn read_ron(source: &str, origin: &str) -> Result<SceneFile, LoadError> {
+/// ron's reading of the text into the model, its material names resolved, with its
+/// first syntax or type error diagnosed.
+fn read_ron(source: &str, origin: &str) -> Result<(Scene, Written), LoadError> {
     // `implicit_some` lets a user write `focus_dist: 8.0` for an optional field.
     let options = Options::default().with_default_extension(Extensions::IMPLICIT_SOME);
-    options
-        .from_str(source)
-        .map_err(|err| LoadError::new(origin, source, vec![syntax::diagnose(source, &err)]))
-}
-
-/// Validates a file read from `source` and lowers it to a [`Scene`].
-fn check_file(source: &str, origin: &str, file: &SceneFile) -> Result<Scene, LoadError> {
-    let folder = Path::new(origin).parent().unwrap_or(Path::new(""));
-    validate::validate(file, folder).map_err(|issues| LoadError::new(origin, source, locate(source, &issues)))
+    let (read, mut written) = text::reading(|| options.from_str::<Scene>(source));
+    let mut scene =
+        read.map_err(|err| LoadError::new(origin, source, vec![syntax::diagnose(source, &err)]))?;
+    written.resolve(&mut scene);
+    Ok((scene, written))
 }
 
 /// Checks a scene built in memory (an editor's edit) by the rules a file obeys, without
 /// writing it out: the diagnostics name the offending value's path (`spheres[3].radius`)
 /// since there is no text to point into; `origin` names the scene in messages.
 pub fn check(scene: &Scene, origin: &str) -> Result<(), LoadError> {
-    model_result(origin, &validate::check_model(scene))
+    model_result(origin, &validate::check(scene, None))
 }
 
-/// Reads the texture images an edit named: every material's image texture whose image
-/// is [`TextureImage::unread`] ([`Texture::image_to_read`]) gets the image its `file`
-/// names, relative to `folder` (the scene file's, as [`parse`] reads them). An image
-/// that cannot be used gives the message a scene file naming it gets, at the value's
-/// path as [`check`] reports (`materials[2].texture.file`); `origin` names the scene.
-pub fn read_texture_images(scene: &mut Scene, folder: &Path, origin: &str) -> Result<(), LoadError> {
-    model_result(origin, &texture_file::read_unread(scene, folder))
+/// Reads the files an edit named and `scene` has not read (a material's image texture
+/// whose image is [`TextureImage::unread`], made by [`Texture::image_to_read`]), relative
+/// to `folder` (the scene file's, as [`parse`] reads them): loading, as a file's scene
+/// is loaded. A file that cannot be used gives the message a scene file naming it gets,
+/// at the value's path as [`check`] reports (`materials[2].texture.file`); `origin`
+/// names the scene.
+pub fn read_inputs(scene: &mut Scene, folder: &Path, origin: &str) -> Result<(), LoadError> {
+    model_result(origin, &load::read_inputs(scene, folder))
 }
 
 /// The issues of an in-memory scene as an error, each message after its value's path.

@@ -7,11 +7,47 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
+
+use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
-// The shapes' own types live with the rest of each shape, in `shapes/`.
-pub use crate::shapes::{Cuboid, Sphere, Triangle};
+use super::text;
+
+/// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
+/// `name: Type` with the field's attributes (its doc comment, and any serde attribute of
+/// its own): first those a scene file writes, in the order it writes them (each item
+/// type implements `ListItem`, `list.rs`), then those only compiling fills. The one list
+/// of them: the `Scene`'s fields (and so the text's, both ways), the checks, the
+/// resolution of material names and the schema tests are generated from it
+/// (docs/architecture.md, "Adding a shape").
+#[macro_export]
+macro_rules! scene_lists {
+    ($then:ident) => {
+        $then! {
+            written {
+                /// The spheres the user wrote; sphere files add theirs when compiled.
+                spheres: $crate::scene::Sphere,
+                /// Spheres read from PLY point lists; compiling places them after `spheres`.
+                /// A scene file names the files, so `to_ron` writes the names, never these
+                /// spheres.
+                sphere_files: $crate::scene::SphereList,
+                /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
+                boxes: $crate::scene::Cuboid,
+                #[serde(with = "text::terrains")]
+                terrains: $crate::scene::Terrain,
+                /// Triangle meshes read from model files; compiling turns them into triangles.
+                meshes: $crate::scene::Mesh,
+            }
+            compiled {
+                /// Triangles in world space: what compiling makes of the meshes, and what a
+                /// scene read back from a blob holds instead of its meshes. A scene file
+                /// cannot write them (it names model files), so `to_ron` leaves them out.
+                triangles: $crate::scene::Triangle,
+            }
+        }
+    };
+}
 
 /// Declares [`Scene`] with the lists that [`scene_lists!`](crate::scene_lists) names.
 macro_rules! declare_scene {
@@ -29,14 +65,23 @@ macro_rules! declare_scene {
         ///
         /// Its lists of shapes and of their sources, between `materials` and `lights`,
         /// are those `scene_lists!` (`shapes/mod.rs`) names, documented there.
-        #[derive(Clone, Debug, Default, PartialEq)]
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(rename = "Scene", deny_unknown_fields)]
         pub struct Scene {
             pub camera: Camera,
+            #[serde(default)]
             pub settings: RenderSettings,
+            #[serde(default, with = "text::variants")]
             pub sky: Sky,
+            #[serde(with = "text::materials")]
             pub materials: Vec<Material>,
-            $($(#[$written_doc])* pub $written: Vec<$W>,)*
-            $($(#[$compiled_doc])* pub $compiled: Vec<$C>,)*
+            $(
+                $(#[$written_doc])*
+                #[serde(default, skip_serializing_if = "Vec::is_empty")]
+                pub $written: Vec<$W>,
+            )*
+            $($(#[$compiled_doc])* #[serde(skip)] pub $compiled: Vec<$C>,)*
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub lights: Vec<Light>,
         }
     };
@@ -44,14 +89,61 @@ macro_rules! declare_scene {
 
 crate::scene_lists!(declare_scene);
 
+/// A sphere; `material` indexes [`Scene::materials`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Sphere", deny_unknown_fields)]
+pub struct Sphere {
+    #[serde(with = "text::v3")]
+    pub center: Vec3,
+    pub radius: f32,
+    #[serde(with = "text::material")]
+    pub material: u32,
+}
+
+/// An axis-aligned box (`boxes: [(min: ..., max: ..., material: ...)]`); `min < max`
+/// on every axis. Not `Box`, which Rust already means.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Box", deny_unknown_fields)]
+pub struct Cuboid {
+    #[serde(with = "text::v3")]
+    pub min: Vec3,
+    #[serde(with = "text::v3")]
+    pub max: Vec3,
+    #[serde(with = "text::material")]
+    pub material: u32,
+}
+
+/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
+/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
+/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
+/// `uvs`, its vertices' texture coordinates when its mesh has them; `tangents`, its
+/// vertices' tangents (`crate::tangents`: xyz unit, w the bitangent sign) when its
+/// material has a normal map and its mesh has tangents or texture coordinates. Boxed:
+/// a triangle without them (of every scene without normal maps) pays one pointer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Triangle {
+    pub v: [Vec3; 3],
+    pub material: u32,
+    pub normals: Option<[Vec3; 3]>,
+    pub uvs: Option<[glam::Vec2; 3]>,
+    pub tangents: Option<Box<[Vec4; 3]>>,
+}
+
 /// A thin-lens camera; `aperture == 0` is a pinhole.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Camera", deny_unknown_fields)]
 pub struct Camera {
+    #[serde(with = "text::v3")]
     pub look_from: Vec3,
+    #[serde(with = "text::v3")]
     pub look_at: Vec3,
+    #[serde(with = "text::v3", default = "text::up")]
     pub up: Vec3,
     pub vfov_deg: f32,
+    #[serde(default)]
     pub aperture: f32,
+    /// A file may leave it out: then it is `|look_at - look_from|`.
+    #[serde(default, deserialize_with = "text::focus_dist")]
     pub focus_dist: f32,
 }
 
@@ -71,7 +163,8 @@ impl Default for Camera {
 }
 
 /// Render defaults stored with the scene; the renderer's flags override them.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Settings", default, deny_unknown_fields)]
 pub struct RenderSettings {
     pub width: u32,
     pub height: u32,
@@ -80,16 +173,21 @@ pub struct RenderSettings {
     pub seed: u32,
     /// Exposure in stops: the linear image is multiplied by `2^exposure` before the view
     /// transform. Applied when an 8-bit image is made (PNG, the editor), never to EXR.
+    /// Like `view` and `sampler`, written only away from its default: a scene that
+    /// never set them saves as it did before they existed.
+    #[serde(skip_serializing_if = "text::is_zero")]
     pub exposure: f32,
     /// How the exposed linear image becomes display values (PNG, the editor).
+    #[serde(skip_serializing_if = "text::is_default")]
     pub view: ViewTransform,
     /// How the sample points of a pixel's paths are drawn.
+    #[serde(skip_serializing_if = "text::is_default")]
     pub sampler: SamplerKind,
 }
 
 impl RenderSettings {
-    /// What a scene file that leaves `settings` out renders with (`schema.rs` reads them
-    /// from here): 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0,
+    /// What a scene file that leaves `settings` (or any of them) out renders with:
+    /// 1280 x 720, 30 samples per pixel, paths of up to 50 bounces, seed 0,
     /// exposure 0, the Standard view and independent samples. A `const`, so constant
     /// settings can be written `RenderSettings { spp: 4, ..RenderSettings::DEFAULT }`.
     pub const DEFAULT: RenderSettings = RenderSettings {
@@ -120,7 +218,8 @@ impl Default for RenderSettings {
 /// The view transform: how exposed linear radiance becomes the display values of an
 /// 8-bit image (docs/path-tracing.md, "Accumulation and output"). A display transform
 /// only: the film, EXR files and partial films hold linear radiance whatever the view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename = "View")]
 pub enum ViewTransform {
     /// Gamma 2.0 (`sqrt`, clipped at 1), the "Ray Tracing in One Weekend" convention,
     /// which approximates the sRGB curve: the project's images and benchmarks before
@@ -152,7 +251,8 @@ impl ViewTransform {
 }
 
 /// How a path's random numbers are drawn (docs/path-tracing.md, "Random numbers").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename = "Sampler")]
 pub enum SamplerKind {
     /// Independent uniform numbers from the per-(pixel, sample) PCG stream.
     #[default]
@@ -176,14 +276,17 @@ impl SamplerKind {
 }
 
 /// Radiance seen by rays that leave the scene.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Sky", deny_unknown_fields)]
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
+        #[serde(with = "text::v3")]
         bottom: Vec3,
+        #[serde(with = "text::v3")]
         top: Vec3,
     },
-    Constant(Vec3),
+    Constant(#[serde(with = "text::v3")] Vec3),
     /// An equirectangular image around the scene, sampled as a light.
     Environment(Environment),
 }
@@ -191,21 +294,26 @@ pub enum Sky {
 /// `sky: Environment(image: ..., strength: ..., rotation_deg: ...)`: radiance from an
 /// equirectangular image (Mitsuba's `envmap` convention, docs/path-tracing.md,
 /// "Environment").
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Environment", deny_unknown_fields)]
 pub struct Environment {
     /// The image as the scene file names it (relative to the file's folder; empty for
     /// a scene read back from a blob).
     pub image: String,
     /// The image's texels, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<EnvImage>,
     /// Multiplies every texel.
+    #[serde(default = "text::one")]
     pub strength: f32,
     /// Rotation of the image about +Y, in degrees (right-handed).
+    #[serde(default)]
     pub rotation_deg: f32,
 }
 
-/// An environment image in linear RGB, row 0 the top (+Y) row.
-#[derive(Clone, Debug, PartialEq)]
+/// An environment image in linear RGB, row 0 the top (+Y) row. The default has no
+/// texels: an image named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EnvImage {
     /// The file it was read from, as opened: what a live session watches (empty for a
     /// scene read back from a blob).
@@ -214,6 +322,13 @@ pub struct EnvImage {
     pub height: u32,
     /// `width * height` texels, finite and non-negative.
     pub texels: Vec<[f32; 3]>,
+}
+
+impl EnvImage {
+    /// Whether it is the default, not read (a read image has texels).
+    pub fn is_unread(&self) -> bool {
+        self.texels.is_empty()
+    }
 }
 
 impl Default for Sky {
@@ -285,14 +400,31 @@ impl Maps {
 }
 
 /// A colour that varies over a surface (docs/scene-format.md, "Textures").
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Texture", deny_unknown_fields)]
 pub enum Texture {
     /// An image looked up at the surface's texture coordinates moved by `uv_transform`,
     /// filtered bilinearly.
-    Image { file: String, image: Arc<TextureImage>, wrap: Wrap, uv_transform: UvTransform },
+    Image {
+        /// Relative to the scene file's folder.
+        file: String,
+        /// Read when the scene is loaded.
+        #[serde(skip, default = "unread_image")]
+        image: Arc<TextureImage>,
+        #[serde(default, skip_serializing_if = "text::is_default")]
+        wrap: Wrap,
+        #[serde(default, skip_serializing_if = "UvTransform::is_identity")]
+        uv_transform: UvTransform,
+    },
     /// Solid cubes of edge `size`: the cell `floor(p / size)` is `even` when the sum of
     /// its three integers is even, else `odd`.
-    Checker { size: f32, even: Vec3, odd: Vec3 },
+    Checker {
+        size: f32,
+        #[serde(with = "text::v3")]
+        even: Vec3,
+        #[serde(with = "text::v3")]
+        odd: Vec3,
+    },
     /// Perlin turbulence ("The Next Week"): `0.5 (1 + sin(scale p.z + 10 turb(p)))`.
     Noise { scale: f32 },
 }
@@ -300,7 +432,7 @@ pub enum Texture {
 impl Texture {
     /// An image texture that names `file` but has not read it yet
     /// ([`TextureImage::unread`]): what an editor makes when the user names another
-    /// image. [`crate::scene::read_texture_images`] reads it, as a scene file's is read.
+    /// image. [`crate::scene::read_inputs`] reads it, as a scene file's is read.
     pub fn image_to_read(file: impl Into<String>, wrap: Wrap, uv_transform: UvTransform) -> Texture {
         Texture::Image { file: file.into(), image: Arc::new(TextureImage::unread()), wrap, uv_transform }
     }
@@ -309,13 +441,24 @@ impl Texture {
 /// Where an image texture is looked up: glTF's `KHR_texture_transform`, the texture
 /// coordinates (u, v) (v = 0 at the image's top row, glTF's convention) taken to
 /// `T(offset) R(rotation) S(scale) (u, v, 1)` (docs/scene-format.md, "Textures").
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A file writes only the fields away from the identity's, so a texture that only
+/// repeats says only `scale: (4.0, 4.0)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "UvTransform", default, deny_unknown_fields)]
 pub struct UvTransform {
+    #[serde(with = "text::v2", skip_serializing_if = "text::is_default")]
     pub offset: Vec2,
     /// Degrees (glTF writes radians); positive turns the coordinates counter-clockwise as
     /// the image is seen, v down, so the image appears turned clockwise.
+    #[serde(skip_serializing_if = "text::is_zero")]
     pub rotation_deg: f32,
+    #[serde(with = "text::v2", skip_serializing_if = "unscaled")]
     pub scale: Vec2,
+}
+
+/// Whether a uv transform's `scale` is the identity's.
+fn unscaled(scale: &Vec2) -> bool {
+    *scale == Vec2::ONE
 }
 
 impl Default for UvTransform {
@@ -375,7 +518,8 @@ impl UvTransform {
 }
 
 /// How image lookups outside [0, 1) behave.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename = "Wrap")]
 pub enum Wrap {
     #[default]
     Repeat,
@@ -408,22 +552,33 @@ impl TextureImage {
     }
 }
 
+/// What a scene file's image texture holds until its image is read.
+fn unread_image() -> Arc<TextureImage> {
+    Arc::new(TextureImage::unread())
+}
+
 /// A sphere file placed in the scene (`sphere_files: [(file: ..., materials: [...], transform: ...)]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "SphereFile", deny_unknown_fields)]
 pub struct SphereList {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Indices into [`Scene::materials`]; a sphere's `material` in the file picks one.
+    #[serde(with = "text::material::list")]
     pub materials: Vec<u32>,
-    /// Scale (which multiplies every radius), rotation, translation, as a mesh's.
+    /// Scale (which multiplies every radius), rotation, translation, as a mesh's;
+    /// written only when it is not the identity.
+    #[serde(default, skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's spheres, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<SphereListData>,
 }
 
 /// A sphere file's spheres as read (`scene/sphere_file.rs`), in the file's order and
-/// space; each `material` indexes its [`SphereList::materials`].
-#[derive(Clone, Debug, PartialEq)]
+/// space; each `material` indexes its [`SphereList::materials`]. The default has no
+/// spheres: a file named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SphereListData {
     /// The file as opened (the scene's folder joined with the name): what a live
     /// session watches.
@@ -433,18 +588,34 @@ pub struct SphereListData {
     pub has_material: bool,
 }
 
+impl SphereListData {
+    /// Whether it is the default, not read (a sphere file has a sphere).
+    pub fn is_unread(&self) -> bool {
+        self.spheres.is_empty()
+    }
+}
+
 /// A heightmap terrain: pixel `(x, z)` of the image with value `v > 0` is a column of
 /// `cell x v * height_scale x cell` standing on `origin + (x * cell, 0, z * cell)`
 /// (image rows run along +z). Compiling turns it into boxes (`crate::terrain`).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A file writes it as `Heightmap(...)`, with its surface as a `material` or a
+/// `palette` after these fields (`text.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Heightmap", deny_unknown_fields)]
 pub struct Terrain {
     /// The image as the scene file names it (relative to the file's folder).
     pub image: String,
     /// The image's pixels, read when the scene was loaded.
+    #[serde(skip)]
     pub heights: Arc<Heightmap>,
+    #[serde(default, with = "text::v3")]
     pub origin: Vec3,
+    #[serde(default = "text::one")]
     pub cell: f32,
+    #[serde(default = "text::one")]
     pub height_scale: f32,
+    #[serde(skip, default = "no_surface")]
     pub surface: TerrainSurface,
 }
 
@@ -458,17 +629,25 @@ pub enum TerrainSurface {
     Palette(Vec<Band>),
 }
 
+/// What a terrain read from a file has until its `material` or `palette` is read.
+fn no_surface() -> TerrainSurface {
+    TerrainSurface::Palette(Vec::new())
+}
+
 /// One height band of a [`TerrainSurface::Palette`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Band", deny_unknown_fields)]
 pub struct Band {
     /// In scene units (pixel value times `height_scale`).
     pub from: f32,
+    #[serde(with = "text::material")]
     pub material: u32,
 }
 
 /// A heightmap image's pixel values, row by row: 0..=255 for an 8-bit image,
-/// 0..=65535 for a 16-bit one (a colour image's luma).
-#[derive(Clone, Debug, PartialEq)]
+/// 0..=65535 for a 16-bit one (a colour image's luma). The default has no pixels: an
+/// image named by a scene and not read yet.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Heightmap {
     /// The file it was read from, as opened (the scene's folder joined with the name):
     /// what a live session watches.
@@ -487,6 +666,11 @@ impl Heightmap {
     /// Pixels above zero: the columns before merging.
     pub fn raised(&self) -> usize {
         self.values.iter().filter(|&&v| v > 0).count()
+    }
+
+    /// Whether it is the default, not read (an image has a pixel).
+    pub fn is_unread(&self) -> bool {
+        self.values.is_empty()
     }
 }
 
@@ -525,23 +709,31 @@ impl Scene {
 }
 
 /// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Mesh", deny_unknown_fields)]
 pub struct Mesh {
     /// The file as the scene names it (relative to the scene file's folder).
     pub file: String,
     /// Index into [`Scene::materials`]: every triangle's material. `None`: the model's
     /// own materials ([`MeshData::materials`]), which compiling appends to the scene's.
+    #[serde(default, with = "text::material::option", skip_serializing_if = "Option::is_none")]
     pub material: Option<u32>,
+    /// Written only when it is not the identity.
+    #[serde(default, skip_serializing_if = "text::is_default")]
     pub transform: Transform,
     /// The file's triangles, read when the scene was loaded.
+    #[serde(skip)]
     pub data: Arc<MeshData>,
 }
 
 /// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
 /// translation.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Transform", default, deny_unknown_fields)]
 pub struct Transform {
+    #[serde(with = "text::v3")]
     pub translate: Vec3,
+    #[serde(with = "text::v3")]
     pub rotate_deg: Vec3,
     pub scale: f32,
 }
@@ -560,10 +752,21 @@ impl Transform {
             glam::Quat::from_euler(glam::EulerRot::ZYX, r.z.to_radians(), r.y.to_radians(), r.x.to_radians());
         glam::Affine3A::from_scale_rotation_translation(Vec3::splat(self.scale), rotation, self.translate)
     }
+
+    /// Where it puts sphere `s` (its material untouched): the center through the
+    /// transform, the radius times its scale. The identity changes no bit, so a sphere
+    /// file's spheres compile to the blob the same spheres written in RON do.
+    pub fn place(&self, s: &Sphere) -> Sphere {
+        if *self == Transform::default() {
+            return *s;
+        }
+        Sphere { center: self.matrix().transform_point3(s.center), radius: s.radius * self.scale, ..*s }
+    }
 }
 
 /// A model file's triangles in object space, as read (`scene/mesh_file.rs`). Code that
-/// builds one names what it fills and takes the rest from `MeshData::default()`.
+/// builds one names what it fills and takes the rest from `MeshData::default()`, which
+/// has no triangles: a model named by a scene and not read yet.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshData {
     /// The file as opened (the scene's folder joined with the name): what a live
@@ -576,7 +779,7 @@ pub struct MeshData {
     pub uvs: Vec<glam::Vec2>,
     /// The file's vertex tangents (glTF `TANGENT`), one per position, or none: xyz unit
     /// (zero where the file's has no direction), w the bitangent sign, +1 or -1
-    /// (`crate::tangents`).
+    /// ([`MeshData::unit_tangent`]).
     pub tangents: Vec<glam::Vec4>,
     /// Three indices into `positions` (and `normals`, `uvs`) per triangle.
     pub triangles: Vec<[u32; 3]>,
@@ -592,6 +795,19 @@ pub struct MeshData {
     pub no_materials: String,
 }
 
+impl MeshData {
+    /// Whether it is the default, not read (a model has a triangle).
+    pub fn is_unread(&self) -> bool {
+        self.triangles.is_empty()
+    }
+
+    /// `t` as [`MeshData::tangents`] holds one: a unit xyz and w exactly +1 or -1 (its
+    /// sign; +1 for 0); none when its xyz has no direction (zero, or not finite).
+    pub fn unit_tangent(t: Vec4) -> Option<Vec4> {
+        Some(t.truncate().try_normalize()?.extend(if t.w < 0.0 { -1.0 } else { 1.0 }))
+    }
+}
+
 /// One of a model file's materials, as the scene material it becomes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelMaterial {
@@ -605,10 +821,27 @@ pub struct ModelMaterial {
 }
 
 /// A light the renderer samples directly (next-event estimation).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "Light", deny_unknown_fields)]
 pub enum Light {
-    Point { position: Vec3, color: Vec3, intensity: f32 },
-    Directional { direction: Vec3, color: Vec3, intensity: f32, angular_radius_deg: f32 },
+    Point {
+        #[serde(with = "text::v3")]
+        position: Vec3,
+        #[serde(with = "text::v3", default = "text::white")]
+        color: Vec3,
+        #[serde(default = "text::one")]
+        intensity: f32,
+    },
+    Directional {
+        #[serde(with = "text::v3")]
+        direction: Vec3,
+        #[serde(with = "text::v3", default = "text::white")]
+        color: Vec3,
+        #[serde(default = "text::one")]
+        intensity: f32,
+        #[serde(default)]
+        angular_radius_deg: f32,
+    },
 }
 
 #[cfg(test)]

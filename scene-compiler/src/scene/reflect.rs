@@ -1,9 +1,10 @@
-//! The names of the schema types (`schema.rs`) as serde's derive declares them.
+//! The names of the format as serde's derive declares them on the model (`model.rs`,
+//! `material.rs`; what the model keeps elsewhere, `text.rs`).
 //!
-//! The schema is declared once, by its serde types; everything else that needs its
-//! names (hints about misplaced fields, the tests that
-//! hold the writer and validation against the schema) asks here instead of keeping a
-//! list of its own. serde's derive hands a struct's field names to `deserialize_struct`,
+//! The format is declared once, by the model's serde attributes; everything else that
+//! needs its names (hints about misplaced fields, the tests that hold the writer,
+//! loading and validation against the format) asks here instead of keeping a list of
+//! its own. serde's derive hands a struct's field names to `deserialize_struct`,
 //! an enum's variants to `deserialize_enum` and a struct variant's fields to
 //! `struct_variant`; [`Probe`] is a deserializer that records them and stops.
 
@@ -163,30 +164,27 @@ mod tests {
 
     use super::super::image_file::Encoding;
     use super::super::list::ListItem;
-    use super::super::material::{MaterialFile, every_kind, every_kind_wrong};
+    use super::super::material::{MaterialKind, Principled, every_kind, every_kind_wrong};
     use super::super::model::{
-        Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, SamplerKind, Scene, Sky,
-        Texture, TextureImage, UvTransform, ViewTransform, Wrap,
-    };
-    use super::super::schema::{
-        BandFile, CameraFile, LightFile, SamplerFile, SceneFile, SettingsFile, SkyFile, TextureFile,
-        TransformFile, UvTransformFile, ViewFile, WrapFile,
+        Band, Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, SamplerKind, Scene, Sky,
+        Terrain, Texture, TextureImage, Transform, UvTransform, ViewTransform, Wrap,
     };
     use super::super::spans::{Located, SpanIndex};
-    use super::super::{parse, read_ron, to_ron, validate};
+    use super::super::text::{SURFACE_FIELDS, TerrainKind};
+    use super::super::{load, parse, read_ron, to_ron, validate};
     use super::*;
 
     #[test]
     fn reads_serde_names_of_structs_and_enums() {
-        let (name, fields) = record::<CameraFile>();
+        let (name, fields) = record::<Camera>();
         assert_eq!(name, "Camera");
         assert_eq!(fields, ["look_from", "look_at", "up", "vfov_deg", "aperture", "focus_dist"]);
         let gradient: Names = &["bottom", "top"];
-        let environment: Names = &["image", "strength", "rotation_deg"];
         assert_eq!(
-            variants::<SkyFile>(),
-            [("Gradient", Some(gradient)), ("Constant", None), ("Environment", Some(environment))]
+            variants::<Sky>(),
+            [("Gradient", Some(gradient)), ("Constant", None), ("Environment", None)]
         );
+        assert_eq!(record::<Environment>(), ("Environment", &["image", "strength", "rotation_deg"][..]));
     }
 
     /// Declares the tests' steps that go through every list
@@ -218,7 +216,7 @@ mod tests {
 
             /// Each list's item type as the schema declares it.
             fn list_item_schemas() -> Vec<ItemSchema> {
-                vec![$(item_schema::<<$W as ListItem>::File>(),)*]
+                vec![$(item_schema::<$W>(),)*]
             }
         };
     }
@@ -238,13 +236,14 @@ mod tests {
     /// The enums of the schema, each as its variants with their fields.
     fn enums() -> Vec<Vec<(&'static str, Option<Names>)>> {
         let mut all = vec![
-            variants::<SkyFile>(),
-            variants::<MaterialFile>(),
-            variants::<TextureFile>(),
-            variants::<WrapFile>(),
-            variants::<ViewFile>(),
-            variants::<SamplerFile>(),
-            variants::<LightFile>(),
+            variants::<Sky>(),
+            variants::<MaterialKind>(),
+            variants::<Texture>(),
+            variants::<Wrap>(),
+            variants::<ViewTransform>(),
+            variants::<SamplerKind>(),
+            variants::<Light>(),
+            variants::<TerrainKind<Terrain>>(),
         ];
         all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
             ItemSchema::Enum(variants) => Some(variants),
@@ -253,18 +252,25 @@ mod tests {
         all
     }
 
-    /// Every struct and enum variant of the schema, by its serde name, with its fields.
-    /// A type added to the schema is reached from a field of one of these (or is a
-    /// list's item): add it here.
+    /// Every struct and enum variant of the schema, by its serde name, with its fields,
+    /// and the fields `text.rs` adds to a variant (a material's textures, a terrain's
+    /// surface). A type added to the schema is reached from a field of one of these (or
+    /// is a list's item, or a newtype variant's struct): add it here.
     fn schema() -> Vec<(&'static str, Names)> {
         let mut all = vec![
-            record::<SceneFile>(),
-            record::<CameraFile>(),
-            record::<SettingsFile>(),
-            record::<BandFile>(),
-            record::<TransformFile>(),
-            record::<UvTransformFile>(),
+            record::<Scene>(),
+            record::<Camera>(),
+            record::<RenderSettings>(),
+            record::<Band>(),
+            record::<Transform>(),
+            record::<UvTransform>(),
+            record::<Environment>(),
+            record::<Principled>(),
+            ("Heightmap", SURFACE_FIELDS),
         ];
+        for (kind, _) in variants::<MaterialKind>() {
+            all.push((kind, MaterialKind::texture_fields(kind)));
+        }
         all.extend(list_item_schemas().into_iter().filter_map(|item| match item {
             ItemSchema::Struct(fields) => Some(fields),
             ItemSchema::Enum(_) => None,
@@ -460,7 +466,7 @@ mod tests {
 
     /// The enums whose variants are all units: written as a field's value.
     fn unit_enums() -> Vec<Vec<(&'static str, Option<Names>)>> {
-        vec![variants::<WrapFile>(), variants::<ViewFile>(), variants::<SamplerFile>()]
+        vec![variants::<Wrap>(), variants::<ViewTransform>(), variants::<SamplerKind>()]
     }
 
     /// A scene whose every checked value is wrong: NaN for every number (textures'
@@ -538,10 +544,10 @@ mod tests {
         for sky in [Sky::Gradient { bottom: Vec3::NAN, top: Vec3::NAN }, Sky::Constant(Vec3::NAN), nan_env] {
             let scene = every_value_wrong(sky);
             let text = to_ron(&scene);
-            let file = read_ron(&text, "").unwrap_or_else(|e| panic!("{e}\n{text}"));
-            let from_file =
-                validate::validate(&file, Path::new("missing")).expect_err("every value is wrong");
-            let from_model = validate::check_model(&scene);
+            let (mut read, written) = read_ron(&text, "").unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let mut from_file = load::read_inputs(&mut read, Path::new("missing"));
+            from_file.extend(validate::check(&read, Some(&written)));
+            let from_model = validate::check(&scene, None);
             for issues in [from_file, from_model] {
                 assert!(issues.len() > 50, "{issues:#?}");
                 let paths: Vec<_> = issues
@@ -565,8 +571,8 @@ mod tests {
             }
         }
         // The one path a value not written can have: the scene is empty at `spheres`.
-        let empty = validate::check_model(&Scene::default());
+        let empty = validate::check(&Scene::default(), None);
         assert_eq!(empty.len(), 1, "{empty:#?}");
-        assert!(record::<SceneFile>().1.contains(&empty[0].path.to_string().as_str()));
+        assert!(record::<Scene>().1.contains(&empty[0].path.to_string().as_str()));
     }
 }

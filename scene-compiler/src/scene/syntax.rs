@@ -13,8 +13,8 @@ use ron::error::{Error, SpannedError};
 use super::{
     diagnostic::{Diagnostic, offset_of},
     lex::{Lexer, Tok, Token},
+    model::Scene,
     reflect,
-    schema::SceneFile,
     suggest::{did_you_mean, one_of},
 };
 
@@ -57,7 +57,7 @@ pub(crate) fn diagnose(source: &str, err: &SpannedError) -> Diagnostic {
                 .at(source, span, "unknown field")
                 .with_hint(names_hint(found, expected));
             // The scene's own fields, from serde: a field that ended up inside another item.
-            let (scene, scene_fields) = reflect::record::<SceneFile>();
+            let (scene, scene_fields) = reflect::record::<Scene>();
             if scene_fields.contains(&found.as_str()) && outer != scene {
                 d = d.with_note(format!("`{found}` is a field of the scene: is a `)` missing before it?"));
             }

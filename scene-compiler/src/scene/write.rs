@@ -1,264 +1,422 @@
-//! Writes a [`Scene`] as RON in the format of docs/scene-format.md.
+//! Writes a [`Scene`] as RON in the format of docs/scene-format.md: the model's serde
+//! `Serialize` (what is written, and which values at their defaults are left out, is
+//! the model's serde attributes and `text.rs`) through a serializer that lays the text
+//! out.
 //!
-//! Written by hand rather than through ron's serializer so the layout stays
-//! fixed and readable: every setting spelled out (a saved file says exactly what
-//! it renders), materials in their order as a `{ "name": ... }` map, one sphere
-//! and one light per line, and a list of shapes or lights only when it has items.
-//! Floats use Rust's shortest round-trip form, which ron
-//! reads back to the same bits, so `parse(to_ron(s)) == s` for a valid scene and
-//! `to_ron` of that is the same text again.
+//! The layout is fixed and readable, not ron's pretty printer: the scene's fields one
+//! per line, its camera and settings a field per line, its materials a `{ "name": ...
+//! }` map with one material per line, one item per line in every list (a terrain, the
+//! one item with a list of its own, a field per line), everything else on one line;
+//! struct names left out except the scene's, variant names written. Floats use Rust's
+//! shortest round-trip form, which ron reads back to the same bits, so `parse(to_ron(s))
+//! == s` for a valid scene and `to_ron` of that is the same text again.
 
-use std::fmt::Write;
+use std::fmt::{self, Display, Write};
 
-use glam::{Vec2, Vec3};
+use serde::Serialize;
+use serde::ser;
 
-use super::list::ListItem;
-use super::material::MAP_FIELDS;
-use super::model::{
-    Camera, Light, Material, Mesh, RenderSettings, Scene, Sky, SphereList, Terrain, TerrainSurface, Texture,
-    Transform, UvTransform, Wrap,
-};
+use super::model::Scene;
+use super::text;
+
+/// Variants written as a block, a field per line, when they are items of a list.
+const BLOCK_ITEMS: [&str; 1] = ["Heightmap"];
+
+/// Spaces per level of nesting.
+const INDENT: usize = 4;
 
 /// The RON text of `scene`.
 pub fn to_ron(scene: &Scene) -> String {
     let mut out = String::with_capacity(512 + 80 * scene.spheres.len());
-    out.push_str("Scene(\n");
-    camera(&mut out, &scene.camera);
-    settings(&mut out, &scene.settings);
-    let _ = writeln!(out, "    sky: {},", sky(&scene.sky));
-    materials(&mut out, &scene.materials);
-    write_lists(&mut out, scene);
-    list(&mut out, "lights", &scene.lights, light);
-    out.push_str(")\n");
+    text::writing(&scene.materials, || scene.serialize(Writer { out: &mut out, at: At::Root }))
+        .expect("every value of the model has a text form");
+    out.push('\n');
     out
 }
 
-/// Declares the step of [`to_ron`] that writes every list
-/// [`scene_lists!`](crate::scene_lists) names as written, in its order.
-macro_rules! write_lists {
-    (written { $($(#[$doc:meta])* $written:ident: $W:ty,)* } compiled { $($compiled:tt)* }) => {
-        fn write_lists(out: &mut String, scene: &Scene) {
-            $(list(out, stringify!($written), &scene.$written, |out, item| {
-                <$W>::write(out, item, &scene.materials)
-            });)*
+/// Where the value being written goes, which decides its layout.
+#[derive(Clone, Copy)]
+enum At {
+    /// The scene itself: a block, with its name.
+    Root,
+    /// A field (or map value) of a block whose lines are at this indent: a struct,
+    /// list or map written here is a block too, closing at this indent.
+    InBlock(usize),
+    /// An item of a list written as a block, on a line of its own at this indent.
+    BlockItem(usize),
+    /// Inside a line.
+    Inline,
+}
+
+/// The serializer that lays the text out.
+struct Writer<'o> {
+    out: &'o mut String,
+    at: At,
+}
+
+/// The only error: a value the format has no text for (a map with a key that is not a
+/// string, bytes), which the model never holds.
+#[derive(Debug)]
+struct Unwritable(String);
+
+impl Display for Unwritable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unwritable {}
+
+impl ser::Error for Unwritable {
+    fn custom<T: Display>(msg: T) -> Unwritable {
+        Unwritable(msg.to_string())
+    }
+}
+
+type Result<T> = std::result::Result<T, Unwritable>;
+
+impl<'o> Writer<'o> {
+    fn write(self, value: impl Display) -> Result<()> {
+        let _ = write!(self.out, "{value}");
+        Ok(())
+    }
+
+    /// Opens a compound value: `name` (a variant's, or the scene's) and its opening
+    /// bracket, laid out as a block (ending at `indent`) or inline.
+    fn open(self, name: &str, open: char, close: char, block: Option<usize>) -> Compound<'o> {
+        let _ = write!(self.out, "{name}{open}");
+        if block.is_some() {
+            self.out.push('\n');
         }
-    };
-}
+        Compound { out: self.out, block, close, count: 0 }
+    }
 
-crate::scene_lists!(write_lists);
-
-/// A `name: [...]` list, `item` writing each item. Every empty list is left out: it
-/// adds nothing to render, and a kind of shape added to the format then changes no
-/// file that does not use it.
-fn list<T>(out: &mut String, name: &str, items: &[T], mut item: impl FnMut(&mut String, &T)) {
-    if items.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "    {name}: [");
-    for x in items {
-        item(out, x);
-    }
-    out.push_str("    ],\n");
-}
-
-fn camera(out: &mut String, c: &Camera) {
-    out.push_str("    camera: (\n");
-    field(out, "look_from", v3(c.look_from));
-    field(out, "look_at", v3(c.look_at));
-    field(out, "up", v3(c.up));
-    field(out, "vfov_deg", format!("{:?}", c.vfov_deg));
-    field(out, "aperture", format!("{:?}", c.aperture));
-    field(out, "focus_dist", format!("{:?}", c.focus_dist));
-    out.push_str("    ),\n");
-}
-
-fn settings(out: &mut String, s: &RenderSettings) {
-    out.push_str("    settings: (\n");
-    for (name, value) in [
-        ("width", s.width),
-        ("height", s.height),
-        ("spp", s.spp),
-        ("max_depth", s.max_depth),
-        ("seed", s.seed),
-    ] {
-        field(out, name, value);
-    }
-    // The display and sampler fields only away from their defaults: a scene that never
-    // set them saves as it did before they existed.
-    let default = RenderSettings::DEFAULT;
-    if s.exposure != default.exposure {
-        field(out, "exposure", format!("{:?}", s.exposure));
-    }
-    if s.view != default.view {
-        field(out, "view", s.view.name());
-    }
-    if s.sampler != default.sampler {
-        field(out, "sampler", s.sampler.name());
-    }
-    out.push_str("    ),\n");
-}
-
-/// One `name: value,` line of a block at the second indent level.
-fn field(out: &mut String, name: &str, value: impl std::fmt::Display) {
-    let _ = writeln!(out, "        {name}: {value},");
-}
-
-fn sky(sky: &Sky) -> String {
-    match sky {
-        Sky::Gradient { bottom, top } => format!("Gradient(bottom: {}, top: {})", v3(*bottom), v3(*top)),
-        Sky::Constant(color) => format!("Constant({})", v3(*color)),
-        Sky::Environment(env) => format!(
-            "Environment(image: {}, strength: {:?}, rotation_deg: {:?})",
-            string(&env.image),
-            env.strength,
-            env.rotation_deg
-        ),
-    }
-}
-
-fn materials(out: &mut String, materials: &[Material]) {
-    if materials.is_empty() {
-        out.push_str("    materials: {},\n");
-        return;
-    }
-    out.push_str("    materials: {\n");
-    for m in materials {
-        let mut kind = m.kind.ron();
-        let colour = m.texture.as_ref().map(|t| (t, m.kind.texture_field()));
-        let maps = m.maps.slots().into_iter().zip(MAP_FIELDS).filter_map(|(t, f)| Some((t?, f)));
-        for (texture, field) in colour.into_iter().chain(maps) {
-            let _ = write!(kind, ", {field}: {}", texture_ron(texture));
+    /// The indent a list, map or struct written here ends at, when it is a block.
+    fn block(&self) -> Option<usize> {
+        match self.at {
+            At::Root => Some(0),
+            At::InBlock(indent) => Some(indent),
+            At::BlockItem(_) | At::Inline => None,
         }
-        let _ = writeln!(out, "        {}: {kind}),", string(&m.name));
     }
-    out.push_str("    },\n");
 }
 
-fn texture_ron(t: &Texture) -> String {
-    match t {
-        Texture::Image { file, wrap, uv_transform, .. } => {
-            let mut text = format!("Image(file: {}", string(file));
-            if *wrap == Wrap::Clamp {
-                text.push_str(", wrap: Clamp");
+/// A list, tuple, map, struct or variant being written.
+struct Compound<'o> {
+    out: &'o mut String,
+    /// The indent of its closing bracket, when it is a block.
+    block: Option<usize>,
+    close: char,
+    /// Items written so far.
+    count: usize,
+}
+
+impl Compound<'_> {
+    /// Starts an item (after `name: ` when it has one) and says where its value goes.
+    fn item(&mut self, name: Option<&str>, in_list: bool) -> At {
+        let at = match self.block {
+            Some(indent) => {
+                let inner = indent + INDENT;
+                let _ = write!(self.out, "{:inner$}", "");
+                if in_list { At::BlockItem(inner) } else { At::InBlock(inner) }
             }
-            if !uv_transform.is_identity() {
-                let _ = write!(text, ", uv_transform: ({})", uv_transform_fields(uv_transform));
+            None => {
+                if self.count > 0 {
+                    self.out.push_str(", ");
+                }
+                At::Inline
             }
-            text.push(')');
-            text
+        };
+        if let Some(name) = name {
+            let _ = write!(self.out, "{name}: ");
         }
-        &Texture::Checker { size, even, odd } => {
-            format!("Checker(size: {size:?}, even: {}, odd: {})", v3(even), v3(odd))
+        self.count += 1;
+        at
+    }
+
+    fn value(&mut self, name: Option<&str>, in_list: bool, value: &(impl Serialize + ?Sized)) -> Result<()> {
+        let at = self.item(name, in_list);
+        value.serialize(Writer { out: self.out, at })?;
+        if self.block.is_some() {
+            self.out.push_str(",\n");
         }
-        &Texture::Noise { scale } => format!("Noise(scale: {scale:?})"),
+        Ok(())
     }
-}
 
-/// A uv transform's fields that differ from the identity's, so a texture that only
-/// repeats says only `scale: (4.0, 4.0)`.
-fn uv_transform_fields(t: &UvTransform) -> String {
-    let pair = |v: Vec2| format!("({:?}, {:?})", v.x, v.y);
-    let mut fields = Vec::new();
-    if t.offset != Vec2::ZERO {
-        fields.push(format!("offset: {}", pair(t.offset)));
-    }
-    if t.rotation_deg != 0.0 {
-        fields.push(format!("rotation_deg: {:?}", t.rotation_deg));
-    }
-    if t.scale != Vec2::ONE {
-        fields.push(format!("scale: {}", pair(t.scale)));
-    }
-    fields.join(", ")
-}
-
-/// A primitive's material as written: its quoted name. An index with no material (only
-/// possible in a hand-built `Scene`) is written as `"#<index>"`, which loading reports
-/// as unknown.
-pub(crate) fn material_name(material: u32, materials: &[Material]) -> String {
-    match materials.get(material as usize) {
-        Some(m) => string(&m.name),
-        None => string(&format!("#{material}")),
-    }
-}
-
-/// One sphere file per line: its name and materials, never its spheres; the transform
-/// only when it is not the identity.
-pub(super) fn sphere_list(out: &mut String, l: &SphereList, materials: &[Material]) {
-    let names: Vec<String> = l.materials.iter().map(|&m| material_name(m, materials)).collect();
-    let _ = write!(out, "        (file: {}, materials: [{}]", string(&l.file), names.join(", "));
-    transform(out, l.transform);
-    out.push_str("),\n");
-}
-
-/// One terrain per block.
-pub(super) fn terrain(out: &mut String, t: &Terrain, materials: &[Material]) {
-    out.push_str("        Heightmap(\n");
-    let line = |out: &mut String, name: &str, value: String| {
-        let _ = writeln!(out, "            {name}: {value},");
-    };
-    line(out, "image", string(&t.image));
-    line(out, "origin", v3(t.origin));
-    line(out, "cell", format!("{:?}", t.cell));
-    line(out, "height_scale", format!("{:?}", t.height_scale));
-    match &t.surface {
-        TerrainSurface::Material(m) => line(out, "material", material_name(*m, materials)),
-        TerrainSurface::Palette(bands) => {
-            out.push_str("            palette: [\n");
-            for band in bands {
-                let name = material_name(band.material, materials);
-                let _ = writeln!(out, "                (from: {:?}, material: {name}),", band.from);
-            }
-            out.push_str("            ],\n");
+    fn end(self) -> Result<()> {
+        if let Some(indent) = self.block {
+            let _ = write!(self.out, "{:indent$}", "");
         }
-    }
-    out.push_str("        ),\n");
-}
-
-/// One mesh per line; the material only when it overrides the model's, the transform
-/// only when it is not the identity.
-pub(super) fn mesh(out: &mut String, m: &Mesh, materials: &[Material]) {
-    let _ = write!(out, "        (file: {}", string(&m.file));
-    if let Some(material) = m.material {
-        let _ = write!(out, ", material: {}", material_name(material, materials));
-    }
-    transform(out, m.transform);
-    out.push_str("),\n");
-}
-
-/// `, transform: (...)` of a mesh or sphere file, unless it is the identity.
-fn transform(out: &mut String, t: Transform) {
-    if t != Transform::default() {
-        let _ = write!(
-            out,
-            ", transform: (translate: {}, rotate_deg: {}, scale: {:?})",
-            v3(t.translate),
-            v3(t.rotate_deg),
-            t.scale
-        );
+        self.out.push(self.close);
+        Ok(())
     }
 }
 
-fn light(out: &mut String, light: &Light) {
-    let _ = match *light {
-        Light::Point { position, color, intensity } => writeln!(
-            out,
-            "        Point(position: {}, color: {}, intensity: {intensity:?}),",
-            v3(position),
-            v3(color)
-        ),
-        Light::Directional { direction, color, intensity, angular_radius_deg } => writeln!(
-            out,
-            "        Directional(direction: {}, color: {}, intensity: {intensity:?}, \
-             angular_radius_deg: {angular_radius_deg:?}),",
-            v3(direction),
-            v3(color)
-        ),
-    };
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.value(None, true, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
 }
 
-/// `(x, y, z)` with each component in shortest round-trip form (`1.0`, `0.1`, `1e-7`).
-pub(crate) fn v3(v: Vec3) -> String {
-    format!("({:?}, {:?}, {:?})", v.x, v.y, v.z)
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.value(None, true, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.value(None, true, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.value(None, true, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        self.item(None, false);
+        key.serialize(Writer { out: self.out, at: At::Inline })?;
+        self.out.push_str(": ");
+        Ok(())
+    }
+
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        let at = match self.block {
+            Some(indent) => At::InBlock(indent + INDENT),
+            None => At::Inline,
+        };
+        value.serialize(Writer { out: self.out, at })?;
+        if self.block.is_some() {
+            self.out.push_str(",\n");
+        }
+        Ok(())
+    }
+
+    /// An empty map is `{}`, whatever its layout.
+    fn end(self) -> Result<()> {
+        if self.count == 0 && self.block.is_some() {
+            self.out.pop();
+            self.out.push(self.close);
+            return Ok(());
+        }
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        self.value(Some(key), false, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Unwritable;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        self.value(Some(key), false, value)
+    }
+
+    fn end(self) -> Result<()> {
+        Compound::end(self)
+    }
+}
+
+impl<'o> ser::Serializer for Writer<'o> {
+    type Ok = ();
+    type Error = Unwritable;
+    type SerializeSeq = Compound<'o>;
+    type SerializeTuple = Compound<'o>;
+    type SerializeTupleStruct = Compound<'o>;
+    type SerializeTupleVariant = Compound<'o>;
+    type SerializeMap = Compound<'o>;
+    type SerializeStruct = Compound<'o>;
+    type SerializeStructVariant = Compound<'o>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.write(v)
+    }
+
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.write(v)
+    }
+
+    /// The shortest form that reads back to the same bits (`1.0`, `0.1`, `1e-7`).
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.write(format_args!("{v:?}"))
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.write(format_args!("{v:?}"))
+    }
+
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.write(format_args!("{v:?}"))
+    }
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.write(string(v))
+    }
+
+    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+        Err(Unwritable("bytes have no text form".into()))
+    }
+
+    fn serialize_none(self) -> Result<()> {
+        self.write("None")
+    }
+
+    /// Written as the value alone: ron reads it back with `implicit_some`.
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<()> {
+        self.write("()")
+    }
+
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        self.write("()")
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.write(variant)
+    }
+
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let _ = write!(self.out, "{variant}(");
+        value.serialize(Writer { out: self.out, at: At::Inline })?;
+        self.out.push(')');
+        Ok(())
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'o>> {
+        let block = self.block();
+        Ok(self.open("", '[', ']', block))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Compound<'o>> {
+        Ok(self.open("", '(', ')', None))
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'o>> {
+        Ok(self.open("", '(', ')', None))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'o>> {
+        Ok(self.open(variant, '(', ')', None))
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'o>> {
+        let block = self.block();
+        Ok(self.open("", '{', '}', block))
+    }
+
+    fn serialize_struct(self, name: &'static str, _: usize) -> Result<Compound<'o>> {
+        let name = if matches!(self.at, At::Root) { name } else { "" };
+        let block = self.block();
+        Ok(self.open(name, '(', ')', block))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound<'o>> {
+        let block = match self.at {
+            At::BlockItem(indent) if BLOCK_ITEMS.contains(&variant) => Some(indent),
+            _ => None,
+        };
+        Ok(self.open(variant, '(', ')', block))
+    }
 }
 
 /// A RON string literal; escapes only what RON requires, keeps other Unicode as is.
@@ -284,10 +442,20 @@ fn string(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use glam::Vec3;
+
     use super::*;
+
+    /// A value alone, as a line of a list writes it.
+    fn inline(value: &impl Serialize) -> String {
+        let mut out = String::new();
+        value.serialize(Writer { out: &mut out, at: At::Inline }).expect("writable");
+        out
+    }
 
     #[test]
     fn floats_use_the_shortest_round_trip_form() {
+        let v3 = |v: Vec3| inline(&v.to_array());
         assert_eq!(v3(Vec3::new(1.0, 0.1, -0.0)), "(1.0, 0.1, -0.0)");
         assert_eq!(v3(Vec3::new(1e-7, 1e20, 16_384.0)), "(1e-7, 1e20, 16384.0)");
     }

@@ -1,29 +1,22 @@
-//! Primitive shapes as the compiler sees them. Each shape has one file here with its type,
-//! its bounds (for the BVH builder), its blob record (built from the scene, checked when a
-//! blob is read, read back into the scene), its list in the [`Scene`] and, for a shape
-//! a scene file writes, its RON form (`impl ListItem`: file type, checks, lowering,
-//! text), and nothing else. [`with_shape!`](crate::with_shape) is the one place that
-//! maps a [`PrimKind`] to its shape type, and every per-kind step (bounds, counts, the
-//! blob's record sections, their checks, reading them back) goes through it;
-//! [`scene_lists!`](crate::scene_lists) is the one list of the scene's lists, which the
-//! `Scene`, the scene file's schema, validation and `to_ron` are declared from
-//! (docs/architecture.md, "Adding a shape").
+//! Primitive shapes as the compiler sees them. Each shape has one file here with its
+//! bounds (for the BVH builder), its blob record (built from the scene, checked when a
+//! blob is read, read back into the scene) and its list in the [`Scene`], and nothing
+//! else: the shape's type and its form in a scene file are the scene's (`scene/`).
+//! [`with_shape!`](crate::with_shape) is the one place that maps a [`PrimKind`] to its
+//! shape type, and every per-kind step (bounds, counts, the blob's record sections,
+//! their checks, reading them back) goes through it (docs/architecture.md, "Adding a
+//! shape").
 //!
 //! Primitives are numbered kind after kind, in [`PrimKind::ALL`] order: the builder's
 //! input, the per-primitive blob sections (`prim_materials`, `prim_sources`) and
 //! [`BlobHeader::kind_first`](crate::blob::layout::BlobHeader::kind_first) all use that
 //! numbering. Within a kind the blob stores records in BVH leaf order.
 //!
-//! Not here: intersection (the backends), and the RON schema of the rest of the scene
-//! (`scene/`).
+//! Not here: intersection (the backends), and the scene's types and format (`scene/`).
 
 mod cuboid;
 mod sphere;
 mod triangle;
-
-pub use cuboid::Cuboid;
-pub use sphere::Sphere;
-pub use triangle::Triangle;
 
 use crate::blob::layout::{PrimKind, Record};
 use crate::bvh::Aabb;
@@ -47,39 +40,6 @@ macro_rules! with_shape {
             $crate::blob::layout::PrimKind::Triangle => {
                 type $S = $crate::scene::Triangle;
                 $body
-            }
-        }
-    };
-}
-
-/// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
-/// `name: Type` with the field's doc comment: first those a scene file writes, in the
-/// order it writes them (each item type implements `ListItem`, `scene/list.rs`), then
-/// those only compiling fills. The one list of them: the `Scene` and `SceneFile`
-/// fields, validation, `to_ron` and the schema tests are generated from it
-/// (docs/architecture.md, "Adding a shape").
-#[macro_export]
-macro_rules! scene_lists {
-    ($then:ident) => {
-        $then! {
-            written {
-                /// The spheres the user wrote; sphere files add theirs when compiled.
-                spheres: $crate::scene::Sphere,
-                /// Spheres read from PLY point lists; compiling places them after `spheres`.
-                /// A scene file names the files, so `to_ron` writes the names, never these
-                /// spheres.
-                sphere_files: $crate::scene::SphereList,
-                /// Axis-aligned boxes the user wrote; terrains add theirs when compiled.
-                boxes: $crate::scene::Cuboid,
-                terrains: $crate::scene::Terrain,
-                /// Triangle meshes read from model files; compiling turns them into triangles.
-                meshes: $crate::scene::Mesh,
-            }
-            compiled {
-                /// Triangles in world space: what compiling makes of the meshes, and what a
-                /// scene read back from a blob holds instead of its meshes. A scene file
-                /// cannot write them (it names model files), so `to_ron` leaves them out.
-                triangles: $crate::scene::Triangle,
             }
         }
     };

@@ -1,29 +1,14 @@
-//! The triangle: its type, its bounds and its blob record, [`TriangleRecord`]. Triangles come
-//! from meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
+//! The triangle as the compiler sees it: its bounds and its blob record,
+//! [`TriangleRecord`]. The type is the scene's (`scene/model.rs`); triangles come from
+//! meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
 //! kernels/shape_triangle.cuh; CPU: the renderer's `backend/cpu/shapes/triangle.rs`.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 
 use super::Shape;
 use crate::blob::layout::{PrimKind, TriangleRecord};
 use crate::bvh::Aabb;
-use crate::scene::Scene;
-
-/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
-/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
-/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
-/// `uvs`, its vertices' texture coordinates when its mesh has them; `tangents`, its
-/// vertices' tangents (`crate::tangents`: xyz unit, w the bitangent sign) when its
-/// material has a normal map and its mesh has tangents or texture coordinates. Boxed:
-/// a triangle without them (of every scene without normal maps) pays one pointer.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Triangle {
-    pub v: [Vec3; 3],
-    pub material: u32,
-    pub normals: Option<[Vec3; 3]>,
-    pub uvs: Option<[glam::Vec2; 3]>,
-    pub tangents: Option<Box<[Vec4; 3]>>,
-}
+use crate::scene::{Scene, Triangle};
 
 impl Shape for Triangle {
     const KIND: PrimKind = PrimKind::Triangle;

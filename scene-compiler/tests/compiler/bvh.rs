@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use scene_compiler::blob::{BlobView, NodeLayout};
 use scene_compiler::bvh::{self, Aabb, BuildOptions, Bvh, C_INT, C_TRAV, Node, NodeKind};
 use scene_compiler::limits::MAX_BVH_DEPTH;
-use scene_compiler::testing::SplitMix64;
+use scene_compiler::rng::SplitMix64;
 use scene_compiler::{CompileOptions, compile_scene};
 
 use crate::common;
@@ -18,7 +18,7 @@ use crate::common;
 mod scenes {
     use glam::Vec3;
     use scene_compiler::bvh::Aabb;
-    use scene_compiler::testing::SplitMix64;
+    use scene_compiler::rng::SplitMix64;
 
     #[derive(Clone, Copy, Debug)]
     pub struct Sphere {

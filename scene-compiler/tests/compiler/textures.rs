@@ -40,6 +40,19 @@ fn exr(texels: &[[f32; 3]]) -> Vec<u8> {
     bytes.into_inner()
 }
 
+/// A texture is an optional field like any other: `None` leaves it out, `Some(...)`
+/// is the texture written plainly.
+#[test]
+fn a_texture_may_be_written_none_or_some() {
+    let dir = tempfile::tempdir().unwrap();
+    let none = parse_with(dir.path(), "None").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(none.materials[0].texture, None);
+    let some = parse_with(dir.path(), "Some(Noise(scale: 2))").unwrap_or_else(|e| panic!("{e}"));
+    let plain = parse_with(dir.path(), "Noise(scale: 2)").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(some, plain);
+    assert_eq!(plain.materials[0].texture, Some(scene::Texture::Noise { scale: 2.0 }));
+}
+
 #[test]
 fn bad_textures_are_errors_at_their_ron_values() {
     let dir = tempfile::tempdir().unwrap();
@@ -242,8 +255,7 @@ fn an_edit_naming_another_image_reads_it_or_gives_the_compilers_message() {
     ] {
         let mut edited = good.clone();
         edited.materials[0].texture = Some(Texture::image_to_read(file, Wrap::Repeat, Default::default()));
-        let error =
-            scene::read_texture_images(&mut edited, dir.path(), "scene.ron (edited)").expect_err(file);
+        let error = scene::read_inputs(&mut edited, dir.path(), "scene.ron (edited)").expect_err(file);
         let message = error.diagnostics()[0].message();
         // The message a scene file naming the image gets, at the value's path.
         let from_file = parse_with(dir.path(), &format!("Image(file: {file:?})")).expect_err(file);
@@ -254,7 +266,7 @@ fn an_edit_naming_another_image_reads_it_or_gives_the_compilers_message() {
     }
     // Images already read are left alone; one not read yet is read from the folder.
     let mut same = good.clone();
-    scene::read_texture_images(&mut same, Path::new("elsewhere"), "x").expect("nothing to read");
+    scene::read_inputs(&mut same, Path::new("elsewhere"), "x").expect("nothing to read");
     assert_eq!(same, good);
 }
 
@@ -295,7 +307,7 @@ fn edited_checker_colours_and_a_swapped_image_reach_the_blob_through_the_saved_f
 
     // Swap the image: named, read as the compiler reads it, saved, compiled.
     scene.materials[0].texture = Some(Texture::image_to_read("other.png", Wrap::Clamp, Default::default()));
-    scene::read_texture_images(&mut scene, dir.path(), "edited").expect("other.png reads");
+    scene::read_inputs(&mut scene, dir.path(), "edited").expect("other.png reads");
     scene::check(&scene, "edited").expect("a good edit");
     let (record, texels) = compiled_texture(dir.path(), &scene);
     assert_eq!(record.image[1..], [3, 1, scene_compiler::blob::layout::WRAP_CLAMP]);

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use scene_compiler::bvh::{self, Aabb, BuildOptions};
-use scene_compiler::testing::SplitMix64;
+use scene_compiler::rng::SplitMix64;
 
 /// Bounds of `n` spheres: centers uniform in a cube of side 1000, radii in `[0.1, 1)`.
 fn random_spheres(n: usize) -> Vec<Aabb> {

@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use glam::Vec3;
+use scene_compiler::rng::SplitMix64;
 use scene_compiler::scene::{MaterialKind, RenderSettings, Scene, Sky};
-use scene_compiler::testing::{self, SplitMix64, pinhole};
+use scene_compiler::testing::{self, pinhole};
 use scene_compiler::{BlobView, CompileOptions, compile_scene, scene};
 
 fn rtiow_source() -> String {

@@ -12,7 +12,7 @@ pub fn test_scene(n: usize) -> Scene {
         MaterialKind::Dielectric { ior: 1.5 },
         MaterialKind::Emissive { color: Vec3::new(1.0, 0.9, 0.8), strength: 4.0, albedo: Vec3::ZERO },
     ];
-    // xorshift32, not `testing::SplitMix64`: these exact spheres matter, as
+    // xorshift32, not `rng::SplitMix64`: these exact spheres matter, as
     // `bvh::recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh` compares a refitted
     // blob's sphere order with a fresh build's, which agree for some scenes only.
     let mut state = 0x9e37_79b9_u32;
