@@ -39,6 +39,9 @@ pub struct Compiled {
     /// or refitted): what a refit's cost is held against.
     pub built_sah_cost: f32,
     pub bvh_stats: BvhStats,
+    /// Per terrain, the index of its first column among the compiled boxes (the list
+    /// the blob's `prim_sources` index): which terrain a box comes from.
+    pub terrain_starts: Vec<u32>,
     /// Turning terrains into boxes, meshes into triangles and sphere files into spheres
     /// (zero without any).
     pub terrain_time: Duration,
@@ -90,7 +93,7 @@ pub fn compile_scene_reusing(
     previous: Option<Previous<'_>>,
 ) -> Compiled {
     let start = Instant::now();
-    let with_columns = terrain::with_columns(scene);
+    let (with_columns, terrain_starts) = terrain::with_columns(scene);
     let with_triangles = match meshes::with_triangles(&with_columns) {
         Cow::Borrowed(_) => with_columns,
         Cow::Owned(scene) => Cow::Owned(scene),
@@ -160,6 +163,7 @@ pub fn compile_scene_reusing(
         bvh_refitted,
         built_sah_cost,
         bvh_stats,
+        terrain_starts,
         terrain_time,
         bvh_time,
         encode_time: start.elapsed(),

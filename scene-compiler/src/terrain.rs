@@ -22,16 +22,20 @@ use crate::scene::{Cuboid, Heightmap, Scene, Terrain, TerrainSurface};
 const STRIP_ROWS: usize = 256;
 
 /// `scene` with its terrains' columns appended to its boxes (the scene itself when it
-/// has no terrains); the terrains stay, for what reads the scene back.
-pub fn with_columns(scene: &Scene) -> Cow<'_, Scene> {
+/// has no terrains); the terrains stay, for what reads the scene back. Also, per
+/// terrain, the index of its first column among those boxes.
+pub fn with_columns(scene: &Scene) -> (Cow<'_, Scene>, Vec<u32>) {
     if scene.terrains.is_empty() {
-        return Cow::Borrowed(scene);
+        return (Cow::Borrowed(scene), Vec::new());
     }
     let mut expanded = scene.clone();
+    let mut starts = Vec::with_capacity(scene.terrains.len());
     for terrain in &scene.terrains {
+        // The format's limits keep a scene's boxes far below u32::MAX.
+        starts.push(expanded.boxes.len() as u32);
         expanded.boxes.extend(columns(terrain));
     }
-    Cow::Owned(expanded)
+    (Cow::Owned(expanded), starts)
 }
 
 /// A terrain's boxes, merged (see the module docs), in row-major order of their first pixel.

@@ -133,6 +133,9 @@ pub struct CompiledScene {
     /// A hash of `blob`: equal hashes mean nothing to re-upload.
     pub content_hash: u64,
     pub times: LoadTimes,
+    /// Per terrain, the index of its first column among the blob's boxes (from the
+    /// compile; empty for a `.blob`, whose decoded scene has no terrains).
+    pub terrain_starts: Vec<u32>,
     /// Known from the build for a `.ron`; measured on first use for a `.blob`.
     bvh_stats: OnceLock<BvhStats>,
     /// The BVH of a `.ron` compile, kept for the next compile of an edit of it (a live
@@ -196,6 +199,7 @@ impl CompiledScene {
             content_hash: blob_hash(&compiled.blob),
             blob: compiled.blob,
             times,
+            terrain_starts: compiled.terrain_starts,
             bvh_stats: OnceLock::from(compiled.bvh_stats),
             bvh: Some((compiled.bvh, compiled.built_sah_cost)),
         }
@@ -261,6 +265,7 @@ impl CompiledScene {
             content_hash: blob_hash(&blob),
             blob,
             times,
+            terrain_starts: Vec::new(),
             bvh_stats: OnceLock::new(),
             bvh: None,
         })

@@ -5,7 +5,8 @@
 //!
 //! The blob's boxes are the scene's own followed by every terrain's columns, terrain
 //! after terrain (`scene_compiler::terrain::with_columns`): a box past the scene's own
-//! selects the terrain whose columns it falls among. The blob's spheres are the
+//! selects the terrain whose columns it falls among, by the starts the compile
+//! reported (`CompiledScene::terrain_starts`). The blob's spheres are the
 //! scene's own followed by its sphere files' (`scene_compiler::sphere_files`): those
 //! render but are not selectable. The blob's triangles are the scene's own (only a
 //! scene read back from a blob has any) followed by every mesh's, mesh after mesh
@@ -13,13 +14,12 @@
 
 use glam::{Vec3, Vec3A};
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
-use scene_compiler::scene::Scene;
-use scene_compiler::{BlobView, terrain};
 
 use super::selected::Selected;
 use crate::backend::cpu::scene::CpuScene;
 use crate::backend::cpu::traverse::traverse;
 use crate::camera::CameraFrame;
+use crate::load::CompiledScene;
 
 /// The CPU copy of one compiled scene, kept for repeated picks.
 #[derive(Clone, Debug)]
@@ -34,18 +34,10 @@ pub struct Picker {
 }
 
 impl Picker {
-    /// Copies what picking needs out of the blob compiled from `scene`.
-    pub fn new(view: &BlobView<'_>, scene: &Scene) -> Picker {
-        let mut terrain_starts = Vec::with_capacity(scene.terrains.len());
-        let mut next = scene.boxes.len();
-        if let Some((_, counted)) = scene.terrains.split_last() {
-            terrain_starts.push(next);
-            // The last terrain's count is never needed: it runs to the end.
-            for t in counted {
-                next += terrain::columns(t).len();
-                terrain_starts.push(next);
-            }
-        }
+    /// Copies what picking needs out of `compiled`.
+    pub fn new(compiled: &CompiledScene) -> Picker {
+        let scene = &compiled.scene;
+        let terrain_starts = compiled.terrain_starts.iter().map(|&start| start as usize).collect();
         let mesh_starts = scene
             .meshes
             .iter()
@@ -56,7 +48,7 @@ impl Picker {
             })
             .collect();
         Picker {
-            scene: CpuScene::from_blob(view),
+            scene: CpuScene::from_blob(&compiled.view()),
             terrain_starts,
             own_spheres: scene.spheres.len(),
             mesh_starts,
@@ -115,10 +107,10 @@ mod tests {
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
 
+    use scene_compiler::CompileOptions;
     use scene_compiler::scene::{
-        self, Cuboid, Heightmap, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
+        self, Cuboid, Heightmap, Scene, Sphere, SphereList, SphereListData, Terrain, TerrainSurface,
     };
-    use scene_compiler::{CompileOptions, compile_scene};
 
     use super::*;
     use crate::backend::cpu::shapes::sphere::intersect_sphere;
@@ -129,9 +121,7 @@ mod tests {
     }
 
     fn picker(scene: &Scene) -> Picker {
-        let compiled = compile_scene(scene, &CompileOptions::default());
-        let view = BlobView::parse(&compiled.blob).expect("fresh blob parses");
-        Picker::new(&view, scene)
+        Picker::new(&CompiledScene::from_scene(scene.clone(), &CompileOptions::default()))
     }
 
     #[test]

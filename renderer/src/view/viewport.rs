@@ -127,7 +127,7 @@ impl Viewport {
             return None;
         }
         if self.picker.as_ref().is_none_or(|(built, _)| *built != generation) {
-            self.picker = Some((generation, Picker::new(&current.view(), &current.scene)));
+            self.picker = Some((generation, Picker::new(current)));
         }
         let (_, picker) = self.picker.as_ref()?;
         let s = (pos.x - rect.min.x) / rect.width();
