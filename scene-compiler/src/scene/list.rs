@@ -11,9 +11,9 @@ use std::path::Path;
 
 use glam::Vec3;
 
+use super::checker::Checker;
 use super::model::{Cuboid, Mesh, Scene, Sphere, SphereList, Terrain, TerrainSurface};
 use super::spans::ValuePath;
-use super::validate::Checker;
 use crate::limits;
 
 /// An item of one of the scene's lists of primitives (or of their sources).

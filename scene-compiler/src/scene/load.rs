@@ -15,10 +15,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::budget::TexelBudget;
+use super::checker::Issue;
 use super::material::MAP_FIELDS;
 use super::model::{Scene, Sky, Texture};
 use super::spans::ValuePath;
-use super::validate::Issue;
 use super::{environment, heightmap, mesh_file, sphere_file, texture_file};
 use crate::limits;
 

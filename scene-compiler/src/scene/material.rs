@@ -10,9 +10,9 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use super::checker::Checker;
 use super::spans::ValuePath;
 use super::text;
-use super::validate::Checker;
 
 /// How a Principled surface's alpha (its `alpha` times its base colour texture's alpha)
 /// cuts it out (glTF `alphaMode`): not at all, where it is below a cutoff, or with that

@@ -17,6 +17,7 @@
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
 pub(crate) mod budget;
+mod checker;
 mod diagnostic;
 mod environment;
 mod gltf_buffers;
@@ -56,9 +57,9 @@ pub use model::*;
 pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
 
+use checker::Issue;
 use spans::{Located, SpanIndex};
 use text::Written;
-use validate::Issue;
 
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
 /// messages, and terrain images, models and sphere files are read relative to its folder.

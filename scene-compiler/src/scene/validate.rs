@@ -20,19 +20,17 @@ use crate::{limits, ranges};
 
 use super::{
     budget,
+    checker::{At, Checker, Issue},
     list::{self, ListItem},
     material::MAP_FIELDS,
     model::{
-        Camera, Heightmap, Light, Material, Mesh, MeshData, RenderSettings, Scene, Sky, SphereList,
-        SphereListData, Terrain, TerrainSurface, Texture, Transform, UvTransform,
+        Camera, Heightmap, Light, Mesh, MeshData, RenderSettings, Scene, Sky, SphereList, SphereListData,
+        Terrain, TerrainSurface, Texture, Transform, UvTransform,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
     text::Written,
 };
-
-/// Shapes checked by one task when a list is checked on all threads.
-const PAR_CHUNK: usize = 1 << 14;
 
 /// How many material names an "unknown material" hint lists.
 const MAX_LISTED: usize = 8;
@@ -40,25 +38,13 @@ const MAX_LISTED: usize = 8;
 /// `|up × forward|` (both unit length) at or below this: `up` gives no usable camera basis.
 const PARALLEL_SINE: f32 = ranges::PARALLEL_SINE;
 
-/// One semantic problem, located by the path of the offending value.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Issue {
-    pub path: ValuePath,
-    pub message: String,
-    /// Short text under the caret.
-    pub label: String,
-    pub hint: Option<String>,
-    /// A second place worth showing, e.g. the first definition of a duplicate.
-    pub also: Option<(ValuePath, String)>,
-}
-
 /// Checks `scene` completely. `text`: what its file said that the model cannot hold,
 /// for a scene read from a file; every file such a scene names was read or, when it
 /// could not be used, reported by loading. `None` for a scene built in memory, whose
 /// texture images must have been read.
 pub(crate) fn check(scene: &Scene, text: Option<&Written>) -> Vec<Issue> {
     let root = ValuePath::root();
-    let mut c = Checker { issues: Vec::new(), text, materials: &scene.materials };
+    let mut c = Checker::new(text, &scene.materials);
     c.camera(&root.field("camera"), &scene.camera);
     c.settings(&root.field("settings"), &scene.settings);
     c.sky(&root.field("sky"), &scene.sky);
@@ -68,142 +54,13 @@ pub(crate) fn check(scene: &Scene, text: Option<&Written>) -> Vec<Issue> {
     c.primitive_count(&root, primitives, scene);
     c.lights(&root.field("lights"), &scene.lights);
     // The whole counted once every value is good: one mistake, one message.
-    if c.issues.is_empty() {
+    if c.is_clean() {
         c.compiled_budget(&root, scene);
     }
-    c.issues
-}
-
-impl Issue {
-    /// Adds what the user can do about it.
-    pub(crate) fn set_hint(&mut self, hint: impl Into<String>) {
-        self.hint = Some(hint.into());
-    }
-}
-
-/// The path of the value being checked, built only if an issue needs it: paths
-/// allocate, and a large scene has millions of values that are fine.
-type At<'a> = &'a dyn Fn() -> ValuePath;
-
-/// Collects issues while walking the scene.
-pub(crate) struct Checker<'s> {
-    issues: Vec<Issue>,
-    text: Option<&'s Written>,
-    /// The scene's materials, which references index.
-    materials: &'s [Material],
+    c.into_issues()
 }
 
 impl Checker<'_> {
-    pub(crate) fn report(&mut self, at: At, message: impl Into<String>, label: &str) -> &mut Issue {
-        let message = message.into();
-        let issue = Issue { path: at(), message, label: label.to_owned(), hint: None, also: None };
-        self.issues.push(issue);
-        let last = self.issues.len() - 1;
-        &mut self.issues[last]
-    }
-
-    /// Reports NaN and infinities; true when `v` is a usable number.
-    fn finite(&mut self, v: f32, what: &str, at: At) -> bool {
-        if !v.is_finite() {
-            self.report(at, format!("{what} must be a finite number, found {v}"), "not a finite number")
-                .set_hint("NaN and infinities are not allowed in a scene");
-        }
-        v.is_finite()
-    }
-
-    /// Checks each component of a vector; true when all are finite.
-    pub(crate) fn finite3(&mut self, v: Vec3, what: &str, at: At) -> bool {
-        // Not `all`: every bad component gets its own message.
-        let mut ok = true;
-        for (k, x) in v.to_array().into_iter().enumerate() {
-            ok &= self.finite(x, what, &|| at().index(k));
-        }
-        ok
-    }
-
-    /// A finite number that `ok` accepts, described by `expect` ("between 0 and 1");
-    /// returns the issue when it is out of range, so the caller can add a hint.
-    pub(crate) fn check(
-        &mut self,
-        v: f32,
-        what: &str,
-        at: At,
-        ok: impl Fn(f32) -> bool,
-        expect: &str,
-    ) -> Option<&mut Issue> {
-        if self.finite(v, what, at) && !ok(v) {
-            return Some(self.report(at, format!("{what} must be {expect}, found {v}"), "out of range"));
-        }
-        None
-    }
-
-    /// A colour channel, strength or other quantity: finite, not negative and at most
-    /// `ranges::MAX_RADIANCE`, so products of them stay finite.
-    pub(super) fn non_negative(&mut self, v: f32, what: &str, at: At) {
-        if self.check(v, what, at, |x| x >= 0.0, "non-negative").is_none() {
-            self.at_most(v, ranges::MAX_RADIANCE, what, at);
-        }
-    }
-
-    /// Reports a finite `v` above `max` (its range's upper end, after the check of its
-    /// lower end): "must be at most 1e9".
-    pub(crate) fn at_most(&mut self, v: f32, max: f32, what: &str, at: At) {
-        if v.is_finite() && v > max {
-            self.report(at, format!("{what} must be at most {max:e}, found {v}"), "too large")
-                .set_hint("values this large overflow 32-bit floats in the renderers' products");
-        }
-    }
-
-    /// A point: each coordinate finite and within `ranges::MAX_COORDINATE` of 0; true
-    /// when usable.
-    pub(crate) fn coordinate3(&mut self, v: Vec3, what: &str, at: At) -> bool {
-        if !self.finite3(v, what, at) {
-            return false;
-        }
-        let mut ok = true;
-        for (k, x) in v.to_array().into_iter().enumerate() {
-            if x.abs() > ranges::MAX_COORDINATE {
-                self.report(
-                    &|| at().index(k),
-                    format!("{what} must be between -1e9 and 1e9, found {x}"),
-                    "out of range",
-                )
-                .set_hint("coordinates beyond 1e9 lose all precision in 32-bit floats; scale the scene down");
-                ok = false;
-            }
-        }
-        ok
-    }
-
-    /// A colour times a strength (an emitter's or light's radiance, an image's texel
-    /// times its strength) within `ranges::MAX_RADIANCE`, reported at `at`.
-    pub(super) fn radiance_product(&mut self, color: Vec3, strength: f32, what: &str, at: At) {
-        let color = color.to_array();
-        let product = color.map(|c| c * strength);
-        // Factors out of range have their own message: one mistake, one message.
-        if ranges::radiance_ok(&color) && ranges::radiance_ok(&[strength]) && !ranges::radiance_ok(&product) {
-            let max = product.iter().copied().fold(0.0, f32::max);
-            self.report(at, format!("{what} is {max}, more than the 1e9 a radiance may be"), "too bright");
-        }
-    }
-
-    /// A colour or other per-channel quantity: each channel finite and not negative.
-    pub(super) fn non_negative3(&mut self, v: Vec3, what: &str, at: At) {
-        for (k, x) in v.to_array().into_iter().enumerate() {
-            self.non_negative(x, what, &|| at().index(k));
-        }
-    }
-
-    pub(crate) fn count(&mut self, at: &ValuePath, what: &str, n: usize, max: usize) {
-        if n > max {
-            self.report(
-                &|| at.clone(),
-                format!("too many {what}: {n}, at most {max} are supported"),
-                "too many",
-            );
-        }
-    }
-
     fn camera(&mut self, path: &ValuePath, cam: &Camera) {
         let field = |name: &'static str| move || path.field(name);
         let from_ok = self.coordinate3(cam.look_from, "camera `look_from`", &field("look_from"));
@@ -429,31 +286,6 @@ impl Checker<'_> {
             }
             None => format!("the materials are {}", one_of(names.iter().copied(), MAX_LISTED)),
         }
-    }
-
-    /// Checks a list of shapes with `check`, which reports into the checker it is given.
-    /// A long list is checked in chunks on all threads; the issues still come out in
-    /// list order, as one walk would report them.
-    pub(crate) fn each<T: Sync>(&mut self, items: &[T], check: impl Fn(&mut Checker, usize, &T) + Sync) {
-        if items.len() < 2 * PAR_CHUNK {
-            for (i, item) in items.iter().enumerate() {
-                check(self, i, item);
-            }
-            return;
-        }
-        let (text, materials) = (self.text, self.materials);
-        let parts: Vec<Vec<Issue>> = items
-            .par_chunks(PAR_CHUNK)
-            .enumerate()
-            .map(|(k, chunk)| {
-                let mut c = Checker { issues: Vec::new(), text, materials };
-                for (j, item) in chunk.iter().enumerate() {
-                    check(&mut c, k * PAR_CHUNK + j, item);
-                }
-                c.issues
-            })
-            .collect();
-        self.issues.extend(parts.into_iter().flatten());
     }
 
     /// At least one primitive of some kind (`primitives`, what every list makes, `None`
