@@ -27,6 +27,7 @@ pub mod meshes;
 pub mod procedural;
 pub mod procedural_sky;
 pub mod ranges;
+pub mod records;
 pub mod rng;
 pub mod scene;
 pub mod shapes;

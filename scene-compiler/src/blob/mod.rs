@@ -10,16 +10,15 @@ mod codegen;
 mod crc;
 mod environment;
 mod error;
-pub mod layout;
 mod lights;
 mod materials;
 mod read;
-pub mod record;
 mod textures;
 mod write;
 
+pub use crate::records::{cuda_struct, generated_banner, layout, record};
 pub use aligned::AlignedBytes;
-pub use codegen::{cuda_header, cuda_struct, generated_banner, with_field_tables};
+pub use codegen::{cuda_header, with_field_tables};
 pub use crc::crc32;
 pub use error::BlobError;
 pub use read::{BlobView, NodeLayout, SunDisc};

@@ -27,11 +27,11 @@
 //! the sum of `count - 1` over the wide nodes on it must be at most [`WIDE_STACK`];
 //! [`collapse`] only widens a node while that stays provable (`Collapser::node`).
 
-use crate::blob::layout::{NodeBoxesRecord, NodeLinksRecord, is_leaf};
-use crate::blob::{cuda_struct, generated_banner};
 use crate::blob_record;
 use crate::bvh::Aabb;
 use crate::limits::MAX_BVH_DEPTH;
+use crate::records::layout::{NodeBoxesRecord, NodeLinksRecord, is_leaf};
+use crate::records::{cuda_struct, generated_banner};
 
 /// Most children of a wide node.
 pub const WIDE_CHILDREN: usize = 8;
@@ -486,9 +486,9 @@ mod tests {
     use glam::Vec3;
 
     use super::*;
-    use crate::blob::layout::{PRIM_INDEX_MASK, PrimKind, leaf_link, leaf_prims};
     use crate::blob::{BlobView, NodeLayout};
     use crate::bvh::BuildOptions;
+    use crate::records::layout::{PRIM_INDEX_MASK, PrimKind, leaf_link, leaf_prims};
     use crate::rng::SplitMix64;
     use crate::scene::{Cuboid, MaterialKind, Sky};
     use crate::testing::{self, pinhole};

@@ -5,8 +5,8 @@
 use glam::Vec3;
 
 use super::Shape;
-use crate::blob::layout::{BoxRecord, PrimKind};
 use crate::bvh::Aabb;
+use crate::records::layout::{BoxRecord, PrimKind};
 use crate::scene::{Cuboid, Scene};
 
 impl Shape for Cuboid {

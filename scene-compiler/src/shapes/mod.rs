@@ -9,7 +9,7 @@
 //!
 //! Primitives are numbered kind after kind, in [`PrimKind::ALL`] order: the builder's
 //! input, the per-primitive blob sections (`prim_materials`, `prim_sources`) and
-//! [`BlobHeader::kind_first`](crate::blob::layout::BlobHeader::kind_first) all use that
+//! [`BlobHeader::kind_first`](crate::records::layout::BlobHeader::kind_first) all use that
 //! numbering. Within a kind the blob stores records in BVH leaf order.
 //!
 //! Not here: intersection (the backends), and the scene's types and format (`scene/`).
@@ -18,8 +18,8 @@ mod cuboid;
 mod sphere;
 mod triangle;
 
-use crate::blob::layout::{PrimKind, Record};
 use crate::bvh::Aabb;
+use crate::records::layout::{PrimKind, Record};
 use crate::scene::Scene;
 
 /// Runs `$body` with the type name `$S` standing for the shape of kind `$kind` (a
@@ -29,15 +29,15 @@ use crate::scene::Scene;
 macro_rules! with_shape {
     ($kind:expr, $S:ident => $body:expr) => {
         match $kind {
-            $crate::blob::layout::PrimKind::Sphere => {
+            $crate::records::layout::PrimKind::Sphere => {
                 type $S = $crate::scene::Sphere;
                 $body
             }
-            $crate::blob::layout::PrimKind::Box => {
+            $crate::records::layout::PrimKind::Box => {
                 type $S = $crate::scene::Cuboid;
                 $body
             }
-            $crate::blob::layout::PrimKind::Triangle => {
+            $crate::records::layout::PrimKind::Triangle => {
                 type $S = $crate::scene::Triangle;
                 $body
             }

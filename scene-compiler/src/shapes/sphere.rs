@@ -5,8 +5,8 @@
 use glam::Vec3;
 
 use super::Shape;
-use crate::blob::layout::{PrimKind, SphereRecord};
 use crate::bvh::Aabb;
+use crate::records::layout::{PrimKind, SphereRecord};
 use crate::scene::{Scene, Sphere};
 
 impl Shape for Sphere {

@@ -6,8 +6,8 @@
 use glam::Vec3;
 
 use super::Shape;
-use crate::blob::layout::{PrimKind, TriangleRecord};
 use crate::bvh::Aabb;
+use crate::records::layout::{PrimKind, TriangleRecord};
 use crate::scene::{Scene, Triangle};
 
 impl Shape for Triangle {

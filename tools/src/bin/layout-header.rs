@@ -1,5 +1,5 @@
 //! Writes every file generated from Rust records, the single sources of truth:
-//! `kernels/blob_layout.cuh` (the blob records, scene-compiler/src/blob/layout.rs),
+//! `kernels/blob_layout.cuh` (the blob records, scene-compiler/src/records/layout.rs),
 //! `kernels/launch_params.cuh` (the render kernel's parameters,
 //! renderer/src/backend/cuda/params.rs), `kernels/wide_node.cuh` (the compressed 8-wide
 //! BVH node, scene-compiler/src/bvh/wide.rs) and the field tables of `docs/blob-format.md`.

@@ -6,7 +6,7 @@
 //! integrator knowing its kind (pbrt-v4's `Shape::Sample`). [`with_shapes!`] is the one
 //! match over kinds; adding a shape adds its list to [`Shapes`] and an arm there.
 //!
-//! Not here: the records' layout (scene-compiler `blob/layout.rs`), the light table
+//! Not here: the records' layout (scene-compiler `records/layout.rs`), the light table
 //! (`lights.rs`), a primitive of the scene by its reference (`prims.rs`).
 
 pub mod cuboid;
