@@ -1,18 +1,16 @@
 //! The material kinds as the scene has them: the model ([`MaterialKind`], whose serde
-//! attributes are its form in a scene file, both ways), the texture fields each kind's
-//! text takes, and the checks of its parameters (docs/architecture.md, "Adding a
-//! material kind").
+//! attributes are its form in a scene file, both ways) and the texture fields each
+//! kind's text takes (docs/architecture.md, "Adding a material kind").
 //!
-//! Not here: a material's name and textures, which every kind shares (`model.rs`,
+//! Not here: the checks of its parameters (`validate.rs`, `Checker::material_kind`),
+//! a material's name and textures, which every kind shares (`model.rs`,
 //! `validate.rs`), how textures are written inside a kind's parentheses (`text.rs`),
 //! and a kind's blob record (`blob/materials.rs`).
 
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use super::checker::Checker;
-use super::spans::ValuePath;
-use super::text;
+use super::values;
 
 /// How a Principled surface's alpha (its `alpha` times its base colour texture's alpha)
 /// cuts it out (glTF `alphaMode`): not at all, where it is below a cutoff, or with that
@@ -35,23 +33,23 @@ pub enum AlphaMode {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Principled", default, deny_unknown_fields)]
 pub struct Principled {
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub base_color: Vec3,
     pub metallic: f32,
     pub roughness: f32,
     #[serde(skip_serializing_if = "is_gltf_ior")]
     pub ior: f32,
-    #[serde(skip_serializing_if = "text::is_zero")]
+    #[serde(skip_serializing_if = "values::is_zero")]
     pub transmission: f32,
-    #[serde(with = "text::v3", skip_serializing_if = "text::is_zero3")]
+    #[serde(with = "values::v3", skip_serializing_if = "values::is_zero3")]
     pub emission: Vec3,
-    #[serde(skip_serializing_if = "text::is_one")]
+    #[serde(skip_serializing_if = "values::is_one")]
     pub emission_strength: f32,
-    #[serde(skip_serializing_if = "text::is_one")]
+    #[serde(skip_serializing_if = "values::is_one")]
     pub normal_scale: f32,
-    #[serde(skip_serializing_if = "text::is_one")]
+    #[serde(skip_serializing_if = "values::is_one")]
     pub alpha: f32,
-    #[serde(skip_serializing_if = "text::is_default")]
+    #[serde(skip_serializing_if = "values::is_default")]
     pub alpha_mode: AlphaMode,
 }
 
@@ -78,52 +76,17 @@ impl Default for Principled {
     }
 }
 
-impl Principled {
-    /// [`MaterialKind::check`] of a Principled.
-    fn check(
-        &self,
-        c: &mut Checker,
-        what: &dyn Fn(&str) -> String,
-        path: &dyn Fn(&'static str) -> ValuePath,
-    ) {
-        let at = |name: &'static str| move || path(name);
-        let unit = |f: f32| (0.0..=1.0).contains(&f);
-        for (k, channel) in self.base_color.to_array().into_iter().enumerate() {
-            c.check(channel, &what("base_color"), &|| path("base_color").index(k), unit, "between 0 and 1");
-        }
-        for (value, name) in [
-            (self.metallic, "metallic"),
-            (self.roughness, "roughness"),
-            (self.transmission, "transmission"),
-            (self.alpha, "alpha"),
-        ] {
-            c.check(value, &what(name), &at(name), unit, "between 0 and 1");
-        }
-        if let Some(issue) = c.check(self.ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
-            issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
-        }
-        c.non_negative3(self.emission, &what("emission"), &at("emission"));
-        c.non_negative(self.emission_strength, &what("emission_strength"), &at("emission_strength"));
-        let product = what("emission` times `emission_strength");
-        c.radiance_product(self.emission, self.emission_strength, &product, &at("emission_strength"));
-        c.non_negative(self.normal_scale, &what("normal_scale"), &at("normal_scale"));
-        if let AlphaMode::Mask(cutoff) = self.alpha_mode {
-            c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");
-        }
-    }
-}
-
 /// The material kinds a user can write. A file writes a material's textures inside its
 /// kind's parentheses, after the kind's fields (`text.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Material", deny_unknown_fields)]
 pub enum MaterialKind {
     Lambert {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         albedo: Vec3,
     },
     Metal {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         albedo: Vec3,
         #[serde(default)]
         fuzz: f32,
@@ -134,11 +97,11 @@ pub enum MaterialKind {
     /// An emitter; a non-zero `albedo` also reflects diffusely (a glowing Lambert
     /// surface), and is written only then.
     Emissive {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         color: Vec3,
-        #[serde(default = "text::one")]
+        #[serde(default = "values::one")]
         strength: f32,
-        #[serde(with = "text::v3", default, skip_serializing_if = "text::is_zero3")]
+        #[serde(with = "values::v3", default, skip_serializing_if = "values::is_zero3")]
         albedo: Vec3,
     },
     Principled(Principled),
@@ -167,7 +130,13 @@ impl MaterialKind {
 
     /// Its name, as a file writes it.
     pub fn name(&self) -> &'static str {
-        text::variant_name(self)
+        match self {
+            MaterialKind::Lambert { .. } => "Lambert",
+            MaterialKind::Metal { .. } => "Metal",
+            MaterialKind::Dielectric { .. } => "Dielectric",
+            MaterialKind::Emissive { .. } => "Emissive",
+            MaterialKind::Principled(_) => "Principled",
+        }
     }
 
     /// Whether a texture may multiply its colour (glass has none).
@@ -183,37 +152,6 @@ impl MaterialKind {
     /// Whether it takes the other textures ([`MAP_FIELDS`]).
     pub fn takes_maps(&self) -> bool {
         MaterialKind::texture_fields(self.name()).len() > 1
-    }
-
-    /// Reports every parameter out of range. `what` names one of its fields in a
-    /// message, `path` gives that field's path.
-    pub(super) fn check(
-        &self,
-        c: &mut Checker,
-        what: &dyn Fn(&str) -> String,
-        path: &dyn Fn(&'static str) -> ValuePath,
-    ) {
-        let at = |name: &'static str| move || path(name);
-        match *self {
-            MaterialKind::Lambert { albedo } => c.non_negative3(albedo, &what("albedo"), &at("albedo")),
-            MaterialKind::Metal { albedo, fuzz } => {
-                c.non_negative3(albedo, &what("albedo"), &at("albedo"));
-                let unit = |f| (0.0..=1.0).contains(&f);
-                c.check(fuzz, &what("fuzz"), &at("fuzz"), unit, "between 0 and 1");
-            }
-            MaterialKind::Dielectric { ior } => {
-                if let Some(issue) = c.check(ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
-                    issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
-                }
-            }
-            MaterialKind::Emissive { color, strength, albedo } => {
-                c.non_negative3(color, &what("color"), &at("color"));
-                c.non_negative(strength, &what("strength"), &at("strength"));
-                c.non_negative3(albedo, &what("albedo"), &at("albedo"));
-                c.radiance_product(color, strength, &what("color` times `strength"), &at("strength"));
-            }
-            MaterialKind::Principled(p) => p.check(c, what, path),
-        }
     }
 }
 

@@ -42,6 +42,7 @@ mod syntax;
 mod text;
 mod texture_file;
 mod validate;
+mod values;
 mod write;
 
 use std::path::Path;

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
 use super::text;
+use super::values;
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
 /// `name: Type` with the field's attributes (its doc comment, and any serde attribute of
@@ -93,7 +94,7 @@ crate::scene_lists!(declare_scene);
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Sphere", deny_unknown_fields)]
 pub struct Sphere {
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub center: Vec3,
     pub radius: f32,
     #[serde(with = "text::material")]
@@ -105,9 +106,9 @@ pub struct Sphere {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Box", deny_unknown_fields)]
 pub struct Cuboid {
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub min: Vec3,
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub max: Vec3,
     #[serde(with = "text::material")]
     pub material: u32,
@@ -133,11 +134,11 @@ pub struct Triangle {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Camera", deny_unknown_fields)]
 pub struct Camera {
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub look_from: Vec3,
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub look_at: Vec3,
-    #[serde(with = "text::v3", default = "text::up")]
+    #[serde(with = "values::v3", default = "values::up")]
     pub up: Vec3,
     pub vfov_deg: f32,
     #[serde(default)]
@@ -175,13 +176,13 @@ pub struct RenderSettings {
     /// transform. Applied when an 8-bit image is made (PNG, the editor), never to EXR.
     /// Like `view` and `sampler`, written only away from its default: a scene that
     /// never set them saves as it did before they existed.
-    #[serde(skip_serializing_if = "text::is_zero")]
+    #[serde(skip_serializing_if = "values::is_zero")]
     pub exposure: f32,
     /// How the exposed linear image becomes display values (PNG, the editor).
-    #[serde(skip_serializing_if = "text::is_default")]
+    #[serde(skip_serializing_if = "values::is_default")]
     pub view: ViewTransform,
     /// How the sample points of a pixel's paths are drawn.
-    #[serde(skip_serializing_if = "text::is_default")]
+    #[serde(skip_serializing_if = "values::is_default")]
     pub sampler: SamplerKind,
 }
 
@@ -281,12 +282,12 @@ impl SamplerKind {
 pub enum Sky {
     /// RTIOW gradient: `lerp(bottom, top, 0.5 * (normalize(dir).y + 1))`.
     Gradient {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         bottom: Vec3,
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         top: Vec3,
     },
-    Constant(#[serde(with = "text::v3")] Vec3),
+    Constant(#[serde(with = "values::v3")] Vec3),
     /// An equirectangular image around the scene, sampled as a light.
     Environment(Environment),
 }
@@ -304,7 +305,7 @@ pub struct Environment {
     #[serde(skip)]
     pub data: Arc<EnvImage>,
     /// Multiplies every texel.
-    #[serde(default = "text::one")]
+    #[serde(default = "values::one")]
     pub strength: f32,
     /// Rotation of the image about +Y, in degrees (right-handed).
     #[serde(default)]
@@ -411,7 +412,7 @@ pub enum Texture {
         /// Read when the scene is loaded.
         #[serde(skip, default = "unread_image")]
         image: Arc<TextureImage>,
-        #[serde(default, skip_serializing_if = "text::is_default")]
+        #[serde(default, skip_serializing_if = "values::is_default")]
         wrap: Wrap,
         #[serde(default, skip_serializing_if = "UvTransform::is_identity")]
         uv_transform: UvTransform,
@@ -420,9 +421,9 @@ pub enum Texture {
     /// its three integers is even, else `odd`.
     Checker {
         size: f32,
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         even: Vec3,
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         odd: Vec3,
     },
     /// Perlin turbulence ("The Next Week"): `0.5 (1 + sin(scale p.z + 10 turb(p)))`.
@@ -446,13 +447,13 @@ impl Texture {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "UvTransform", default, deny_unknown_fields)]
 pub struct UvTransform {
-    #[serde(with = "text::v2", skip_serializing_if = "text::is_default")]
+    #[serde(with = "values::v2", skip_serializing_if = "values::is_default")]
     pub offset: Vec2,
     /// Degrees (glTF writes radians); positive turns the coordinates counter-clockwise as
     /// the image is seen, v down, so the image appears turned clockwise.
-    #[serde(skip_serializing_if = "text::is_zero")]
+    #[serde(skip_serializing_if = "values::is_zero")]
     pub rotation_deg: f32,
-    #[serde(with = "text::v2", skip_serializing_if = "unscaled")]
+    #[serde(with = "values::v2", skip_serializing_if = "unscaled")]
     pub scale: Vec2,
 }
 
@@ -568,7 +569,7 @@ pub struct SphereList {
     pub materials: Vec<u32>,
     /// Scale (which multiplies every radius), rotation, translation, as a mesh's;
     /// written only when it is not the identity.
-    #[serde(default, skip_serializing_if = "text::is_default")]
+    #[serde(default, skip_serializing_if = "values::is_default")]
     pub transform: Transform,
     /// The file's spheres, read when the scene was loaded.
     #[serde(skip)]
@@ -609,11 +610,11 @@ pub struct Terrain {
     /// The image's pixels, read when the scene was loaded.
     #[serde(skip)]
     pub heights: Arc<Heightmap>,
-    #[serde(default, with = "text::v3")]
+    #[serde(default, with = "values::v3")]
     pub origin: Vec3,
-    #[serde(default = "text::one")]
+    #[serde(default = "values::one")]
     pub cell: f32,
-    #[serde(default = "text::one")]
+    #[serde(default = "values::one")]
     pub height_scale: f32,
     #[serde(skip, default = "no_surface")]
     pub surface: TerrainSurface,
@@ -719,7 +720,7 @@ pub struct Mesh {
     #[serde(default, with = "text::material::option", skip_serializing_if = "Option::is_none")]
     pub material: Option<u32>,
     /// Written only when it is not the identity.
-    #[serde(default, skip_serializing_if = "text::is_default")]
+    #[serde(default, skip_serializing_if = "values::is_default")]
     pub transform: Transform,
     /// The file's triangles, read when the scene was loaded.
     #[serde(skip)]
@@ -731,9 +732,9 @@ pub struct Mesh {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Transform", default, deny_unknown_fields)]
 pub struct Transform {
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub translate: Vec3,
-    #[serde(with = "text::v3")]
+    #[serde(with = "values::v3")]
     pub rotate_deg: Vec3,
     pub scale: f32,
 }
@@ -825,19 +826,19 @@ pub struct ModelMaterial {
 #[serde(rename = "Light", deny_unknown_fields)]
 pub enum Light {
     Point {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         position: Vec3,
-        #[serde(with = "text::v3", default = "text::white")]
+        #[serde(with = "values::v3", default = "values::white")]
         color: Vec3,
-        #[serde(default = "text::one")]
+        #[serde(default = "values::one")]
         intensity: f32,
     },
     Directional {
-        #[serde(with = "text::v3")]
+        #[serde(with = "values::v3")]
         direction: Vec3,
-        #[serde(with = "text::v3", default = "text::white")]
+        #[serde(with = "values::v3", default = "values::white")]
         color: Vec3,
-        #[serde(default = "text::one")]
+        #[serde(default = "values::one")]
         intensity: f32,
         #[serde(default)]
         angular_radius_deg: f32,

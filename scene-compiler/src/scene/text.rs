@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
-use glam::{Vec2, Vec3};
 use serde::de::{
     self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
@@ -29,47 +28,6 @@ use smol_str::SmolStr;
 use super::list;
 use super::material::{MAP_FIELDS, MaterialKind};
 use super::model::{Band, Maps, Material, Scene, Terrain, TerrainSurface, Texture};
-
-/// A `Vec3` written `(x, y, z)`.
-pub(crate) mod v3 {
-    use super::*;
-
-    pub fn serialize<S: Serializer>(v: &Vec3, s: S) -> Result<S::Ok, S::Error> {
-        v.to_array().serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
-        <[f32; 3]>::deserialize(d).map(Vec3::from_array)
-    }
-}
-
-/// A `Vec2` written `(x, y)`.
-pub(crate) mod v2 {
-    use super::*;
-
-    pub fn serialize<S: Serializer>(v: &Vec2, s: S) -> Result<S::Ok, S::Error> {
-        v.to_array().serialize(s)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec2, D::Error> {
-        <[f32; 2]>::deserialize(d).map(Vec2::from_array)
-    }
-}
-
-/// `#[serde(default)]` of a strength, intensity, scale or cell size.
-pub(crate) fn one() -> f32 {
-    1.0
-}
-
-/// `#[serde(default)]` of a light's colour.
-pub(crate) fn white() -> Vec3 {
-    Vec3::ONE
-}
-
-/// `#[serde(default)]` of a camera's `up`.
-pub(crate) fn up() -> Vec3 {
-    Vec3::Y
-}
 
 /// What a text says that its model cannot hold, gathered while ron reads it.
 #[derive(Debug, Default)]
@@ -268,26 +226,6 @@ pub(crate) mod material {
                 .ok_or_else(|| E::custom("a material name is read only with its scene"))
         }
     }
-}
-
-/// `skip_serializing_if`: the value is zero.
-pub(crate) fn is_zero(x: &f32) -> bool {
-    *x == 0.0
-}
-
-/// `skip_serializing_if`: the value is one.
-pub(crate) fn is_one(x: &f32) -> bool {
-    *x == 1.0
-}
-
-/// `skip_serializing_if`: every component is zero.
-pub(crate) fn is_zero3(v: &Vec3) -> bool {
-    *v == Vec3::ZERO
-}
-
-/// `skip_serializing_if`: the value is its type's default.
-pub(crate) fn is_default<T: Default + PartialEq>(x: &T) -> bool {
-    *x == T::default()
 }
 
 /// Fields a record's text has besides those of the model type that serde writes for it.
@@ -690,8 +628,8 @@ impl<V: SerializeStructVariant, X: ExtraFields> SerializeStructVariant for WithE
 enum Probed {
     /// A struct of this many fields.
     Struct(usize),
-    /// A variant of this name.
-    Variant(&'static str),
+    /// An enum's variant.
+    Variant,
     Other,
 }
 
@@ -706,14 +644,6 @@ impl std::error::Error for Probed {}
 impl ser::Error for Probed {
     fn custom<T: fmt::Display>(_: T) -> Probed {
         Probed::Other
-    }
-}
-
-/// The name of the variant `value` (an enum) is, as a file writes it.
-pub(crate) fn variant_name<T: Serialize>(value: &T) -> &'static str {
-    match value.serialize(Probe) {
-        Err(Probed::Variant(name)) => name,
-        _ => unreachable!("`variant_name` is asked of enums only"),
     }
 }
 
@@ -751,28 +681,28 @@ impl Serializer for Probe {
         Err(Probed::Other)
     }
 
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<(), Probed> {
-        Err(Probed::Variant(variant))
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Probed> {
+        Err(Probed::Variant)
     }
 
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         _: u32,
-        variant: &'static str,
+        _: &'static str,
         _: &T,
     ) -> Result<(), Probed> {
-        Err(Probed::Variant(variant))
+        Err(Probed::Variant)
     }
 
     fn serialize_tuple_variant(
         self,
         _: &'static str,
         _: u32,
-        variant: &'static str,
+        _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, Probed> {
-        Err(Probed::Variant(variant))
+        Err(Probed::Variant)
     }
 
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Self::SerializeStruct, Probed> {
@@ -783,10 +713,10 @@ impl Serializer for Probe {
         self,
         _: &'static str,
         _: u32,
-        variant: &'static str,
+        _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, Probed> {
-        Err(Probed::Variant(variant))
+        Err(Probed::Variant)
     }
 }
 

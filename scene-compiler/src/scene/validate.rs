@@ -22,7 +22,7 @@ use super::{
     budget,
     checker::{At, Checker, Issue},
     list::{self, ListItem},
-    material::MAP_FIELDS,
+    material::{AlphaMode, MAP_FIELDS, MaterialKind, Principled},
     model::{
         Camera, Heightmap, Light, Mesh, MeshData, RenderSettings, Scene, Sky, SphereList, SphereListData,
         Terrain, TerrainSurface, Texture, Transform, UvTransform,
@@ -61,6 +61,72 @@ pub(crate) fn check(scene: &Scene, text: Option<&Written>) -> Vec<Issue> {
 }
 
 impl Checker<'_> {
+    /// Reports every parameter of a material's `kind` out of range. `what` names one of its fields in a
+    /// message, `path` gives that field's path.
+    fn material_kind(
+        &mut self,
+        kind: &MaterialKind,
+        what: &dyn Fn(&str) -> String,
+        path: &dyn Fn(&'static str) -> ValuePath,
+    ) {
+        let at = |name: &'static str| move || path(name);
+        let c = self;
+        match *kind {
+            MaterialKind::Lambert { albedo } => c.non_negative3(albedo, &what("albedo"), &at("albedo")),
+            MaterialKind::Metal { albedo, fuzz } => {
+                c.non_negative3(albedo, &what("albedo"), &at("albedo"));
+                let unit = |f| (0.0..=1.0).contains(&f);
+                c.check(fuzz, &what("fuzz"), &at("fuzz"), unit, "between 0 and 1");
+            }
+            MaterialKind::Dielectric { ior } => {
+                if let Some(issue) = c.check(ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
+                    issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
+                }
+            }
+            MaterialKind::Emissive { color, strength, albedo } => {
+                c.non_negative3(color, &what("color"), &at("color"));
+                c.non_negative(strength, &what("strength"), &at("strength"));
+                c.non_negative3(albedo, &what("albedo"), &at("albedo"));
+                c.radiance_product(color, strength, &what("color` times `strength"), &at("strength"));
+            }
+            MaterialKind::Principled(p) => c.principled(&p, what, path),
+        }
+    }
+
+    /// [`Checker::material_kind`] of a Principled.
+    fn principled(
+        &mut self,
+        p: &Principled,
+        what: &dyn Fn(&str) -> String,
+        path: &dyn Fn(&'static str) -> ValuePath,
+    ) {
+        let c = self;
+        let at = |name: &'static str| move || path(name);
+        let unit = |f: f32| (0.0..=1.0).contains(&f);
+        for (k, channel) in p.base_color.to_array().into_iter().enumerate() {
+            c.check(channel, &what("base_color"), &|| path("base_color").index(k), unit, "between 0 and 1");
+        }
+        for (value, name) in [
+            (p.metallic, "metallic"),
+            (p.roughness, "roughness"),
+            (p.transmission, "transmission"),
+            (p.alpha, "alpha"),
+        ] {
+            c.check(value, &what(name), &at(name), unit, "between 0 and 1");
+        }
+        if let Some(issue) = c.check(p.ior, &what("ior"), &at("ior"), |v| v >= 1.0, "at least 1") {
+            issue.set_hint("the index of refraction of glass is about 1.5, of water 1.33");
+        }
+        c.non_negative3(p.emission, &what("emission"), &at("emission"));
+        c.non_negative(p.emission_strength, &what("emission_strength"), &at("emission_strength"));
+        let product = what("emission` times `emission_strength");
+        c.radiance_product(p.emission, p.emission_strength, &product, &at("emission_strength"));
+        c.non_negative(p.normal_scale, &what("normal_scale"), &at("normal_scale"));
+        if let AlphaMode::Mask(cutoff) = p.alpha_mode {
+            c.check(cutoff, &what("alpha_mode"), &at("alpha_mode"), unit, "a cutoff between 0 and 1");
+        }
+    }
+
     fn camera(&mut self, path: &ValuePath, cam: &Camera) {
         let field = |name: &'static str| move || path.field(name);
         let from_ok = self.coordinate3(cam.look_from, "camera `look_from`", &field("look_from"));
@@ -176,7 +242,7 @@ impl Checker<'_> {
                 first.insert(&m.name, i);
             }
             let what = |field: &str| format!("`{field}` of material `{}`", m.name);
-            m.kind.check(self, &what, &|field| path.index(i).field(field));
+            self.material_kind(&m.kind, &what, &|field| path.index(i).field(field));
         }
     }
 
