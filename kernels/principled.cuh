@@ -154,8 +154,8 @@ __device__ __forceinline__ float principled_bump_shadowing(float3 smooth, float3
     if (!(cos_si * cos_sn * dot(n, wi) >= 0.0f)) return 0.0f;
     const float cos_i = fabsf(cos_si), cos_d = fabsf(cos_sn);
     if (cos_d >= 1.0f || cos_i >= 1.0f) return 1.0f;
-    if (cos_i < 1e-6f) return 0.0f;
-    const float alpha2 = fminf(0.125f * (1.0f / (cos_d * cos_d) - 1.0f), 1.0f);
+    if (cos_i < BUMP_SHADOWING_MIN_COS) return 0.0f;
+    const float alpha2 = fminf(BUMP_SHADOWING_ALPHA2_PER_TAN2 * (1.0f / (cos_d * cos_d) - 1.0f), 1.0f);
     return 1.0f / (1.0f + ggx_lambda(cos_i, alpha2));
 }
 

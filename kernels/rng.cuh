@@ -7,8 +7,8 @@
 
 // PCG's RXS-M-XS output permutation of one state.
 __device__ __forceinline__ unsigned int pcg_permute(unsigned int state) {
-    const unsigned int word = ((state >> ((state >> 28u) + 4u)) ^ state) * PCG_OUTPUT_MULTIPLIER;
-    return (word >> 22u) ^ word;
+    const unsigned int word = ((state >> ((state >> PCG_RXS_SELECT_SHIFT) + PCG_RXS_MIN_SHIFT)) ^ state) * PCG_OUTPUT_MULTIPLIER;
+    return (word >> PCG_XS_SHIFT) ^ word;
 }
 
 // One LCG step.
@@ -34,7 +34,7 @@ __device__ __forceinline__ unsigned int next_u32(Rng& rng) {
 }
 
 // Uniform in [0, 1) from the top 24 bits: every value is exactly representable.
-__device__ __forceinline__ float next_f32(Rng& rng) { return (float)(next_u32(rng) >> 8) * 0x1p-24f; }
+__device__ __forceinline__ float next_f32(Rng& rng) { return (float)(next_u32(rng) >> UNIT_FLOAT_SHIFT) * UNIT_FLOAT_SCALE; }
 
 // A uniform float in [0, 1) fixed by a ray and a primitive: the threshold a Blend
 // surface's alpha is held against inside traversal (stochastic transparency), so the
@@ -47,5 +47,5 @@ __device__ __forceinline__ float ray_hash(float3 origin, float3 dir, unsigned in
     h = pcg_hash(h ^ __float_as_uint(dir.x));
     h = pcg_hash(h ^ __float_as_uint(dir.y));
     h = pcg_hash(h ^ __float_as_uint(dir.z));
-    return (float)(h >> 8) * 0x1p-24f;
+    return (float)(h >> UNIT_FLOAT_SHIFT) * UNIT_FLOAT_SCALE;
 }

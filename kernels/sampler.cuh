@@ -86,7 +86,7 @@ __device__ __forceinline__ Sampler sampler_init(unsigned int pixel_index, unsign
 // sampler's next number, whatever the dimension, or the Sobol sample of that dimension.
 __device__ __forceinline__ float sample_dim(SamplerState<false>& s, unsigned int) { return next_f32(s.rng); }
 __device__ __forceinline__ float sample_dim(SamplerState<true>& s, unsigned int dim) {
-    return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> 8u) * 0x1p-24f;
+    return (float)(sobol_sample(s.index, dim, s.pixel_seed) >> UNIT_FLOAT_SHIFT) * UNIT_FLOAT_SCALE;
 }
 
 // The dimension of the number at `offset` (DIM_SCATTER_*, DIM_NEE_*, DIM_ROULETTE) of

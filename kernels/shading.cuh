@@ -3,6 +3,7 @@
 // "Normal maps"; CPU twin: renderer/src/backend/cpu/shading.rs).
 #pragma once
 
+#include "constants.cuh"
 #include "vec3.cuh"
 
 // Normal map texel `texel` (rgb in [0, 1], tangent space, +Y up the image) scaled by
@@ -11,7 +12,7 @@
 __device__ __forceinline__ float3 normal_mapped(float3 texel, float scale, float3 ns, float3 dpdu, float3 dpdv) {
     const float3 t0 = dpdu - ns * dot(ns, dpdu);
     const float len2 = dot(t0, t0);
-    if (!(len2 > 1e-20f && len2 < PT_INFINITY)) return ns;
+    if (!(len2 > SHADING_MIN_LEN2 && len2 < PT_INFINITY)) return ns;
     const float3 t = t0 * rsqrtf(len2);
     float3 b = cross(ns, t);
     if (dot(b, dpdv) > 0.0f) b = -b;
@@ -19,19 +20,20 @@ __device__ __forceinline__ float3 normal_mapped(float3 texel, float scale, float
     const float mz = 2.0f * texel.z - 1.0f;
     const float3 n = t * mx + b * my + ns * mz;
     const float n2 = dot(n, n);
-    return (n2 > 1e-20f && n2 < PT_INFINITY) ? n * rsqrtf(n2) : ns;
+    return (n2 > SHADING_MIN_LEN2 && n2 < PT_INFINITY) ? n * rsqrtf(n2) : ns;
 }
 
 // `n` bent towards the geometric normal `ng` (on the side of `wo`) just enough that the
-// mirror reflection of `wo` about it stays above the surface by min(0.9 wo·ng, 0.01).
+// mirror reflection of `wo` about it stays above the surface by
+// min(BEND_VIEW_SHARE wo·ng, BEND_MAX_MARGIN).
 __device__ __forceinline__ float3 valid_shading_normal(float3 ng, float3 wo, float3 n) {
     const float iz = dot(wo, ng);
-    const float threshold = fminf(0.9f * iz, 0.01f);
+    const float threshold = fminf(BEND_VIEW_SHARE * iz, BEND_MAX_MARGIN);
     const float3 r = 2.0f * dot(n, wo) * n - wo;
     if (dot(r, ng) >= threshold || iz <= 0.0f) return n;
     const float3 across = n - dot(n, ng) * ng;
     const float len2 = dot(across, across);
-    if (!(len2 > 1e-20f)) return ng;
+    if (!(len2 > SHADING_MIN_LEN2)) return ng;
     const float3 x = across * rsqrtf(len2);
     const float ix = dot(wo, x);
     const float a = ix * ix + iz * iz;

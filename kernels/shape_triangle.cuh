@@ -157,7 +157,7 @@ __device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, 
     const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
     const float d1x = uv01.z - uv01.x, d1y = uv01.w - uv01.y, d2x = uv2.x - uv01.x, d2y = uv2.y - uv01.y;
     const float det = d1x * d2y - d2x * d1y;
-    if (!(fabsf(det) >= 1e-20f && fabsf(det) < PT_INFINITY)) return;
+    if (!(fabsf(det) >= UV_MIN_DET && fabsf(det) < PT_INFINITY)) return;
     const float inv = 1.0f / det;
     dpdu = (e1 * d2y - e2 * d1y) * inv;
     dpdv = (e2 * d1x - e1 * d2x) * inv;

@@ -124,7 +124,7 @@ __device__ __forceinline__ float4 texture_eval4(unsigned int index, float3 p, fl
     }
     if (kind == BLOB_TEXTURE_CHECKER) return make_float4(texture_checker(a, __ldg(&t->b), p), 1.0f);
     if (kind != BLOB_TEXTURE_NOISE) __builtin_unreachable();
-    const float n = 0.5f * (1.0f + sinf(a.x * p.z + 10.0f * turbulence(p)));
+    const float n = 0.5f * (1.0f + sinf(a.x * p.z + MARBLE_TURBULENCE_WEIGHT * turbulence(p)));
     return make_float4(n, n, n, 1.0f);
 }
 

@@ -10,14 +10,14 @@
 #include "blob_layout.cuh"
 #include "constants.cuh"
 
-// A display value to 8 bits: u8(255.99 clamp(v, 0, 1)); NaN gives 0.
+// A display value to 8 bits: u8(QUANTIZE_SCALE clamp(v, 0, 1)); NaN gives 0.
 __device__ __forceinline__ unsigned char quantize(float v) {
-    return (unsigned char)(255.99f * fminf(fmaxf(v, 0.0f), 1.0f));
+    return (unsigned char)(QUANTIZE_SCALE * fminf(fmaxf(v, 0.0f), 1.0f));
 }
 
 // The sRGB encoding (IEC 61966-2-1) of a linear value in [0, 1].
 __device__ __forceinline__ float srgb_encode(float c) {
-    return c <= 0.0031308f ? 12.92f * c : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+    return c <= SRGB_LINEAR_MAX ? SRGB_LINEAR_SLOPE * c : SRGB_SCALE * powf(c, 1.0f / SRGB_EXPONENT) - SRGB_OFFSET;
 }
 
 // AgX's contrast sigmoid: Wrensch's 6th-order polynomial, by Horner's rule.
@@ -34,7 +34,7 @@ __device__ __forceinline__ float agx_sigmoid(float x) {
 // One channel after the inset: log2 encoding over [AGX_MIN_EV, AGX_MAX_EV], then the
 // sigmoid. Zero, negative and NaN values are the bottom of the range.
 __device__ __forceinline__ float agx_encode(float c) {
-    const float ev = fminf(fmaxf(log2f(fmaxf(c, 1e-10f)), AGX_MIN_EV), AGX_MAX_EV);
+    const float ev = fminf(fmaxf(log2f(fmaxf(c, AGX_LOG_FLOOR)), AGX_MIN_EV), AGX_MAX_EV);
     return agx_sigmoid((ev - AGX_MIN_EV) / (AGX_MAX_EV - AGX_MIN_EV));
 }
 

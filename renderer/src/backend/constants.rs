@@ -15,6 +15,19 @@ pub const PCG_MULTIPLIER: u32 = 747_796_405;
 pub const PCG_INCREMENT: u32 = 2_891_336_453;
 /// Multiplier of the RXS-M-XS output permutation.
 pub const PCG_OUTPUT_MULTIPLIER: u32 = 277_803_737;
+/// RXS-M-XS's random shift: the state's top 4 bits (bits 28 to 31) pick how far it
+/// shifts (docs/path-tracing.md, "Random numbers: PCG"; O'Neill's 32-bit PCG).
+pub const PCG_RXS_SELECT_SHIFT: u32 = 28;
+/// The smallest of those shifts: the selector's width, so the xorshift leaves the top 4
+/// bits as they were and the permutation stays invertible.
+pub const PCG_RXS_MIN_SHIFT: u32 = 4;
+/// The final xorshift of RXS-M-XS-32: `(2 · 32 + 2) / 3` bits, O'Neill's choice.
+pub const PCG_XS_SHIFT: u32 = 22;
+/// A random u32 becomes a float in [0, 1) from its top 24 bits (`>> 8`, times
+/// [`UNIT_FLOAT_SCALE`]): f32's 24-bit significand holds every such value exactly.
+pub const UNIT_FLOAT_SHIFT: u32 = 32 - f32::MANTISSA_DIGITS;
+/// 2^-24, the spacing of those floats (docs/path-tracing.md, "Random numbers: PCG").
+pub const UNIT_FLOAT_SCALE: f32 = 1.0 / (1u32 << f32::MANTISSA_DIGITS) as f32;
 /// Russian roulette starts once a path has this many segments (`depth + 1`): after the
 /// first bounce, as in the reference CUDA port (docs/path-tracing.md says why).
 pub const RR_START_DEPTH: u32 = 1;
@@ -45,6 +58,31 @@ pub const TRIANGLE_ERR: f32 = gamma(7);
 /// whether a hit is too close to the origin to trust.
 pub const TRIANGLE_GAMMAS: [(u32, f32); 3] = [(2, gamma(2)), (3, gamma(3)), (5, gamma(5))];
 
+// Shading normals (docs/path-tracing.md, "Normal maps"; `cpu/shading.rs` ↔
+// `kernels/shading.cuh`, `cpu/shapes/triangle.rs` ↔ `kernels/shape_triangle.cuh`,
+// `cpu/principled.rs` ↔ `kernels/principled.cuh`).
+
+/// A normal map's tangent, mapped normal or bend plane with a squared length not above
+/// this is degenerate (the step is skipped): far above f32's denormals, so what passes
+/// normalizes to a finite unit vector.
+pub const SHADING_MIN_LEN2: f32 = 1e-20;
+/// A triangle's texture coordinates with `|det| < 10^-20` give no `dpdu`/`dpdv` (the
+/// edges are used instead): `1 / det` would overflow or amplify rounding.
+pub const UV_MIN_DET: f32 = 1e-20;
+/// The bend keeps the mirror of `wo` above the surface by at most this share of wo's own
+/// cosine to `ng` (Cycles' `ensure_valid_specular_reflection`): a grazing view is still
+/// reachable.
+pub const BEND_VIEW_SHARE: f32 = 0.9;
+/// The bend's margin is also at most this cosine (Cycles' rule): just clear of the
+/// surface, so the normal bends as little as that allows.
+pub const BEND_MAX_MARGIN: f32 = 0.01;
+/// The bump map correction gives 0 to light at a cosine to the smooth normal below this
+/// (docs/path-tracing.md, "Principled"): its `G1` is 0 there, and `ggx_lambda` would divide by ~0.
+pub const BUMP_SHADOWING_MIN_COS: f32 = 1e-6;
+/// The bump map correction's `α² = min(tan²(n_s, n_d) · 1/8, 1)`: Conty Estevez, Lecocq and
+/// Stein's (2019) fit of a roughness to the map's tilt.
+pub const BUMP_SHADOWING_ALPHA2_PER_TAN2: f32 = 0.125;
+
 /// A ray direction component smaller than this (zero included) is this, with its sign,
 /// in the slab test: `0 · ∞` would make a NaN plane distance for an origin on a box's
 /// plane (`cpu/traverse.rs` and `kernels/traverse.cuh` say what that cost). 10^-20
@@ -60,6 +98,10 @@ pub const ONE_MINUS_EPSILON: f32 = 1.0 - f32::EPSILON / 2.0;
 /// "Textures").
 pub const TURBULENCE_DEPTH: u32 = 7;
 
+/// The weight of the turbulence in the marble texture's phase,
+/// `sin(scale p.z + 10 turb(p))` ("The Next Week"; docs/path-tracing.md, "Textures").
+pub const MARBLE_TURBULENCE_WEIGHT: f32 = 10.0;
+
 /// Below this roughness (alpha = 9e-4) a Principled material's specular lobes are
 /// deltas: sampled exactly (mirror, Snell), with pdf 0 and no `eval`. A GGX lobe that
 /// narrow (about 0.1°) renders as a mirror, and sampling it as one spares glass of
@@ -70,6 +112,19 @@ pub const PRINCIPLED_DELTA_ROUGHNESS: f32 = 0.03;
 // The view transforms (`backend/tonemap.rs` ↔ `kernels/view_transform.cuh`;
 // docs/path-tracing.md, "Accumulation and output").
 
+/// A display value in [0, 1] to 8 bits is `u8(255.99 v)`: just under 256, so 1.0 is 255
+/// and each code gets an equal share of [0, 1] (docs/path-tracing.md, "Accumulation and output").
+pub const QUANTIZE_SCALE: f32 = 255.99;
+/// The sRGB encoding (IEC 61966-2-1): linear `12.92 c` up to `c = 0.0031308`, then
+/// `1.055 c^(1/2.4) − 0.055`; the standard's numbers.
+pub const SRGB_LINEAR_MAX: f32 = 0.003_130_8;
+pub const SRGB_LINEAR_SLOPE: f32 = 12.92;
+pub const SRGB_SCALE: f32 = 1.055;
+pub const SRGB_OFFSET: f32 = 0.055;
+pub const SRGB_EXPONENT: f32 = 2.4;
+/// AgX takes `log2(max(c, 10^-10))`: finite for zero, negative and NaN values, and below
+/// `2^AGX_MIN_EV`, so they all encode as the bottom of the range.
+pub const AGX_LOG_FLOOR: f32 = 1e-10;
 /// AgX's inset matrix, row by row (`out[i] = Σ_j AGX_INSET[i][j] · in[j]`): Blender's AgX
 /// base for sRGB/Rec.709 primaries, as published in Benjamin Wrensch's minimal AgX
 /// (iolite, 2023, <https://iolite-engine.com/blog_posts/minimal_agx_implementation>),
@@ -203,12 +258,17 @@ pub fn cuda_header() -> String {
     uint("PCG_MULTIPLIER", PCG_MULTIPLIER);
     uint("PCG_INCREMENT", PCG_INCREMENT);
     uint("PCG_OUTPUT_MULTIPLIER", PCG_OUTPUT_MULTIPLIER);
+    uint("PCG_RXS_SELECT_SHIFT", PCG_RXS_SELECT_SHIFT);
+    uint("PCG_RXS_MIN_SHIFT", PCG_RXS_MIN_SHIFT);
+    uint("PCG_XS_SHIFT", PCG_XS_SHIFT);
+    uint("UNIT_FLOAT_SHIFT", UNIT_FLOAT_SHIFT);
     uint("RR_START_DEPTH", RR_START_DEPTH);
     uint("TURBULENCE_DEPTH", TURBULENCE_DEPTH);
     let mut float = |name: &str, value: f32| {
         // `{:e}` prints the shortest decimal that reads back as the same f32.
         let _ = writeln!(out, "static constexpr float {name} = {value:e}f;");
     };
+    float("UNIT_FLOAT_SCALE", UNIT_FLOAT_SCALE);
     float("DEGENERATE_DIR2", DEGENERATE_DIR2);
     float("SPHERE_ERR", SPHERE_ERR);
     float("BOX_ERR", BOX_ERR);
@@ -217,8 +277,22 @@ pub fn cuda_header() -> String {
         float(&format!("GAMMA_{n}"), value);
     }
     float("SLAB_MIN_DIR", SLAB_MIN_DIR);
+    float("SHADING_MIN_LEN2", SHADING_MIN_LEN2);
+    float("UV_MIN_DET", UV_MIN_DET);
+    float("BEND_VIEW_SHARE", BEND_VIEW_SHARE);
+    float("BEND_MAX_MARGIN", BEND_MAX_MARGIN);
+    float("BUMP_SHADOWING_MIN_COS", BUMP_SHADOWING_MIN_COS);
+    float("BUMP_SHADOWING_ALPHA2_PER_TAN2", BUMP_SHADOWING_ALPHA2_PER_TAN2);
     float("ONE_MINUS_EPSILON", ONE_MINUS_EPSILON);
+    float("MARBLE_TURBULENCE_WEIGHT", MARBLE_TURBULENCE_WEIGHT);
     float("PRINCIPLED_DELTA_ROUGHNESS", PRINCIPLED_DELTA_ROUGHNESS);
+    float("QUANTIZE_SCALE", QUANTIZE_SCALE);
+    float("SRGB_LINEAR_MAX", SRGB_LINEAR_MAX);
+    float("SRGB_LINEAR_SLOPE", SRGB_LINEAR_SLOPE);
+    float("SRGB_SCALE", SRGB_SCALE);
+    float("SRGB_OFFSET", SRGB_OFFSET);
+    float("SRGB_EXPONENT", SRGB_EXPONENT);
+    float("AGX_LOG_FLOOR", AGX_LOG_FLOOR);
     // Matrices and polynomials as scalars (`AGX_INSET_01` is row 0, column 1): a
     // namespace-scope constexpr array cannot be read by device code.
     for (name, matrix) in [("AGX_INSET", AGX_INSET), ("AGX_OUTSET", AGX_OUTSET)] {
@@ -301,6 +375,14 @@ mod tests {
                 assert_eq!(v.trailing_zeros() as usize, 31 - k);
             }
         }
+    }
+
+    #[test]
+    fn unit_float_scale_is_two_to_the_minus_24() {
+        assert_eq!(UNIT_FLOAT_SHIFT, 8);
+        assert_eq!(UNIT_FLOAT_SCALE, 1.0 / 16_777_216.0);
+        // The largest u32 maps to the largest float below 1.
+        assert_eq!((u32::MAX >> UNIT_FLOAT_SHIFT) as f32 * UNIT_FLOAT_SCALE, ONE_MINUS_EPSILON);
     }
 
     #[test]

@@ -23,8 +23,9 @@
 use scene_compiler::scene::{RenderSettings, ViewTransform};
 
 use super::constants::{
-    AGX_DISPLAY_GAMMA, AGX_INSET, AGX_MAX_EV, AGX_MIN_EV, AGX_OUTSET, AGX_SIGMOID, HABLE_A, HABLE_B, HABLE_C,
-    HABLE_D, HABLE_E, HABLE_EXPOSURE_BIAS, HABLE_F, HABLE_WHITE,
+    AGX_DISPLAY_GAMMA, AGX_INSET, AGX_LOG_FLOOR, AGX_MAX_EV, AGX_MIN_EV, AGX_OUTSET, AGX_SIGMOID, HABLE_A,
+    HABLE_B, HABLE_C, HABLE_D, HABLE_E, HABLE_EXPOSURE_BIAS, HABLE_F, HABLE_WHITE, QUANTIZE_SCALE,
+    SRGB_EXPONENT, SRGB_LINEAR_MAX, SRGB_LINEAR_SLOPE, SRGB_OFFSET, SRGB_SCALE,
 };
 
 /// What turns a linear image into display values: the exposure in stops and the view.
@@ -86,16 +87,20 @@ pub fn display(view: ViewTransform, rgb: [f32; 3]) -> [f32; 3] {
     }
 }
 
-/// A display value to 8 bits: `u8(255.99 · clamp(v, 0, 1))`; NaN maps to 0 (`as`
+/// A display value to 8 bits: `u8(QUANTIZE_SCALE · clamp(v, 0, 1))`; NaN maps to 0 (`as`
 /// saturates).
 #[inline]
 pub fn quantize(v: f32) -> u8 {
-    (255.99 * v.clamp(0.0, 1.0)) as u8
+    (QUANTIZE_SCALE * v.clamp(0.0, 1.0)) as u8
 }
 
 /// The sRGB encoding (IEC 61966-2-1) of a linear value in [0, 1].
 pub fn srgb_encode(c: f32) -> f32 {
-    if c <= 0.003_130_8 { 12.92 * c } else { 1.055 * c.powf(1.0 / 2.4) - 0.055 }
+    if c <= SRGB_LINEAR_MAX {
+        SRGB_LINEAR_SLOPE * c
+    } else {
+        SRGB_SCALE * c.powf(1.0 / SRGB_EXPONENT) - SRGB_OFFSET
+    }
 }
 
 /// `m · v` for a matrix given row by row.
@@ -113,7 +118,7 @@ pub fn agx_sigmoid(x: f32) -> f32 {
 /// negative and NaN channels are taken as the bottom of the encoded range.
 pub fn agx(rgb: [f32; 3]) -> [f32; 3] {
     let encoded = mat3(AGX_INSET, rgb).map(|c| {
-        let ev = c.max(1e-10).log2().clamp(AGX_MIN_EV, AGX_MAX_EV);
+        let ev = c.max(AGX_LOG_FLOOR).log2().clamp(AGX_MIN_EV, AGX_MAX_EV);
         agx_sigmoid((ev - AGX_MIN_EV) / (AGX_MAX_EV - AGX_MIN_EV))
     });
     mat3(AGX_OUTSET, encoded).map(|c| srgb_encode(c.clamp(0.0, 1.0).powf(AGX_DISPLAY_GAMMA)))

@@ -34,7 +34,9 @@ use std::f32::consts::{FRAC_1_PI, TAU};
 use glam::Vec3A;
 
 use super::sampling::onb;
-use crate::backend::constants::PRINCIPLED_DELTA_ROUGHNESS;
+use crate::backend::constants::{
+    BUMP_SHADOWING_ALPHA2_PER_TAN2, BUMP_SHADOWING_MIN_COS, PRINCIPLED_DELTA_ROUGHNESS,
+};
 use crate::backend::specular_albedo::specular_albedo;
 
 /// The glTF metallic-roughness parameters at a hit, textures already applied; all but
@@ -100,10 +102,10 @@ fn bump_shadowing(smooth: Vec3A, n: Vec3A, wi: Vec3A) -> f32 {
     if cos_d >= 1.0 || cos_i >= 1.0 {
         return 1.0;
     }
-    if cos_i < 1e-6 {
+    if cos_i < BUMP_SHADOWING_MIN_COS {
         return 0.0;
     }
-    let alpha2 = (0.125 * (1.0 / (cos_d * cos_d) - 1.0)).min(1.0);
+    let alpha2 = (BUMP_SHADOWING_ALPHA2_PER_TAN2 * (1.0 / (cos_d * cos_d) - 1.0)).min(1.0);
     1.0 / (1.0 + ggx_lambda(cos_i, alpha2))
 }
 

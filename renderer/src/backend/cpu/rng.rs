@@ -4,13 +4,17 @@
 //! thread count, tile order or how the samples are split across render calls. The
 //! kernels implement the same functions; `tests/cpu/rng.rs` pins their first values.
 
-use crate::backend::constants::{PCG_INCREMENT, PCG_MULTIPLIER, PCG_OUTPUT_MULTIPLIER};
+use crate::backend::constants::{
+    PCG_INCREMENT, PCG_MULTIPLIER, PCG_OUTPUT_MULTIPLIER, PCG_RXS_MIN_SHIFT, PCG_RXS_SELECT_SHIFT,
+    PCG_XS_SHIFT, UNIT_FLOAT_SCALE, UNIT_FLOAT_SHIFT,
+};
 
 /// PCG's RXS-M-XS output permutation of one state.
 #[inline(always)]
 fn permute(state: u32) -> u32 {
-    let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(PCG_OUTPUT_MULTIPLIER);
-    (word >> 22) ^ word
+    let word = ((state >> ((state >> PCG_RXS_SELECT_SHIFT) + PCG_RXS_MIN_SHIFT)) ^ state)
+        .wrapping_mul(PCG_OUTPUT_MULTIPLIER);
+    (word >> PCG_XS_SHIFT) ^ word
 }
 
 /// One LCG step.
@@ -31,9 +35,8 @@ pub fn pcg_hash(v: u32) -> u32 {
 /// random stream. The same ray through the same surface always makes the same choice.
 #[inline(always)]
 pub fn ray_hash(origin: [f32; 3], dir: [f32; 3], prim: u32) -> f32 {
-    const TWO_POW_MINUS_24: f32 = 1.0 / 16_777_216.0;
     let h = origin.into_iter().chain(dir).fold(pcg_hash(prim), |h, x| pcg_hash(h ^ x.to_bits()));
-    (h >> 8) as f32 * TWO_POW_MINUS_24
+    (h >> UNIT_FLOAT_SHIFT) as f32 * UNIT_FLOAT_SCALE
 }
 
 /// One random stream: PCG-RXS-M-XS-32.
@@ -65,7 +68,6 @@ impl Rng {
     /// A uniform float in `[0, 1)` from the top 24 bits (every value exactly representable).
     #[inline(always)]
     pub fn next_f32(&mut self) -> f32 {
-        const TWO_POW_MINUS_24: f32 = 1.0 / 16_777_216.0;
-        (self.next_u32() >> 8) as f32 * TWO_POW_MINUS_24
+        (self.next_u32() >> UNIT_FLOAT_SHIFT) as f32 * UNIT_FLOAT_SCALE
     }
 }

@@ -14,7 +14,9 @@
 //! pins their values and `tests/gpu/render.rs` holds the GPU's to them.
 
 use super::rng::{Rng, pcg_hash};
-use crate::backend::constants::{LAINE_KARRAS_MULTIPLIERS, SOBOL_DIRECTIONS, SOBOL_GROUP_DIMS};
+use crate::backend::constants::{
+    LAINE_KARRAS_MULTIPLIERS, SOBOL_DIRECTIONS, SOBOL_GROUP_DIMS, UNIT_FLOAT_SCALE, UNIT_FLOAT_SHIFT,
+};
 
 /// The random numbers of one camera sample, by dimension.
 pub trait Sampler {
@@ -56,8 +58,7 @@ impl Sampler for Sobol {
 
     #[inline(always)]
     fn get(&mut self, dim: u32) -> f32 {
-        const TWO_POW_MINUS_24: f32 = 1.0 / 16_777_216.0;
-        (sobol_sample(self.index, dim, self.pixel_seed) >> 8) as f32 * TWO_POW_MINUS_24
+        (sobol_sample(self.index, dim, self.pixel_seed) >> UNIT_FLOAT_SHIFT) as f32 * UNIT_FLOAT_SCALE
     }
 }
 

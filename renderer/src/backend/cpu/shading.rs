@@ -4,6 +4,8 @@
 
 use glam::Vec3A;
 
+use crate::backend::constants::{BEND_MAX_MARGIN, BEND_VIEW_SHARE, SHADING_MIN_LEN2};
+
 /// Normal map texel `texel` (rgb in [0, 1], tangent space, +Y up the image as glTF and
 /// Blender bake them) scaled by `scale` (glTF's `normalTexture.scale`), around the
 /// shading normal `ns` of a surface whose texture coordinates grow along `dpdu` and
@@ -14,7 +16,7 @@ use glam::Vec3A;
 pub fn normal_mapped(texel: Vec3A, scale: f32, ns: Vec3A, dpdu: Vec3A, dpdv: Vec3A) -> Vec3A {
     let t = dpdu - ns * ns.dot(dpdu);
     let len2 = t.length_squared();
-    if !(len2 > 1e-20 && len2.is_finite()) {
+    if !(len2 > SHADING_MIN_LEN2 && len2.is_finite()) {
         return ns;
     }
     let t = t / len2.sqrt();
@@ -23,7 +25,7 @@ pub fn normal_mapped(texel: Vec3A, scale: f32, ns: Vec3A, dpdu: Vec3A, dpdv: Vec
     let m = (texel * 2.0 - 1.0) * Vec3A::new(scale, scale, 1.0);
     let n = t * m.x + b * m.y + ns * m.z;
     let n2 = n.length_squared();
-    if n2 > 1e-20 && n2.is_finite() { n / n2.sqrt() } else { ns }
+    if n2 > SHADING_MIN_LEN2 && n2.is_finite() { n / n2.sqrt() } else { ns }
 }
 
 /// `n` (a unit shading normal) bent towards the geometric normal `ng` (unit, on the
@@ -36,7 +38,7 @@ pub fn normal_mapped(texel: Vec3A, scale: f32, ns: Vec3A, dpdu: Vec3A, dpdv: Vec
 #[inline(always)]
 pub fn valid_shading_normal(ng: Vec3A, wo: Vec3A, n: Vec3A) -> Vec3A {
     let iz = wo.dot(ng);
-    let threshold = (0.9 * iz).min(0.01);
+    let threshold = (BEND_VIEW_SHARE * iz).min(BEND_MAX_MARGIN);
     let r = 2.0 * n.dot(wo) * n - wo;
     if r.dot(ng) >= threshold || iz <= 0.0 {
         return n;
@@ -45,7 +47,7 @@ pub fn valid_shading_normal(ng: Vec3A, wo: Vec3A, n: Vec3A) -> Vec3A {
     let across = n - n.dot(ng) * ng;
     let len2 = across.length_squared();
     // Also a NaN length: no plane to bend in.
-    if len2.is_nan() || len2 <= 1e-20 {
+    if len2.is_nan() || len2 <= SHADING_MIN_LEN2 {
         return ng;
     }
     let x = across / len2.sqrt();

@@ -7,7 +7,7 @@ use scene_compiler::blob::layout::{
     NOISE_POINTS, NoiseRecord, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_NOISE, TextureRecord, WRAP_CLAMP,
 };
 
-use crate::backend::constants::TURBULENCE_DEPTH;
+use crate::backend::constants::{MARBLE_TURBULENCE_WEIGHT, TURBULENCE_DEPTH};
 
 /// The blob's texture sections.
 #[derive(Clone, Debug, Default)]
@@ -41,9 +41,10 @@ impl Textures {
         match t.kind {
             TEXTURE_IMAGE => self.image(t.image, uv_transformed(t, uv)),
             TEXTURE_CHECKER => checker(t, p).extend(1.0),
-            TEXTURE_NOISE => {
-                Vec3A::splat(0.5 * (1.0 + (t.a[0] * p.z + 10.0 * self.turbulence(p)).sin())).extend(1.0)
-            }
+            TEXTURE_NOISE => Vec3A::splat(
+                0.5 * (1.0 + (t.a[0] * p.z + MARBLE_TURBULENCE_WEIGHT * self.turbulence(p)).sin()),
+            )
+            .extend(1.0),
             kind => unreachable!("BlobView::parse refuses texture kind {kind}"),
         }
     }

@@ -14,7 +14,7 @@ use glam::{Vec2, Vec3A, Vec4};
 use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord, TriangleUvsRecord};
 
 use super::shape::{CpuShape, LightSample, Surface, area_pdf_towards};
-use crate::backend::constants::{TRIANGLE_ERR, gamma};
+use crate::backend::constants::{TRIANGLE_ERR, UV_MIN_DET, gamma};
 
 /// A triangle: its three vertices, as stored (so neighbours share them bit for bit),
 /// and its vertex normals and texture coordinates when its mesh has them.
@@ -213,7 +213,7 @@ impl CpuShape for Triangle {
         let Some([a, b, c]) = self.uvs else { return (e1, e2) };
         let (d1, d2) = (b - a, c - a);
         let det = d1.x * d2.y - d2.x * d1.y;
-        if det.abs() < 1e-20 || !det.is_finite() {
+        if det.abs() < UV_MIN_DET || !det.is_finite() {
             return (e1, e2);
         }
         let inv = 1.0 / det;
