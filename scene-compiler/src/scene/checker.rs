@@ -12,8 +12,8 @@ use crate::ranges;
 const PAR_CHUNK: usize = 1 << 14;
 
 use super::model::Material;
+use super::model::text::Written;
 use super::spans::ValuePath;
-use super::text::Written;
 
 /// One semantic problem, located by the path of the offending value.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,7 @@
 //! What the scene format needs of an item of each list that [`scene_lists!`]
-//! (`model.rs`) names besides its serde form: its checks, its references to the
+//! (`model/mod.rs`) names besides its serde form: its checks, its references to the
 //! scene's materials (which reading resolves by name), how many primitives it makes
-//! and whether the file it names was read. `validate.rs`, `text.rs` and the schema
+//! and whether the file it names was read. `validate.rs`, `model/text.rs` and the schema
 //! tests go through every list with this trait, so a new list touches none of them.
 //!
 //! [`scene_lists!`]: crate::scene_lists

@@ -3,8 +3,8 @@
 //! kind's text takes (docs/architecture.md, "Adding a material kind").
 //!
 //! Not here: the checks of its parameters (`validate.rs`, `Checker::material_kind`),
-//! a material's name and textures, which every kind shares (`model.rs`,
-//! `validate.rs`), how textures are written inside a kind's parentheses (`text.rs`),
+//! a material's name and textures, which every kind shares (`model/mod.rs`,
+//! `validate.rs`), how textures are written inside a kind's parentheses (`model/text.rs`),
 //! and a kind's blob record (`blob/materials.rs`).
 
 use glam::Vec3;
@@ -77,7 +77,7 @@ impl Default for Principled {
 }
 
 /// The material kinds a user can write. A file writes a material's textures inside its
-/// kind's parentheses, after the kind's fields (`text.rs`).
+/// kind's parentheses, after the kind's fields (`model/text.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Material", deny_unknown_fields)]
 pub enum MaterialKind {

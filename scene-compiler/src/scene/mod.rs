@@ -1,9 +1,9 @@
 //! The RON scene format: read a scene file into the model, load what it names, check
 //! it, and write a scene back.
 //!
-//! The model ([`Scene`], `model.rs`, and the material kinds, `material.rs`) is the
+//! The model ([`Scene`], `model/mod.rs`, and the material kinds, `material.rs`) is the
 //! format's one declaration: its serde attributes say every name, default and
-//! optional value, and `text.rs` what serde's derive cannot (vectors as tuples,
+//! optional value, and `values.rs` and `model/text.rs` what serde's derive cannot (vectors as tuples,
 //! material names, a material's textures inside its kind's parentheses). [`parse`]
 //! runs in three stages: ron reads the text into the model (syntax and type errors: the
 //! first one stops it, and `syntax` explains it); loading (`load.rs`) reads the files
@@ -39,7 +39,6 @@ mod spans;
 mod sphere_file;
 mod suggest;
 mod syntax;
-mod text;
 mod texture_file;
 mod validate;
 mod values;
@@ -59,8 +58,8 @@ pub use sphere_file::{PlyEncoding, write as write_sphere_file};
 pub use write::to_ron;
 
 use checker::Issue;
+use model::text::{self, Written};
 use spans::{Located, SpanIndex};
-use text::Written;
 
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
 /// messages, and terrain images, models and sphere files are read relative to its folder.
@@ -83,7 +82,7 @@ fn read_ron(source: &str, origin: &str) -> Result<(Scene, Written), LoadError> {
     let (read, mut written) = text::reading(|| options.from_str::<Scene>(source));
     let mut scene =
         read.map_err(|err| LoadError::new(origin, source, vec![syntax::diagnose(source, &err)]))?;
-    written.resolve(&mut scene);
+    written.resolve(&mut scene, |scene, f| list::each_material_reference(scene, f));
     Ok((scene, written))
 }
 

@@ -1,5 +1,5 @@
-//! The names of the format as serde's derive declares them on the model (`model.rs`,
-//! `material.rs`; what the model keeps elsewhere, `text.rs`).
+//! The names of the format as serde's derive declares them on the model (`model/mod.rs`,
+//! `material.rs`; what the model keeps elsewhere, `model/text.rs`).
 //!
 //! The format is declared once, by the model's serde attributes; everything else that
 //! needs its names (hints about misplaced fields, the tests that hold the writer,
@@ -165,12 +165,12 @@ mod tests {
     use super::super::image_file::Encoding;
     use super::super::list::ListItem;
     use super::super::material::{MaterialKind, Principled, every_kind, every_kind_wrong};
+    use super::super::model::text::{SURFACE_FIELDS, TerrainKind};
     use super::super::model::{
         Band, Camera, EnvImage, Environment, Light, Maps, Material, RenderSettings, SamplerKind, Scene, Sky,
         Terrain, Texture, TextureImage, Transform, UvTransform, ViewTransform, Wrap,
     };
     use super::super::spans::{Located, SpanIndex};
-    use super::super::text::{SURFACE_FIELDS, TerrainKind};
     use super::super::{load, parse, read_ron, to_ron, validate};
     use super::*;
 
@@ -253,7 +253,7 @@ mod tests {
     }
 
     /// Every struct and enum variant of the schema, by its serde name, with its fields,
-    /// and the fields `text.rs` adds to a variant (a material's textures, a terrain's
+    /// and the fields `model/text.rs` adds to a variant (a material's textures, a terrain's
     /// surface). A type added to the schema is reached from a field of one of these (or
     /// is a list's item, or a newtype variant's struct): add it here.
     fn schema() -> Vec<(&'static str, Names)> {

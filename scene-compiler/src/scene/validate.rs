@@ -23,13 +23,13 @@ use super::{
     checker::{At, Checker, Issue},
     list::{self, ListItem},
     material::{AlphaMode, MAP_FIELDS, MaterialKind, Principled},
+    model::text::Written,
     model::{
         Camera, Heightmap, Light, Mesh, MeshData, RenderSettings, Scene, Sky, SphereList, SphereListData,
         Terrain, TerrainSurface, Texture, Transform, UvTransform,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
-    text::Written,
 };
 
 /// How many material names an "unknown material" hint lists.

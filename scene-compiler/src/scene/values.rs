@@ -1,7 +1,7 @@
 //! How single values of the model are written where serde's derive would write them
 //! otherwise: vectors as tuples, the defaults a field takes when a file leaves it out,
 //! the values the writer leaves out, and the variant a value serializes as. Used by the
-//! model's serde attributes (`model.rs`, `material.rs`) and by `text.rs`.
+//! model's serde attributes (`model/mod.rs`, `material.rs`) and by `model/text.rs`.
 
 use glam::{Vec2, Vec3};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -1,6 +1,6 @@
 //! Writes a [`Scene`] as RON in the format of docs/scene-format.md: the model's serde
 //! `Serialize` (what is written, and which values at their defaults are left out, is
-//! the model's serde attributes and `text.rs`) through a serializer that lays the text
+//! the model's serde attributes and `model/text.rs`) through a serializer that lays the text
 //! out.
 //!
 //! The layout is fixed and readable, not ron's pretty printer: the scene's fields one
@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::ser;
 
 use super::model::Scene;
-use super::text;
+use super::model::text;
 
 /// Variants written as a block, a field per line, when they are items of a list.
 const BLOCK_ITEMS: [&str; 1] = ["Heightmap"];

@@ -1,5 +1,5 @@
 //! The axis-aligned box as the compiler sees it: its bounds and its blob record
-//! ([`BoxRecord`]). The type is the scene's (`scene/model.rs`). CUDA twin of its
+//! ([`BoxRecord`]). The type is the scene's (`scene/model/mod.rs`). CUDA twin of its
 //! intersection: kernels/shape_box.cuh; CPU: the renderer's `backend/cpu/shapes/cuboid.rs`.
 
 use glam::Vec3;

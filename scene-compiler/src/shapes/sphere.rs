@@ -1,5 +1,5 @@
 //! The sphere as the compiler sees it: its bounds and its blob record ([`SphereRecord`]).
-//! The type is the scene's (`scene/model.rs`). CUDA twin of its intersection:
+//! The type is the scene's (`scene/model/mod.rs`). CUDA twin of its intersection:
 //! kernels/shape_sphere.cuh; CPU: the renderer's `backend/cpu/shapes/sphere.rs`.
 
 use glam::Vec3;

@@ -1,5 +1,5 @@
 //! The triangle as the compiler sees it: its bounds and its blob record,
-//! [`TriangleRecord`]. The type is the scene's (`scene/model.rs`); triangles come from
+//! [`TriangleRecord`]. The type is the scene's (`scene/model/mod.rs`); triangles come from
 //! meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
 //! kernels/shape_triangle.cuh; CPU: the renderer's `backend/cpu/shapes/triangle.rs`.
 

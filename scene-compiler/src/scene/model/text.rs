@@ -7,7 +7,7 @@
 //! cannot hold (the names of unknown materials, a camera's `focus_dist` left out, a
 //! terrain with both a material and a palette) is kept in [`Written`] for the checks.
 //!
-//! Everything else about the format is the model's serde attributes (`model.rs`,
+//! Everything else about the format is the model's serde attributes (`model/mod.rs`,
 //! `material.rs`): field names, defaults, and which values the writer leaves out.
 //!
 //! Not here: the layout of the text (`write.rs`), reading the files a scene names
@@ -25,9 +25,8 @@ use serde::ser::{self, Impossible, SerializeStruct, SerializeStructVariant};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use smol_str::SmolStr;
 
-use super::list;
-use super::material::{MAP_FIELDS, MaterialKind};
-use super::model::{Band, Maps, Material, Scene, Terrain, TerrainSurface, Texture};
+use super::{Band, Maps, Material, Scene, Terrain, TerrainSurface, Texture};
+use crate::scene::material::{MAP_FIELDS, MaterialKind};
 
 /// What a text says that its model cannot hold, gathered while ron reads it.
 #[derive(Debug, Default)]
@@ -51,6 +50,10 @@ pub(crate) struct Written {
 /// the materials a scene may have (`limits::MAX_MATERIALS`).
 const UNKNOWN: u32 = u32::MAX;
 
+/// A walk over every material reference of a scene, calling its function with each
+/// (`list.rs`'s `each_material_reference`).
+pub(crate) type EachReference = fn(&mut Scene, &mut dyn FnMut(&mut u32));
+
 impl Written {
     /// The index that stands for material `name` until [`Written::resolve`].
     fn intern(&mut self, name: &str) -> u32 {
@@ -66,8 +69,9 @@ impl Written {
     /// Turns the scene's material references into indices of its materials (the first
     /// definition of a name wins); a name no material has becomes an index past them,
     /// which the checks report by name ([`Written::unknown_name`]). A camera that left
-    /// `focus_dist` out gets the distance to `look_at`.
-    pub(crate) fn resolve(&mut self, scene: &mut Scene) {
+    /// `focus_dist` out gets the distance to `look_at`. `each_reference` calls its
+    /// function with every material reference of the scene (`list.rs`'s walk).
+    pub(crate) fn resolve(&mut self, scene: &mut Scene, each_reference: EachReference) {
         let mut index: HashMap<&str, u32> = HashMap::with_capacity(scene.materials.len());
         for (i, m) in scene.materials.iter().enumerate() {
             index.entry(m.name.as_str()).or_insert(i as u32);
@@ -85,7 +89,7 @@ impl Written {
                 }
             })
             .collect();
-        list::each_material_reference(scene, |m| *m = resolved[*m as usize]);
+        each_reference(scene, &mut |m| *m = resolved[*m as usize]);
         if !self.focus_dist {
             let camera = &mut scene.camera;
             camera.focus_dist = (camera.look_at - camera.look_from).length();

@@ -2,7 +2,10 @@
 //!
 //! Every value here has passed validation (finite, in range, names resolved to
 //! indices), so later stages never re-check. Field names match the RON format
-//! (docs/scene-format.md) so a reader can hold one against the other.
+//! (docs/scene-format.md) so a reader can hold one against the other. What serde's
+//! derive cannot say about a model type's text is its private part [`text`].
+
+pub(crate) mod text;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,7 +15,6 @@ use glam::{Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
-use super::text;
 use super::values;
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
@@ -601,7 +603,7 @@ impl SphereListData {
 /// (image rows run along +z). Compiling turns it into boxes (`crate::terrain`).
 ///
 /// A file writes it as `Heightmap(...)`, with its surface as a `material` or a
-/// `palette` after these fields (`text.rs`).
+/// `palette` after these fields (`model/text.rs`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Heightmap", deny_unknown_fields)]
 pub struct Terrain {
