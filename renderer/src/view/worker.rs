@@ -52,6 +52,11 @@ pub struct ViewParams {
 }
 
 impl ViewParams {
+    /// Whether the image of a film of `samples` samples per pixel is shown denoised.
+    pub fn shows_denoised(&self, samples: u32) -> bool {
+        self.denoise_below.is_some_and(|below| samples < below)
+    }
+
     /// The ray-generation frame of this view.
     pub fn frame(&self) -> CameraFrame {
         CameraFrame::new(&self.camera, self.settings.width, self.settings.height)
@@ -288,7 +293,7 @@ impl RenderState {
                     self.restart();
                 } else if self.params.is_some_and(|old| {
                     Tonemap::of(&old.settings) != Tonemap::of(&params.settings)
-                        || self.shows_denoised(old) != self.shows_denoised(params)
+                        || old.shows_denoised(self.samples) != params.shows_denoised(self.samples)
                 }) {
                     self.redisplay = true;
                 }
@@ -361,10 +366,11 @@ impl RenderState {
         let batch = backend.render(&job)?;
         self.ms_per_pixel_sample = Some(batch.render_ms / (pixels * f64::from(batch_spp)));
         self.samples += batch_spp;
-        let denoise = params.denoise_below.is_some_and(|below| self.samples < below);
+        let denoise = params.shows_denoised(self.samples);
         // A frame the denoiser is not due for is not shown (its samples stay in the
         // film); the last one it would denoise, and the last one of the render, are.
-        let last_denoised = params.denoise_below.is_some_and(|below| self.samples + batch_spp >= below);
+        let last_denoised =
+            params.denoise_below.is_some() && !params.shows_denoised(self.samples + batch_spp);
         let due = self
             .last_denoise
             .is_none_or(|(at, cost)| at.elapsed().as_secs_f64() * 1e3 * DENOISE_DUTY >= cost);
@@ -411,7 +417,7 @@ impl RenderState {
         if self.samples == 0 || (last.width, last.height) != (params.settings.width, params.settings.height) {
             return Ok(());
         }
-        let denoise = params.denoise_below.is_some_and(|below| self.samples < below);
+        let denoise = params.shows_denoised(self.samples);
         let (rgba, denoised) = read_image(backend.as_mut(), &params.settings, denoise)?;
         let frame = Frame { rgba, denoised, samples: self.samples, ..last.clone() };
         self.emit(Event::Frame(Box::new(frame)));
@@ -422,11 +428,6 @@ impl RenderState {
     fn restart(&mut self) {
         self.samples = 0;
         self.last_denoise = None;
-    }
-
-    /// Whether the image of `params` at the current sample count is the denoised one.
-    fn shows_denoised(&self, params: ViewParams) -> bool {
-        params.denoise_below.is_some_and(|below| self.samples < below)
     }
 
     fn emit(&self, event: Event) {
