@@ -3,13 +3,15 @@
 //! needs another's module to know them. The blob's link encoding
 //! (`blob::layout`) is sized from [`MAX_LEAF_SIZE`] and [`MAX_PRIMS_PER_KIND`].
 
-/// Largest BVH leaf, in primitives: a leaf link holds `count - 1` in 4 bits.
-pub const MAX_LEAF_SIZE: u32 = 16;
+/// Largest BVH leaf, in primitives: a leaf link holds `count - 1` in 3 bits (the
+/// builder's default is 4; SAH rarely wants more).
+pub const MAX_LEAF_SIZE: u32 = 8;
 /// Most primitives of one kind (spheres, ...) a blob holds: a link holds the index of
 /// a leaf's first one in 25 bits.
 pub const MAX_PRIMS_PER_KIND: u32 = 1 << 25;
-/// Primitive kinds a link can name (2 bits); `blob::layout::PrimKind` lists those in use.
-pub const MAX_PRIM_KINDS: u32 = 4;
+/// Primitive kinds a link can name (3 bits); `blob::layout::PrimKind` lists those in use
+/// (four: room for four more).
+pub const MAX_PRIM_KINDS: u32 = 8;
 /// Deepest BVH the loader accepts: the kernels' traversal stack has this many entries.
 pub const MAX_BVH_DEPTH: u32 = 64;
 /// Largest image side: 16K.
@@ -20,8 +22,11 @@ pub const MAX_DEPTH: u32 = 1024;
 pub const MAX_SPHERES: usize = MAX_PRIMS_PER_KIND as usize;
 /// The same for boxes (terrain columns included).
 pub const MAX_BOXES: usize = MAX_PRIMS_PER_KIND as usize;
-/// Triangles of all meshes together: one primitive kind's references.
+/// Triangles of all meshes together: one primitive kind's references. An instanced
+/// mesh counts its triangles once, however many instances place it.
 pub const MAX_TRIANGLES: usize = MAX_PRIMS_PER_KIND as usize;
+/// Instances of all meshes together (one primitive kind's references).
+pub const MAX_INSTANCES: usize = MAX_PRIMS_PER_KIND as usize;
 pub const MAX_MATERIALS: usize = 1 << 20;
 pub const MAX_LIGHTS: usize = 1 << 16;
 /// Directional lights with a disc (`angular_radius_deg` > 0): rays that leave the scene

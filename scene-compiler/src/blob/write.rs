@@ -331,7 +331,9 @@ impl Prims {
     /// The emissive primitives, kind after kind, each kind in leaf order: the area lights.
     fn emitters(&self, scene: &Scene) -> Vec<Emitter> {
         let mut emitters = Vec::new();
-        for kind in PrimKind::ALL {
+        // Instances are not lights: their triangles emit where a ray meets them, and
+        // next-event estimation does not sample them (docs/path-tracing.md, "Instances").
+        for kind in PrimKind::ALL.into_iter().filter(|&k| k != PrimKind::Instance) {
             with_shape!(kind, S => self.emitters_of::<S>(scene, &mut emitters));
         }
         emitters

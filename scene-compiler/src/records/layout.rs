@@ -17,7 +17,7 @@ use crate::scene::{SamplerKind, ViewTransform};
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 12;
+pub const FORMAT_VERSION: u32 = 13;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
@@ -47,11 +47,13 @@ pub enum PrimKind {
     Sphere = 0,
     Box = 1,
     Triangle = 2,
+    /// A placed copy of a mesh's bottom-level tree ([`InstanceRecord`]).
+    Instance = 3,
 }
 
 impl PrimKind {
     /// Every kind, in the order their primitives are numbered in `prim_materials`.
-    pub const ALL: [PrimKind; 3] = [PrimKind::Sphere, PrimKind::Box, PrimKind::Triangle];
+    pub const ALL: [PrimKind; 4] = [PrimKind::Sphere, PrimKind::Box, PrimKind::Triangle, PrimKind::Instance];
     /// Kinds a header has count slots for ([`limits::MAX_PRIM_KINDS`]).
     pub const SLOTS: usize = limits::MAX_PRIM_KINDS as usize;
 
@@ -66,6 +68,7 @@ impl PrimKind {
             PrimKind::Sphere => "sphere",
             PrimKind::Box => "box",
             PrimKind::Triangle => "triangle",
+            PrimKind::Instance => "instance",
         }
     }
 
@@ -75,6 +78,7 @@ impl PrimKind {
             PrimKind::Sphere => "prim_counts (sphere)",
             PrimKind::Box => "prim_counts (box)",
             PrimKind::Triangle => "prim_counts (triangle)",
+            PrimKind::Instance => "prim_counts (instance)",
         }
     }
 
@@ -84,13 +88,15 @@ impl PrimKind {
             PrimKind::Sphere => SectionId::Spheres,
             PrimKind::Box => SectionId::Boxes,
             PrimKind::Triangle => SectionId::Triangles,
+            PrimKind::Instance => SectionId::Instances,
         }
     }
 }
 
 /// A primitive reference: `kind << PRIM_KIND_SHIFT | index`, the index counting within
 /// its kind's record section. Hits carry one; a leaf link holds its first primitive's.
-pub const PRIM_KIND_SHIFT: u32 = 29;
+/// The kind takes the bits between the leaf flag and the leaf count.
+pub const PRIM_KIND_SHIFT: u32 = 31 - limits::MAX_PRIM_KINDS.trailing_zeros();
 /// The bits of a primitive reference (and leaf link) that hold the kind.
 pub const PRIM_KIND_MASK: u32 = (limits::MAX_PRIM_KINDS - 1) << PRIM_KIND_SHIFT;
 /// The bits of a primitive reference (and leaf link) that hold the index within its kind.
@@ -103,6 +109,9 @@ pub const LEAF_FLAG: u32 = 0x8000_0000;
 pub const LEAF_COUNT_SHIFT: u32 = limits::MAX_PRIMS_PER_KIND.trailing_zeros();
 /// The bits of a leaf link that hold its count minus one.
 pub const LEAF_COUNT_MASK: u32 = (limits::MAX_LEAF_SIZE - 1) << LEAF_COUNT_SHIFT;
+/// [`Shape::material`](crate::shapes::Shape) of an instance that keeps its mesh's
+/// materials (its `prim_materials` entry); any other value replaces them.
+pub const NO_MATERIAL: u32 = u32::MAX;
 /// Light kinds, [`LightRecord::kind`].
 pub const LIGHT_POINT: u32 = 0;
 pub const LIGHT_DIRECTIONAL: u32 = 1;
@@ -413,6 +422,25 @@ blob_record! {
 }
 
 blob_record! {
+    /// A placed copy of a mesh (docs/blob-format.md, "Instances"): a bottom-level tree of triangles in the mesh's own space (its root link; leaves name triangles only), and the affine maps between that space and the world. Its material is its prim_materials entry: NO_MATERIAL keeps the triangles' own.
+    #[align(16)]
+    pub struct InstanceRecord as "InstanceRecord" {
+        /// World to object, three rows of a 3x4 matrix: object = M (world, 1).
+        pub world_to_object: [[f32; 4]; 3],
+        /// Object to world, three rows of a 3x4 matrix: the inverse of world_to_object.
+        pub object_to_world: [[f32; 4]; 3],
+        /// The world-space box of the placed mesh: the low corner xyz, w 0.
+        pub bounds_min: [f32; 4],
+        /// The high corner xyz, w 0.
+        pub bounds_max: [f32; 4],
+        /// The bottom-level tree's root link: an inner node's index or a leaf of triangles.
+        pub root: u32,
+        /// Zeros.
+        pub reserved: [u32; 3],
+    }
+}
+
+blob_record! {
     /// A light for next-event estimation: the scene's lights in scene order, then one per emissive primitive, kind after kind, each kind in leaf order. Picked with the alias method: with n lights and u in [0, 1), i = min(floor(u n), n - 1); keep i when u n - i < alias_threshold, else take alias.
     #[align(16)]
     pub struct LightRecord as "LightRecord" {
@@ -474,6 +502,8 @@ pub enum SectionId {
     Spheres,
     Boxes,
     Triangles,
+    /// The instances' placements, in leaf order.
+    Instances,
     /// Per triangle, same order, when the header has FLAG_SHADING_NORMALS: its vertex normals.
     TriangleNormals,
     /// Per triangle, same order, when the header has FLAG_TRIANGLE_UVS: its texture coordinates.
@@ -496,7 +526,7 @@ pub enum SectionId {
 }
 
 /// Number of sections in the table.
-pub const SECTION_COUNT: usize = 19;
+pub const SECTION_COUNT: usize = 20;
 
 impl SectionId {
     /// All sections, in file order.
@@ -509,6 +539,7 @@ impl SectionId {
         SectionId::Spheres,
         SectionId::Boxes,
         SectionId::Triangles,
+        SectionId::Instances,
         SectionId::TriangleNormals,
         SectionId::TriangleUvs,
         SectionId::TriangleTangents,
@@ -533,6 +564,7 @@ impl SectionId {
             SectionId::Spheres => "spheres",
             SectionId::Boxes => "boxes",
             SectionId::Triangles => "triangles",
+            SectionId::Instances => "instances",
             SectionId::TriangleNormals => "triangle_normals",
             SectionId::TriangleUvs => "triangle_uvs",
             SectionId::TriangleTangents => "triangle_tangents",
@@ -559,6 +591,7 @@ impl SectionId {
             SectionId::Spheres => size_of::<SphereRecord>(),
             SectionId::Boxes => size_of::<BoxRecord>(),
             SectionId::Triangles => size_of::<TriangleRecord>(),
+            SectionId::Instances => size_of::<InstanceRecord>(),
             SectionId::TriangleNormals => size_of::<TriangleNormalsRecord>(),
             SectionId::TriangleUvs => size_of::<TriangleUvsRecord>(),
             SectionId::TriangleTangents => size_of::<TriangleTangentsRecord>(),
@@ -585,7 +618,8 @@ pub struct BlobHeader {
     pub prim_counts: [u32; PrimKind::SLOTS],
     pub material_count: u32,
     pub light_count: u32,
-    /// Inner nodes (leaves live in their parents' links).
+    /// Inner nodes of every tree, the world's and the instanced meshes' bottom levels
+    /// (leaves live in their parents' links).
     pub node_count: u32,
     /// CRC-32 (IEEE) of every byte after the header.
     pub payload_crc32: u32,
@@ -644,6 +678,7 @@ impl BlobHeader {
             SectionId::Spheres => self.prim_count(PrimKind::Sphere).into(),
             SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
             SectionId::Triangles => self.prim_count(PrimKind::Triangle).into(),
+            SectionId::Instances => self.prim_count(PrimKind::Instance).into(),
             SectionId::TriangleNormals if self.flags & FLAG_SHADING_NORMALS != 0 => {
                 self.prim_count(PrimKind::Triangle).into()
             }
@@ -694,7 +729,8 @@ mod tests {
         assert_eq!(size_of::<NoiseRecord>(), 32);
         assert_eq!(size_of::<TriangleUvsRecord>(), 32);
         assert_eq!(size_of::<TriangleTangentsRecord>(), 48);
-        assert_eq!(HEADER_LEN, 400);
+        assert_eq!(size_of::<InstanceRecord>(), 144);
+        assert_eq!(HEADER_LEN, 432);
     }
 
     #[test]

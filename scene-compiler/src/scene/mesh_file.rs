@@ -60,6 +60,7 @@ pub fn read_within(path: &Path, max_triangles: usize) -> Result<MeshData, String
         triangle_materials: g.triangle_materials,
         dropped: g.dropped.into_iter().collect(),
         no_materials: g.no_materials,
+        instanced: Vec::new(),
     })
 }
 

@@ -15,12 +15,15 @@
 //! Not here: intersection (the backends), and the scene's types and format (`scene/`).
 
 mod cuboid;
+mod instance;
 mod sphere;
 mod triangle;
 
 use crate::bvh::Aabb;
 use crate::records::layout::{PrimKind, Record};
 use crate::scene::Scene;
+
+pub use instance::{affine, placed_bounds};
 
 /// Runs `$body` with the type name `$S` standing for the shape of kind `$kind` (a
 /// [`PrimKind`]): `with_shape!(kind, S => S::of(scene).len())`. The one list of
@@ -39,6 +42,10 @@ macro_rules! with_shape {
             }
             $crate::records::layout::PrimKind::Triangle => {
                 type $S = $crate::scene::Triangle;
+                $body
+            }
+            $crate::records::layout::PrimKind::Instance => {
+                type $S = $crate::scene::Instance;
                 $body
             }
         }

@@ -47,6 +47,12 @@ macro_rules! scene_lists {
                 /// scene read back from a blob holds instead of its meshes. A scene file
                 /// cannot write them (it names model files), so `to_ron` leaves them out.
                 triangles: $crate::scene::Triangle,
+                /// Placed copies of bottom levels: what compiling makes of meshes with
+                /// `instances`, an `instance_file`, or glTF meshes that several nodes place.
+                instances: $crate::scene::Instance,
+                /// The instanced meshes' triangles in their own space, one list per
+                /// distinct mesh, each built into its own tree (`Instance::bottom_level`).
+                bottom_levels: $crate::scene::BottomLevel,
             }
         }
     };
@@ -721,12 +727,82 @@ pub struct Mesh {
     /// own materials ([`MeshData::materials`]), which compiling appends to the scene's.
     #[serde(default, with = "text::material::option", skip_serializing_if = "Option::is_none")]
     pub material: Option<u32>,
-    /// Written only when it is not the identity.
+    /// Written only when it is not the identity. With `instances` or an
+    /// `instance_file`, it applies after each instance's own.
     #[serde(default, skip_serializing_if = "values::is_default")]
     pub transform: Transform,
+    /// Copies of the model, each placed by its own transform (then `transform`): the
+    /// model is stored and built once, however many there are.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<Transform>,
+    /// A PLY file of more instances (docs/scene-format.md, "Instance files"), placed
+    /// after `instances`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_file: Option<String>,
     /// The file's triangles, read when the scene was loaded.
     #[serde(skip)]
     pub data: Arc<MeshData>,
+    /// The instance file's placements, read when the scene was loaded (empty without one).
+    #[serde(skip)]
+    pub placements: Arc<InstanceFileData>,
+}
+
+impl Mesh {
+    /// Whether the model is instanced rather than flattened into the world's triangles.
+    pub fn is_instanced(&self) -> bool {
+        !self.instances.is_empty() || self.instance_file.is_some()
+    }
+
+    /// Every placement of the model in the world, each with the material that replaces
+    /// the model's (an instance file's `material`), in order: `instances`, then the
+    /// instance file's; a mesh without either has its `transform` alone.
+    pub fn placements(&self) -> Vec<(glam::Affine3A, Option<u32>)> {
+        let outer = self.transform.matrix();
+        if !self.is_instanced() {
+            return vec![(outer, None)];
+        }
+        let own = self.instances.iter().map(|t| (outer * t.matrix(), None));
+        let file = self.placements.instances.iter().map(|p| (outer * p.transform.matrix(), p.material));
+        own.chain(file).collect()
+    }
+}
+
+/// An instance file's placements (`scene/instance_file.rs`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InstanceFileData {
+    /// The file as opened; empty when the mesh names none or it is not read yet.
+    pub path: PathBuf,
+    pub instances: Vec<PlacedInstance>,
+}
+
+/// One instance of an instance file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlacedInstance {
+    /// `x y z`, `rx ry rz` (degrees) and `scale`.
+    pub transform: Transform,
+    /// The file's `material`: an index into the scene's materials, replacing the model's.
+    pub material: Option<u32>,
+}
+
+/// A placed copy of a bottom level ([`Scene::bottom_levels`]), made by compiling.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Instance {
+    /// Object to world (any invertible affine map: rotation, non-uniform scale, mirror).
+    pub to_world: glam::Affine3A,
+    /// Index into [`Scene::bottom_levels`] (for a scene read back from a blob, which
+    /// keeps no bottom levels: the tree's root link).
+    pub bottom_level: u32,
+    /// The material that replaces its triangles' own, if any.
+    pub material: Option<u32>,
+    /// The placed mesh's world-space box (its bottom level's box through `to_world`).
+    pub bounds: [Vec3; 2],
+}
+
+/// An instanced mesh's triangles in its own space. Shared, so that a compile that
+/// reuses the tree built over them (`compile.rs`) need not copy them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BottomLevel {
+    pub triangles: Arc<Vec<Triangle>>,
 }
 
 /// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
@@ -796,12 +872,31 @@ pub struct MeshData {
     pub dropped: Vec<String>,
     /// Why the model has no materials of its own, when it has none.
     pub no_materials: String,
+    /// glTF meshes that several nodes place (or `EXT_mesh_gpu_instancing` does), each
+    /// read once in its own space: compiling makes each a bottom level with one instance
+    /// per placement. The triangles above are the nodes' meshes placed once.
+    pub instanced: Vec<InstancedPart>,
+}
+
+/// A glTF mesh placed more than once in its file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InstancedPart {
+    /// Its triangles in the mesh's own space; `triangle_materials` index the whole
+    /// file's `materials` (this one's `materials` is empty).
+    pub geometry: MeshData,
+    /// Mesh space to file space, one per placement.
+    pub placements: Vec<glam::Affine3A>,
 }
 
 impl MeshData {
     /// Whether it is the default, not read (a model has a triangle).
     pub fn is_unread(&self) -> bool {
-        self.triangles.is_empty()
+        self.triangles.is_empty() && self.instanced.is_empty()
+    }
+
+    /// Triangles stored: the placed-once ones and each instanced part's once.
+    pub fn stored_triangles(&self) -> usize {
+        self.triangles.len() + self.instanced.iter().map(|p| p.geometry.triangles.len()).sum::<usize>()
     }
 
     /// `t` as [`MeshData::tangents`] holds one: a unit xyz and w exactly +1 or -1 (its
