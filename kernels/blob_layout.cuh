@@ -2,18 +2,20 @@
 // scene-compiler/src/records/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 12u
+#define BLOB_FORMAT_VERSION 13u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
-#define BLOB_LEAF_COUNT_MASK 0x1e000000u
-#define BLOB_PRIM_KIND_SHIFT 29u
-#define BLOB_PRIM_KIND_MASK 0x60000000u
+#define BLOB_LEAF_COUNT_MASK 0x0e000000u
+#define BLOB_PRIM_KIND_SHIFT 28u
+#define BLOB_PRIM_KIND_MASK 0x70000000u
 #define BLOB_PRIM_INDEX_MASK 0x01ffffffu
-#define BLOB_PRIM_KINDS 4
+#define BLOB_PRIM_KINDS 8
+#define BLOB_PRIM_KINDS_USED 4
 #define BLOB_PRIM_SPHERE 0u
 #define BLOB_PRIM_BOX 1u
 #define BLOB_PRIM_TRIANGLE 2u
+#define BLOB_PRIM_INSTANCE 3u
 #define BLOB_MAX_BVH_DEPTH 64
 #define BLOB_LIGHT_POINT 0u
 #define BLOB_LIGHT_DIRECTIONAL 1u
@@ -48,17 +50,18 @@
 #define BLOB_SECTION_SPHERES 5
 #define BLOB_SECTION_BOXES 6
 #define BLOB_SECTION_TRIANGLES 7
-#define BLOB_SECTION_TRIANGLE_NORMALS 8
-#define BLOB_SECTION_TRIANGLE_UVS 9
-#define BLOB_SECTION_TRIANGLE_TANGENTS 10
-#define BLOB_SECTION_PRIM_MATERIALS 11
-#define BLOB_SECTION_PRIM_SOURCES 12
-#define BLOB_SECTION_PRIM_LIGHT_PDFS 13
-#define BLOB_SECTION_NODE_BOXES 14
-#define BLOB_SECTION_NODE_LINKS 15
-#define BLOB_SECTION_LIGHTS 16
-#define BLOB_SECTION_ENV_TEXELS 17
-#define BLOB_SECTION_ENV_SAMPLING 18
+#define BLOB_SECTION_INSTANCES 8
+#define BLOB_SECTION_TRIANGLE_NORMALS 9
+#define BLOB_SECTION_TRIANGLE_UVS 10
+#define BLOB_SECTION_TRIANGLE_TANGENTS 11
+#define BLOB_SECTION_PRIM_MATERIALS 12
+#define BLOB_SECTION_PRIM_SOURCES 13
+#define BLOB_SECTION_PRIM_LIGHT_PDFS 14
+#define BLOB_SECTION_NODE_BOXES 15
+#define BLOB_SECTION_NODE_LINKS 16
+#define BLOB_SECTION_LIGHTS 17
+#define BLOB_SECTION_ENV_TEXELS 18
+#define BLOB_SECTION_ENV_SAMPLING 19
 
 // Camera, sky and render defaults; the Globals section holds exactly one.
 struct __align__(16) GlobalsRecord {
@@ -173,6 +176,25 @@ static_assert(sizeof(TriangleRecord) == 48, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v0) == 0, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v1) == 16, "layout drift");
 static_assert(__builtin_offsetof(TriangleRecord, v2) == 32, "layout drift");
+#endif
+
+// A placed copy of a mesh (docs/blob-format.md, "Instances"): a bottom-level tree of triangles in the mesh's own space (its root link; leaves name triangles only), and the affine maps between that space and the world. Its material is its prim_materials entry: NO_MATERIAL keeps the triangles' own.
+struct __align__(16) InstanceRecord {
+    float4 world_to_object[3]; // offset   0: World to object, three rows of a 3x4 matrix: object = M (world, 1).
+    float4 object_to_world[3]; // offset  48: Object to world, three rows of a 3x4 matrix: the inverse of world_to_object.
+    float4 bounds_min; // offset  96: The world-space box of the placed mesh: the low corner xyz, w 0.
+    float4 bounds_max; // offset 112: The high corner xyz, w 0.
+    unsigned int root; // offset 128: The bottom-level tree's root link: an inner node's index or a leaf of triangles.
+    unsigned int reserved[3]; // offset 132: Zeros.
+};
+static_assert(sizeof(InstanceRecord) == 144, "layout drift");
+#ifndef __CUDACC_RTC__
+static_assert(__builtin_offsetof(InstanceRecord, world_to_object) == 0, "layout drift");
+static_assert(__builtin_offsetof(InstanceRecord, object_to_world) == 48, "layout drift");
+static_assert(__builtin_offsetof(InstanceRecord, bounds_min) == 96, "layout drift");
+static_assert(__builtin_offsetof(InstanceRecord, bounds_max) == 112, "layout drift");
+static_assert(__builtin_offsetof(InstanceRecord, root) == 128, "layout drift");
+static_assert(__builtin_offsetof(InstanceRecord, reserved) == 132, "layout drift");
 #endif
 
 // A triangle's unit vertex normals, same index as its TriangleRecord (present when FLAG_SHADING_NORMALS is set; a triangle of a mesh without normals gets its geometric normal thrice). They shade; the geometric normal decides inside and outside.

@@ -39,7 +39,7 @@ struct __align__(16) LaunchParams {
     unsigned int samples; // offset 276: Samples to add in this launch.
     unsigned int bvh_root; // offset 280: The BVH's root link: inner node 0, or a leaf when the whole scene is one.
     unsigned int light_count; // offset 284: Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
-    uint4 kind_first; // offset 288: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
+    uint4 kind_first; // offset 288: Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value, for the kinds in use.
     float4 env_rotation_pdf; // offset 304: The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
     uint4 env_size; // offset 320: The environment image's width and height (0, 0 without one), two zeros.
     const EnvTexelRecord* env_texels; // offset 336: Blob section: the environment's texels, or null without one.

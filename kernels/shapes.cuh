@@ -239,9 +239,9 @@ __device__ __forceinline__ void surface_dpduv(unsigned int prim, const Surface& 
 // The slot of primitive `prim` in the per-primitive sections: every kind's primitives,
 // kind after kind, so a kind's first one is at kind_first[kind].
 __device__ __forceinline__ unsigned int prim_slot(unsigned int prim) {
-    // kind_first has PrimKind::SLOTS lanes (a uint4 for four: the generated LaunchParams
-    // has no plain arrays of four), one per kind value prim_kind can give.
-    static_assert(sizeof(LaunchParams::kind_first) == BLOB_PRIM_KINDS * sizeof(unsigned int), "kind_first drift");
+    // kind_first has PrimKind::USED lanes (a uint4 for four: the generated LaunchParams
+    // has no plain arrays of four), one per kind value a validated blob's references hold.
+    static_assert(sizeof(LaunchParams::kind_first) == BLOB_PRIM_KINDS_USED * sizeof(unsigned int), "kind_first drift");
     const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
     return kind_first[prim_kind(prim)] + prim_index(prim);
 }

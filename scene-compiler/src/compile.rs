@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
-use crate::bvh::{self, BuildOptions, Bvh, BvhStats};
-use crate::scene::{Material, Scene, Sky};
+use crate::bvh::{self, Aabb, BottomTree, BuildOptions, Bvh, BvhStats};
+use crate::scene::{BottomLevel, Material, Scene, Sky};
 use crate::shapes;
 use crate::{meshes, sphere_files, terrain};
+use rayon::prelude::*;
 
 /// How to compile; the defaults match `scene-compiler build` without flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,11 @@ pub struct Compiled {
     /// The BVH the blob was encoded from (node order as in the blob): what
     /// [`compile_scene_reusing`] takes back for the next compile of an edited scene.
     pub bvh: Arc<Bvh>,
+    /// One tree per bottom level (an instanced mesh), in the scene's order: what the
+    /// next compile of an edited scene reuses for the meshes that came back unchanged.
+    pub bottom_trees: Vec<Arc<BottomTree>>,
+    /// How many of `bottom_trees` were built (the others came from the previous compile).
+    pub bottom_built: usize,
     /// True when `bvh` came from the previous compile rather than a build.
     pub bvh_reused: bool,
     /// True when `bvh` is the previous compile's tree refitted to moved primitives.
@@ -64,6 +70,8 @@ pub struct Previous<'a> {
     /// Its blob ([`Compiled::blob`]).
     pub blob: &'a AlignedBytes,
     pub bvh: &'a Arc<Bvh>,
+    /// Its [`Compiled::bottom_trees`].
+    pub bottom_trees: &'a [Arc<BottomTree>],
     pub bvh_stats: &'a BvhStats,
     /// [`Compiled::built_sah_cost`] of that compile.
     pub built_sah_cost: f32,
@@ -137,13 +145,18 @@ pub fn compile_scene_reusing(
             })
         }
     };
+    let previous_trees = previous.map_or(&[][..], |p| p.bottom_trees);
+    let (bottom_trees, bottom_built) = bottom_trees(&scene.bottom_levels, previous_trees, options);
     let bvh_time = start.elapsed();
     let start = Instant::now();
     let encode = || match reusable {
         Some(p) if same_lights_and_emission(p.scene, scene) => {
             blob::rewrite_globals_and_materials(p.blob, scene)
         }
-        _ => blob::write(scene, &tree, flags),
+        _ => {
+            let bottom: Vec<&BottomTree> = bottom_trees.iter().map(|t| &**t).collect();
+            blob::write(scene, &tree, &bottom, flags)
+        }
     };
     let ((bvh_stats, built_sah_cost), blob) = match measured {
         Some(measured) => (measured, encode()),
@@ -159,6 +172,8 @@ pub fn compile_scene_reusing(
     Compiled {
         blob,
         bvh: tree,
+        bottom_trees,
+        bottom_built,
         bvh_reused,
         bvh_refitted,
         built_sah_cost,
@@ -168,6 +183,50 @@ pub fn compile_scene_reusing(
         bvh_time,
         encode_time: start.elapsed(),
     }
+}
+
+/// A tree per bottom level: the previous compile's where it was built over the same
+/// triangles (the same level first, then any, so a mesh that moved in the list is still
+/// found), else a fresh build, levels in parallel. Also how many were built.
+fn bottom_trees(
+    levels: &[BottomLevel],
+    previous: &[Arc<BottomTree>],
+    options: &CompileOptions,
+) -> (Vec<Arc<BottomTree>>, usize) {
+    let same = |tree: &&Arc<BottomTree>, level: &BottomLevel| {
+        Arc::ptr_eq(&tree.triangles, &level.triangles) || tree.triangles == level.triangles
+    };
+    let trees: Vec<(Arc<BottomTree>, bool)> = levels
+        .par_iter()
+        .enumerate()
+        .map(|(i, level)| {
+            let reused = previous
+                .get(i)
+                .filter(|t| same(t, level))
+                .or_else(|| previous.iter().find(|t| same(t, level)));
+            match reused {
+                Some(tree) => (Arc::clone(tree), false),
+                None => {
+                    let bounds: Vec<Aabb> = level
+                        .triangles
+                        .iter()
+                        .map(|t| Aabb {
+                            min: t.v[0].min(t.v[1]).min(t.v[2]),
+                            max: t.v[0].max(t.v[1]).max(t.v[2]),
+                        })
+                        .collect();
+                    let bvh = bvh::build(&bounds, &options.bvh);
+                    let bvh = match options.layout {
+                        NodeLayout::DepthFirst => bvh,
+                        NodeLayout::VanEmdeBoas => bvh::veb::reorder(&bvh),
+                    };
+                    (Arc::new(BottomTree { triangles: Arc::clone(&level.triangles), bvh }), true)
+                }
+            }
+        })
+        .collect();
+    let built = trees.iter().filter(|t| t.1).count();
+    (trees.into_iter().map(|t| t.0).collect(), built)
 }
 
 /// Whether two scenes have the same primitives, in the same order, with the same
@@ -215,5 +274,8 @@ fn same_sphere_counts(a: &Scene, b: &Scene) -> bool {
 /// As many meshes, each with the same file data (transforms may differ): their
 /// triangles come in the same number and order, so a moved mesh can be refitted.
 fn same_mesh_files(a: &Scene, b: &Scene) -> bool {
-    a.meshes.len() == b.meshes.len() && a.meshes.iter().zip(&b.meshes).all(|(x, y)| x.data == y.data)
+    let placements =
+        |m: &crate::scene::Mesh| (m.is_instanced(), m.instances.len(), m.placements.instances.len());
+    a.meshes.len() == b.meshes.len()
+        && a.meshes.iter().zip(&b.meshes).all(|(x, y)| x.data == y.data && placements(x) == placements(y))
 }

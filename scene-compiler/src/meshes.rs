@@ -1,9 +1,13 @@
-//! Meshes to triangles: the compile step that places each model's triangles in the
-//! world with its transform, as terrains become boxes (`crate::terrain`).
+//! Meshes to triangles and instances: the compile step that places each model in the
+//! world, as terrains become boxes (`crate::terrain`).
 //!
-//! Each vertex is transformed once and shared by the triangles that name it, so two
-//! triangles that share an edge in the file share it bit for bit in the blob: what the
-//! watertight intersection needs to let no ray through.
+//! A mesh placed once (its `transform` alone) is flattened: each vertex is transformed
+//! once and shared by the triangles that name it, so two triangles that share an edge in
+//! the file share it bit for bit in the blob: what the watertight intersection needs to
+//! let no ray through. A mesh with `instances` or an `instance_file`, and each glTF mesh
+//! that its file places more than once, becomes a bottom level instead: its triangles
+//! once, in its own space, and one [`Instance`] per placement (docs/architecture.md,
+//! "Two levels").
 //!
 //! A mesh without a scene `material` brings its model's materials: they are appended
 //! to the scene's (named `file#name`), after every scene material, in mesh order.
@@ -13,15 +17,20 @@
 //! triangle computes none.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
+use glam::Affine3A;
 use rayon::prelude::*;
 
-use crate::scene::{Material, Mesh, Scene, Triangle};
+use crate::bvh::Aabb;
+use crate::scene::{BottomLevel, Instance, Material, Mesh, MeshData, Scene, Triangle};
+use crate::shapes::placed_bounds;
 use crate::tangents;
 
-/// `scene` with its meshes' triangles appended to its triangles and their models'
-/// materials to its materials (the scene itself when it has no meshes); the meshes
-/// stay, for what reads the scene back.
+/// `scene` with its meshes' triangles appended to its triangles, their bottom levels
+/// and instances to its own (empty) lists, and their models' materials to its materials
+/// (the scene itself when it has no meshes); the meshes stay, for what reads the scene
+/// back.
 pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
     if scene.meshes.is_empty() {
         return Cow::Borrowed(scene);
@@ -37,9 +46,57 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
                 maps: m.maps.clone(),
             }));
         }
-        expanded.triangles.extend(triangles(mesh, first_material, &expanded.materials));
+        let placements = mesh.placements();
+        if !mesh.data.triangles.is_empty() {
+            if mesh.is_instanced() {
+                let level = bottom_level(mesh, &mesh.data, first_material, &expanded.materials);
+                add_instances(&mut expanded, level, placements.iter().copied());
+            } else {
+                let to_world = placements[0].0;
+                let triangles = triangles(mesh, &mesh.data, first_material, &expanded.materials, &to_world);
+                expanded.triangles.extend(triangles);
+            }
+        }
+        for part in &mesh.data.instanced {
+            let level = bottom_level(mesh, &part.geometry, first_material, &expanded.materials);
+            let each = placements.iter().flat_map(|&(outer, material)| {
+                part.placements.iter().map(move |&inner| (outer * inner, material))
+            });
+            add_instances(&mut expanded, level, each);
+        }
     }
     Cow::Owned(expanded)
+}
+
+/// Appends `level` to the scene's bottom levels and one instance of it per placement.
+fn add_instances(
+    scene: &mut Scene,
+    level: BottomLevel,
+    placements: impl Iterator<Item = (Affine3A, Option<u32>)>,
+) {
+    let bounds = level.triangles.iter().fold(Aabb::EMPTY, |b, t| {
+        b.union(Aabb { min: t.v[0].min(t.v[1]).min(t.v[2]), max: t.v[0].max(t.v[1]).max(t.v[2]) })
+    });
+    let index = scene.bottom_levels.len() as u32;
+    scene.bottom_levels.push(level);
+    scene.instances.extend(placements.map(|(to_world, material)| Instance {
+        to_world,
+        bottom_level: index,
+        material,
+        bounds: placed_bounds(&bounds, &to_world),
+    }));
+}
+
+/// A mesh's `geometry` (its model's, or one of its instanced parts) in its own space.
+fn bottom_level(
+    mesh: &Mesh,
+    geometry: &MeshData,
+    first_material: u32,
+    materials: &[Material],
+) -> BottomLevel {
+    BottomLevel {
+        triangles: Arc::new(triangles(mesh, geometry, first_material, materials, &Affine3A::IDENTITY)),
+    }
 }
 
 /// What a compile should warn about: for each mesh that takes its model's materials,
@@ -54,20 +111,34 @@ pub fn warnings(scene: &Scene) -> Vec<String> {
     out
 }
 
-/// A mesh's triangles in world space, in the file's order. `first_material` is the
-/// scene index of its model's first material (used when the mesh names none);
-/// `materials` the scene's, its model's among them, which say which triangles are
-/// normal-mapped.
-pub fn triangles(mesh: &Mesh, first_material: u32, materials: &[Material]) -> Vec<Triangle> {
-    let to_world = mesh.transform.matrix();
-    let data = &mesh.data;
+/// `geometry`'s triangles (a mesh's model, or one of its instanced parts) placed by
+/// `to_world`, in the file's order. `first_material` is the scene index of the model's
+/// first material (used when the mesh names none); `materials` the scene's, its
+/// model's among them, which say which triangles are normal-mapped. The transform may
+/// scale unevenly or mirror: normals go through its inverse transpose.
+pub fn triangles(
+    mesh: &Mesh,
+    geometry: &MeshData,
+    first_material: u32,
+    materials: &[Material],
+    to_world: &Affine3A,
+) -> Vec<Triangle> {
+    let data = geometry;
     let material = |n: usize| mesh.material.unwrap_or_else(|| first_material + data.triangle_materials[n]);
     let normal_mapped = |n: usize| materials[material(n) as usize].maps.normal.is_some();
     let tangents = if (0..data.triangles.len()).any(normal_mapped) { tangents::of_mesh(data) } else { None };
-    let world: Vec<glam::Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
-    // The scale is uniform: normals turn with the rotation, and are made unit again.
-    let normals: Vec<glam::Vec3> =
-        data.normals.par_iter().map(|&n| to_world.transform_vector3(n).normalize()).collect();
+    let identity = *to_world == Affine3A::IDENTITY;
+    let world: Vec<glam::Vec3> = if identity {
+        data.positions.clone()
+    } else {
+        data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect()
+    };
+    let normal_matrix = to_world.matrix3.inverse().transpose();
+    let normals: Vec<glam::Vec3> = if identity {
+        data.normals.clone()
+    } else {
+        data.normals.par_iter().map(|&n| (normal_matrix * glam::Vec3A::from(n)).normalize().into()).collect()
+    };
     data.triangles
         .par_iter()
         .enumerate()
@@ -79,7 +150,7 @@ pub fn triangles(mesh: &Mesh, first_material: u32, materials: &[Material]) -> Ve
             tangents: tangents
                 .as_ref()
                 .filter(|_| normal_mapped(n))
-                .map(|all| Box::new(all[n].map(|t| tangents::to_world(t, &to_world)))),
+                .map(|all| Box::new(all[n].map(|t| tangents::to_world(t, to_world)))),
         })
         .collect()
 }

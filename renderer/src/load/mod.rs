@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use std::sync::Arc;
 
 use scene_compiler::blob::layout::HEADER_LEN;
-use scene_compiler::bvh::{self, Bvh, BvhStats};
+use scene_compiler::bvh::{self, BottomTree, Bvh, BvhStats};
 use scene_compiler::scene::{self, LoadError, Scene};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Previous, compile_scene_reusing};
 
@@ -142,6 +142,9 @@ pub struct CompiledScene {
     /// session), with the SAH cost of the full build it comes from; `None` for a `.blob`
     /// and after [`load`], which never recompiles.
     bvh: Option<(Arc<Bvh>, f32)>,
+    /// The bottom levels' trees of a `.ron` compile (instanced meshes), kept for the
+    /// next compile as `bvh` is: a mesh that comes back unchanged is not built again.
+    bottom_trees: Vec<Arc<BottomTree>>,
 }
 
 impl CompiledScene {
@@ -181,6 +184,7 @@ impl CompiledScene {
                 scene: &p.scene,
                 blob: &p.blob,
                 bvh,
+                bottom_trees: &p.bottom_trees,
                 bvh_stats: p.bvh_stats.get()?,
                 built_sah_cost: *built_sah_cost,
             })
@@ -202,6 +206,7 @@ impl CompiledScene {
             terrain_starts: compiled.terrain_starts,
             bvh_stats: OnceLock::from(compiled.bvh_stats),
             bvh: Some((compiled.bvh, compiled.built_sah_cost)),
+            bottom_trees: compiled.bottom_trees,
         }
     }
 
@@ -268,6 +273,7 @@ impl CompiledScene {
             terrain_starts: Vec::new(),
             bvh_stats: OnceLock::new(),
             bvh: None,
+            bottom_trees: Vec::new(),
         })
     }
 }

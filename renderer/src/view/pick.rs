@@ -10,12 +10,16 @@
 //! scene's own followed by its sphere files' (`scene_compiler::sphere_files`): those
 //! render but are not selectable. The blob's triangles are the scene's own (only a
 //! scene read back from a blob has any) followed by every mesh's, mesh after mesh
-//! (`scene_compiler::meshes::with_triangles`): a triangle selects its mesh.
+//! (`scene_compiler::meshes::with_triangles`): a triangle selects its mesh. An
+//! instanced mesh's triangles are its bottom level's: a hit on one carries its
+//! instance, and the instances come mesh after mesh too, so an instance selects its
+//! mesh.
 
 use glam::{Vec3, Vec3A};
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
 
 use super::selected::Selected;
+use crate::backend::cpu::instances::NO_INSTANCE;
 use crate::backend::cpu::scene::CpuScene;
 use crate::backend::cpu::traverse::traverse;
 use crate::camera::CameraFrame;
@@ -31,6 +35,8 @@ pub struct Picker {
     own_spheres: usize,
     /// Per mesh, the index of its first triangle among the blob's triangles.
     mesh_starts: Vec<usize>,
+    /// Per mesh, the index of its first instance among the blob's instances.
+    instance_starts: Vec<usize>,
 }
 
 impl Picker {
@@ -43,7 +49,22 @@ impl Picker {
             .iter()
             .scan(scene.triangles.len(), |next, mesh| {
                 let start = *next;
-                *next += mesh.data.triangles.len();
+                *next += if mesh.is_instanced() { 0 } else { mesh.data.triangles.len() };
+                Some(start)
+            })
+            .collect();
+        let instance_starts = scene
+            .meshes
+            .iter()
+            .scan(0, |next, mesh| {
+                let start = *next;
+                let placements = if mesh.is_instanced() {
+                    mesh.instances.len() + mesh.placements.instances.len()
+                } else {
+                    1
+                };
+                let own = usize::from(mesh.is_instanced() && !mesh.data.triangles.is_empty());
+                *next += placements * (own + mesh.data.instanced.len());
                 Some(start)
             })
             .collect();
@@ -52,6 +73,7 @@ impl Picker {
             terrain_starts,
             own_spheres: scene.spheres.len(),
             mesh_starts,
+            instance_starts,
         }
     }
 
@@ -67,6 +89,14 @@ impl Picker {
     /// What the ray hits first.
     fn nearest(&self, origin: Vec3, dir: Vec3) -> Option<Selected> {
         let hit = traverse(&self.scene, Vec3A::from(origin), Vec3A::from(dir), f32::INFINITY)?;
+        if hit.instance != NO_INSTANCE {
+            let slot = self.scene.kind_first[PrimKind::Instance as usize] + hit.instance;
+            let source = self.scene.prim_sources[slot as usize] as usize;
+            return match self.instance_starts.partition_point(|&start| start <= source) {
+                0 => None,
+                after => Some(Selected::Mesh(after - 1)),
+            };
+        }
         let (kind, index) = prim_parts(hit.prim);
         let slot = self.scene.kind_first[kind as usize] + index;
         let source = self.scene.prim_sources[slot as usize] as usize;
@@ -80,6 +110,7 @@ impl Picker {
                 0 => None,
                 after => Some(Selected::Mesh(after - 1)),
             },
+            PrimKind::Instance => unreachable!("a hit names the triangle, and its instance apart"),
         }
     }
 }

@@ -24,6 +24,7 @@ pub fn cuda_header() -> String {
     let _ = writeln!(out, "#define BLOB_PRIM_KIND_MASK 0x{PRIM_KIND_MASK:08x}u");
     let _ = writeln!(out, "#define BLOB_PRIM_INDEX_MASK 0x{PRIM_INDEX_MASK:08x}u");
     let _ = writeln!(out, "#define BLOB_PRIM_KINDS {}", PrimKind::SLOTS);
+    let _ = writeln!(out, "#define BLOB_PRIM_KINDS_USED {}", PrimKind::USED);
     for kind in PrimKind::ALL {
         let _ = writeln!(out, "#define BLOB_PRIM_{} {}u", kind.name().to_uppercase(), kind as u32);
     }

@@ -385,7 +385,11 @@ impl<'a> BlobView<'a> {
             with_shape!(kind, S => check_shapes::<S>(self.records::<S>())?);
         }
         let material_count = self.materials.len();
-        if let Some(i) = self.prim_materials.iter().position(|&m| m as usize >= material_count) {
+        // An instance may keep its mesh's materials (NO_MATERIAL); nothing else may.
+        let instances = self.header.kind_first()[PrimKind::Instance as usize] as usize;
+        let bad =
+            |(i, &m): (usize, &u32)| m as usize >= material_count && !(i >= instances && m == NO_MATERIAL);
+        if let Some(i) = self.prim_materials.iter().enumerate().position(|e| bad(e)) {
             let m = self.prim_materials[i];
             let problem = format!("material id {m} out of range (blob has {material_count} materials)");
             return Err(BlobError::record(S::PrimMaterials, i, problem));
@@ -746,9 +750,11 @@ impl<'a> BlobView<'a> {
         Ok(())
     }
 
-    /// The links must form one tree from the root link (every inner node reached
-    /// exactly once, so no cycle), no deeper than `MAX_BVH_DEPTH` levels counting the
-    /// leaves, whose leaves name a known kind and cover every primitive exactly once.
+    /// The links must form one tree from the root link and one from each distinct
+    /// instance root (every inner node reached exactly once over all of them, so no
+    /// cycle and no tree inside another), each no deeper than `MAX_BVH_DEPTH` levels
+    /// counting the leaves, whose leaves name a known kind (a bottom level's only
+    /// triangles) and cover every primitive exactly once.
     fn check_tree(&self) -> Result<(), BlobError> {
         let tree_err = |m: String| BlobError::Tree(m);
         let n = self.node_links.len();
@@ -756,10 +762,42 @@ impl<'a> BlobView<'a> {
         if !is_leaf(root) && root != 0 {
             return Err(tree_err(format!("root link {root:#x} is neither inner node 0 nor a leaf")));
         }
-        let mut visited = vec![false; n];
-        let total = self.prim_materials.len();
-        let mut covered = vec![false; total];
-        let kind_first = self.header.kind_first();
+        let mut walk = TreeWalk {
+            view: self,
+            visited: vec![false; n],
+            covered: vec![false; self.prim_materials.len()],
+            kind_first: self.header.kind_first(),
+        };
+        walk.tree(root, None)?;
+        let mut roots: Vec<u32> = self.records::<crate::scene::Instance>().iter().map(|r| r.root).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for root in roots {
+            walk.tree(root, Some(PrimKind::Triangle))?;
+        }
+        if let Some(node) = walk.visited.iter().position(|v| !v) {
+            return Err(tree_err(format!("node {node} is not reachable from the root or an instance")));
+        }
+        if let Some(prim) = walk.covered.iter().position(|c| !c) {
+            return Err(tree_err(format!("primitive {prim} is in no leaf")));
+        }
+        Ok(())
+    }
+}
+
+/// What [`BlobView::check_tree`]'s walks have seen so far.
+struct TreeWalk<'v, 'a> {
+    view: &'v BlobView<'a>,
+    visited: Vec<bool>,
+    covered: Vec<bool>,
+    kind_first: [u32; PrimKind::SLOTS],
+}
+
+impl TreeWalk<'_, '_> {
+    /// Walks the tree at `root`; `only`: the one kind its leaves may name.
+    fn tree(&mut self, root: u32, only: Option<PrimKind>) -> Result<(), BlobError> {
+        let tree_err = |m: String| BlobError::Tree(m);
+        let n = self.visited.len();
         let mut stack: Vec<(u32, u32)> = vec![(root, 1)];
         while let Some((link, depth)) = stack.pop() {
             if depth > limits::MAX_BVH_DEPTH {
@@ -774,7 +812,13 @@ impl<'a> BlobView<'a> {
                 let Some(kind) = PrimKind::from_u32(kind) else {
                     return Err(tree_err(format!("leaf link {link:#x} names unknown primitive kind {kind}")));
                 };
-                let kind_count = self.header.prim_count(kind) as usize;
+                if only.is_some_and(|only| only != kind) {
+                    return Err(tree_err(format!(
+                        "leaf link {link:#x} of an instance's tree names {}s: a bottom level holds triangles only",
+                        kind.name()
+                    )));
+                }
+                let kind_count = self.view.header.prim_count(kind) as usize;
                 let (first, end) = (first as usize, (first + count) as usize);
                 if end > kind_count {
                     return Err(tree_err(format!(
@@ -782,8 +826,8 @@ impl<'a> BlobView<'a> {
                         kind.name()
                     )));
                 }
-                let base = kind_first[kind as usize] as usize;
-                if covered[base + first..base + end].iter_mut().any(|s| std::mem::replace(s, true)) {
+                let base = self.kind_first[kind as usize] as usize;
+                if self.covered[base + first..base + end].iter_mut().any(|s| std::mem::replace(s, true)) {
                     return Err(tree_err(format!(
                         "{} leaf {first}..{end} repeats a primitive of another leaf",
                         kind.name()
@@ -791,21 +835,16 @@ impl<'a> BlobView<'a> {
                 }
                 continue;
             }
-            let slot = visited
+            let slot = self
+                .visited
                 .get_mut(link as usize)
                 .ok_or_else(|| tree_err(format!("link to node {link}, but there are {n} inner nodes")))?;
             if std::mem::replace(slot, true) {
                 return Err(tree_err(format!("node {link} is reached twice (cycle or shared child)")));
             }
-            let links = self.node_links[link as usize];
+            let links = self.view.node_links[link as usize];
             stack.push((links.right, depth + 1));
             stack.push((links.left, depth + 1));
-        }
-        if let Some(node) = visited.iter().position(|v| !v) {
-            return Err(tree_err(format!("node {node} is not reachable from the root")));
-        }
-        if let Some(prim) = covered.iter().position(|c| !c) {
-            return Err(tree_err(format!("primitive {prim} is in no leaf")));
         }
         Ok(())
     }

@@ -8,6 +8,11 @@
 //!
 //! Only inner nodes get records, numbered in the tree's node order (so depth-first
 //! and vEB orders carry over); a leaf lives in its parent's link.
+//!
+//! Instanced meshes' bottom levels follow the world's: their triangles after the
+//! world's triangles, each level's in its own tree's leaf order, and their inner nodes
+//! after the world's, level after level; each instance record gets its level's root
+//! link (docs/blob-format.md, "Instances").
 
 use bytemuck::Pod;
 use glam::Vec3;
@@ -18,20 +23,23 @@ use super::environment::{self, EnvTables};
 use super::layout::*;
 use super::lights::{self, Emitter};
 use super::textures::{TextureTable, material_textures, noise_table};
-use crate::bvh::{Aabb, Bvh, NodeKind};
+use crate::bvh::{Aabb, BottomTree, Bvh, NodeKind};
 use crate::scene::{MaterialKind, Scene, Sky, Triangle};
 use crate::shapes::{self, Shape};
 use crate::with_shape;
 
-/// Encodes `scene` with its BVH (built over [`shapes::bounds`]) into one blob.
+/// Encodes `scene` with its BVH (built over [`shapes::bounds`]) and one tree per bottom
+/// level (`bottom[i]` over `scene.bottom_levels[i]`'s triangles) into one blob.
 /// Deterministic: the same inputs give the same bytes.
 ///
 /// Records are written in place into the output buffer (no per-section vectors to
 /// copy from), and the spheres with their material ids are gathered in one pass:
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
-pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
+pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> AlignedBytes {
+    assert_eq!(bottom.len(), scene.bottom_levels.len(), "one tree per bottom level");
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
+    let levels = Levels::new(bottom, prims.count(PrimKind::Triangle), links.inner_count);
     // In f64: the bounds of a pathological scene span more than f32 can hold.
     let scene_radius = bvh
         .nodes
@@ -49,18 +57,21 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     );
     let textures = TextureTable::new(scene);
     let flag = |on: bool, bit: u32| if on { bit } else { 0 };
+    let any = |f: fn(&Triangle) -> bool| scene.triangles.iter().chain(levels.triangles()).any(f);
+    let mut prim_counts: [u32; PrimKind::SLOTS] = std::array::from_fn(|slot| count(prims.counts[slot]));
+    prim_counts[PrimKind::Triangle as usize] += count(levels.triangle_count);
     let mut header = BlobHeader {
         magic: MAGIC,
         version: FORMAT_VERSION,
         flags: flags
-            | flag(scene.triangles.iter().any(|t| t.normals.is_some()), FLAG_SHADING_NORMALS)
-            | flag(scene.triangles.iter().any(|t| t.uvs.is_some()), FLAG_TRIANGLE_UVS)
-            | flag(scene.triangles.iter().any(|t| t.tangents.is_some()), FLAG_TRIANGLE_TANGENTS)
+            | flag(any(|t| t.normals.is_some()), FLAG_SHADING_NORMALS)
+            | flag(any(|t| t.uvs.is_some()), FLAG_TRIANGLE_UVS)
+            | flag(any(|t| t.tangents.is_some()), FLAG_TRIANGLE_TANGENTS)
             | flag(textures.has_noise, FLAG_NOISE),
-        prim_counts: std::array::from_fn(|slot| count(prims.counts[slot])),
+        prim_counts,
         material_count: count(scene.materials.len()),
         light_count: count(light_table.records.len()),
-        node_count: count(links.inner_count),
+        node_count: count(links.inner_count + levels.inner_count),
         payload_crc32: 0, // `seal` sets it
         header_len: HEADER_LEN as u32,
         texture_count: count(textures.records.len()),
@@ -96,13 +107,28 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
     }
     let prim_materials = records_mut::<u32>(take(SectionId::PrimMaterials));
     let prim_sources = records_mut::<u32>(take(SectionId::PrimSources));
+    let kind_first = header.kind_first();
+    let mut sections_of_kind: [&mut [u8]; PrimKind::SLOTS] = Default::default();
     for kind in PrimKind::ALL {
         let section = take(kind.section());
-        with_shape!(kind, S => prims.write(S::of(scene), section, prim_materials, prim_sources));
+        with_shape!(kind, S => prims.write(S::of(scene), section, prim_materials, prim_sources, kind_first));
+        sections_of_kind[kind as usize] = section;
     }
-    prims.write_normals(&scene.triangles, take(SectionId::TriangleNormals));
-    prims.write_uvs(&scene.triangles, take(SectionId::TriangleUvs));
-    prims.write_tangents(&scene.triangles, take(SectionId::TriangleTangents));
+    let triangles = std::mem::take(&mut sections_of_kind[PrimKind::Triangle as usize]);
+    let first_slot = kind_first[PrimKind::Triangle as usize] as usize + prims.count(PrimKind::Triangle);
+    levels.write_triangles(triangles, &mut prim_materials[first_slot..], &mut prim_sources[first_slot..]);
+    let roots = levels.roots();
+    let instances = records_mut::<InstanceRecord>(&mut sections_of_kind[PrimKind::Instance as usize]);
+    for &(kind, within, source) in &prims.slots {
+        if kind == PrimKind::Instance {
+            instances[within as usize].root = roots[scene.instances[source as usize].bottom_level as usize];
+        }
+    }
+    let (normals, uvs, tangents) =
+        (take(SectionId::TriangleNormals), take(SectionId::TriangleUvs), take(SectionId::TriangleTangents));
+    prims.write_per_triangle(&scene.triangles, &levels, normals, normals_record);
+    prims.write_per_triangle(&scene.triangles, &levels, uvs, uvs_record);
+    prims.write_per_triangle(&scene.triangles, &levels, tangents, tangents_record);
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
         .iter()
@@ -113,15 +139,20 @@ pub fn write(scene: &Scene, bvh: &Bvh, flags: u32) -> AlignedBytes {
         .collect();
     let reach =
         bvh.nodes.first().map_or(0.0, |root| root.bounds.min.abs().max(root.bounds.max.abs()).max_element());
+    let (node_boxes, node_links) = (
+        records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes)),
+        records_mut::<NodeLinksRecord>(take(SectionId::NodeLinks)),
+    );
+    let (world_boxes, level_boxes) = node_boxes.split_at_mut(links.inner_count);
+    let (world_links, level_links) = node_links.split_at_mut(links.inner_count);
     // On all cores: at 1M primitives the node records are most of the encode.
-    let node_slots = records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes))
-        .par_iter_mut()
-        .zip(records_mut(take(SectionId::NodeLinks)).par_iter_mut());
+    let node_slots = world_boxes.par_iter_mut().zip(world_links.par_iter_mut());
     node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
         *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds, reach);
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     });
+    levels.write_nodes(level_boxes, level_links, &instance_reach(scene, reach));
     records_mut::<LightRecord>(take(SectionId::Lights)).copy_from_slice(&light_table.records);
     let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
     for &(slot, pdf) in &light_table.prim_pdfs {
@@ -259,9 +290,16 @@ impl Prims {
 
     /// Fills one kind's record section and that kind's part of the per-primitive
     /// sections, from the scene's list of that kind.
-    fn write<S: Shape>(&self, list: &[S], records: &mut [u8], materials: &mut [u32], sources: &mut [u32]) {
+    fn write<S: Shape>(
+        &self,
+        list: &[S],
+        records: &mut [u8],
+        materials: &mut [u32],
+        sources: &mut [u32],
+        kind_first: [u32; PrimKind::SLOTS],
+    ) {
         let records = records_mut::<S::Record>(records);
-        let mut slot_in_sections = self.kind_first_slot(S::KIND);
+        let mut slot_in_sections = kind_first[S::KIND as usize] as usize;
         for &(kind, within, source) in &self.slots {
             if kind != S::KIND {
                 continue;
@@ -274,13 +312,15 @@ impl Prims {
         }
     }
 
-    /// One record per triangle, in their records' order, into `section` (empty unless
-    /// the header has the section's flag): `record` of each triangle.
-    fn write_per_triangle<R: Pod>(
+    /// One record per triangle, in their records' order (the world's, then the bottom
+    /// levels'), into `section` (empty unless the header has the section's flag):
+    /// `record` of each triangle.
+    fn write_per_triangle<R: Pod + Send>(
         &self,
         triangles: &[Triangle],
+        levels: &Levels<'_>,
         section: &mut [u8],
-        record: impl Fn(&Triangle) -> R,
+        record: fn(&Triangle) -> R,
     ) {
         let records = records_mut::<R>(section);
         if records.is_empty() {
@@ -291,41 +331,7 @@ impl Prims {
                 records[within as usize] = record(&triangles[source as usize]);
             }
         }
-    }
-
-    /// The triangles' vertex normals ([`FLAG_SHADING_NORMALS`]); a triangle without
-    /// normals gets its geometric one.
-    fn write_normals(&self, triangles: &[Triangle], section: &mut [u8]) {
-        self.write_per_triangle(triangles, section, |t| {
-            let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
-            let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
-            TriangleNormalsRecord { n0, n1, n2 }
-        });
-    }
-
-    /// The triangles' texture coordinates ([`FLAG_TRIANGLE_UVS`]); a triangle without
-    /// them gets its barycentric corners.
-    fn write_uvs(&self, triangles: &[Triangle], section: &mut [u8]) {
-        self.write_per_triangle(triangles, section, |t| {
-            let corners = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y];
-            let [a, b, c] = t.uvs.unwrap_or(corners);
-            TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] }
-        });
-    }
-
-    /// The triangles' vertex tangents ([`FLAG_TRIANGLE_TANGENTS`]); a triangle without
-    /// them (its material has no normal map, or its mesh neither tangents nor texture
-    /// coordinates) gets the tangent its texture coordinates give it as a whole, thrice:
-    /// the frame the renderers make of them without the section.
-    fn write_tangents(&self, triangles: &[Triangle], section: &mut [u8]) {
-        self.write_per_triangle(triangles, section, |t| {
-            let [t0, t1, t2] = match &t.tangents {
-                Some(tangents) => **tangents,
-                None => [crate::tangents::face_tangent(t.v, t.uvs); 3],
-            }
-            .map(|t| t.to_array());
-            TriangleTangentsRecord { t0, t1, t2 }
-        });
+        levels.write_per_triangle(&mut records[self.count(PrimKind::Triangle)..], record);
     }
 
     /// The emissive primitives, kind after kind, each kind in leaf order: the area lights.
@@ -340,6 +346,8 @@ impl Prims {
     }
 
     fn emitters_of<S: Shape>(&self, scene: &Scene, emitters: &mut Vec<Emitter>) {
+        // Only the world's triangles can be lights, and they come first among the
+        // triangles: the slots of a kind are counted as in `BlobHeader::kind_first`.
         let first = self.kind_first_slot(S::KIND);
         let list = S::of(scene);
         // A kind's slots come in leaf order, `within` counting up (`Prims::new`).
@@ -361,6 +369,167 @@ impl Prims {
     fn kind_first_slot(&self, kind: PrimKind) -> usize {
         PrimKind::ALL.into_iter().take_while(|&k| k != kind).map(|k| self.count(k)).sum()
     }
+}
+
+/// A triangle's vertex normals ([`FLAG_SHADING_NORMALS`]); a triangle without normals
+/// gets its geometric one.
+fn normals_record(t: &Triangle) -> TriangleNormalsRecord {
+    let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
+    let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
+    TriangleNormalsRecord { n0, n1, n2 }
+}
+
+/// A triangle's texture coordinates ([`FLAG_TRIANGLE_UVS`]); a triangle without them
+/// gets its barycentric corners.
+fn uvs_record(t: &Triangle) -> TriangleUvsRecord {
+    let corners = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y];
+    let [a, b, c] = t.uvs.unwrap_or(corners);
+    TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] }
+}
+
+/// A triangle's vertex tangents ([`FLAG_TRIANGLE_TANGENTS`]); a triangle without them
+/// (its material has no normal map, or its mesh neither tangents nor texture
+/// coordinates) gets the tangent its texture coordinates give it as a whole, thrice:
+/// the frame the renderers make of them without the section.
+fn tangents_record(t: &Triangle) -> TriangleTangentsRecord {
+    let [t0, t1, t2] = match &t.tangents {
+        Some(tangents) => **tangents,
+        None => [crate::tangents::face_tangent(t.v, t.uvs); 3],
+    }
+    .map(|t| t.to_array());
+    TriangleTangentsRecord { t0, t1, t2 }
+}
+
+/// Where the bottom levels go: each level's triangles and inner nodes follow those
+/// before it, after the world's.
+struct Levels<'a> {
+    trees: &'a [&'a BottomTree],
+    /// Per level, the index of its first triangle in the triangles section.
+    first_triangle: Vec<u32>,
+    /// Per level, the index of its first inner node in the node sections.
+    first_node: Vec<u32>,
+    /// Per level and per tree node, its inner-node index within the level.
+    inner: Vec<InnerLinks>,
+    triangle_count: usize,
+    inner_count: usize,
+}
+
+impl<'a> Levels<'a> {
+    fn new(trees: &'a [&'a BottomTree], world_triangles: usize, world_inner: usize) -> Levels<'a> {
+        let inner: Vec<InnerLinks> = trees.iter().map(|t| InnerLinks::new(&t.bvh)).collect();
+        let (mut first_triangle, mut first_node) = (Vec::new(), Vec::new());
+        let (mut triangles, mut nodes) = (world_triangles, world_inner);
+        for (tree, inner) in trees.iter().zip(&inner) {
+            first_triangle.push(count(triangles));
+            first_node.push(count(nodes));
+            triangles += tree.triangles.len();
+            nodes += inner.inner_count;
+        }
+        Levels {
+            trees,
+            first_triangle,
+            first_node,
+            inner,
+            triangle_count: triangles - world_triangles,
+            inner_count: nodes - world_inner,
+        }
+    }
+
+    /// Every level's triangles, in scene order (for the header's flags).
+    fn triangles(&self) -> impl Iterator<Item = &Triangle> {
+        self.trees.iter().flat_map(|t| t.triangles.iter())
+    }
+
+    /// The link to node `node` of level `level`'s tree, in the blob's numbering.
+    fn link(&self, level: usize, node: u32) -> u32 {
+        let tree = &self.trees[level].bvh;
+        match tree.nodes[node as usize].kind {
+            NodeKind::Inner { .. } => self.first_node[level] + self.inner[level].index[node as usize],
+            NodeKind::Leaf { first, count } => {
+                leaf_link(PrimKind::Triangle, self.first_triangle[level] + first, count)
+            }
+        }
+    }
+
+    /// Each level's root link, by level.
+    fn roots(&self) -> Vec<u32> {
+        (0..self.trees.len()).map(|level| self.link(level, 0)).collect()
+    }
+
+    /// The levels' triangle records and their per-primitive entries, from the first
+    /// level's first triangle on.
+    fn write_triangles(&self, section: &mut [u8], materials: &mut [u32], sources: &mut [u32]) {
+        let records = records_mut::<TriangleRecord>(section);
+        let mut slot = 0;
+        for (level, tree) in self.trees.iter().enumerate() {
+            let first = self.first_triangle[level] as usize;
+            for (k, &source) in tree.bvh.prim_order.iter().enumerate() {
+                let triangle = &tree.triangles[source as usize];
+                records[first + k] = triangle.record();
+                materials[slot] = triangle.material;
+                // Numbered after the world's triangles, level after level, as the
+                // levels' records are: a triangle's source is unique among all.
+                sources[slot] = self.first_triangle[level] + source;
+                slot += 1;
+            }
+        }
+    }
+
+    /// `record` of each level's triangles into `records`, which starts at the first
+    /// level's first triangle.
+    fn write_per_triangle<R: Pod>(&self, records: &mut [R], record: fn(&Triangle) -> R) {
+        let mut at = 0;
+        for tree in self.trees {
+            for &source in &tree.bvh.prim_order {
+                records[at] = record(&tree.triangles[source as usize]);
+                at += 1;
+            }
+        }
+    }
+
+    /// The levels' inner nodes: `boxes` and `links` start at the first level's first
+    /// node. `reach[level]`: how far from its origin, in its own space, a ray's origin
+    /// may lie (see [`instance_reach`]).
+    fn write_nodes(&self, boxes: &mut [NodeBoxesRecord], links: &mut [NodeLinksRecord], reach: &[f32]) {
+        let base = self.first_node.first().copied().unwrap_or(0);
+        for (level, tree) in self.trees.iter().enumerate() {
+            let bvh = &tree.bvh;
+            let first = (self.first_node[level] - base) as usize;
+            let mut at = first;
+            for node in &bvh.nodes {
+                if let NodeKind::Inner { left, right } = node.kind {
+                    let (l, r) = (&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
+                    boxes[at] = child_boxes(l, r, reach[level]);
+                    links[at] =
+                        NodeLinksRecord { left: self.link(level, left), right: self.link(level, right) };
+                    at += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Per bottom level, the reach [`box_margin`] takes in its own space: its own largest
+/// coordinate, or the largest a ray origin within the world's `reach` lands on through
+/// any of its instances' inverse maps, whichever is larger (a mesh scaled down a
+/// thousand times sees the camera a thousand times farther away).
+fn instance_reach(scene: &Scene, reach: f32) -> Vec<f32> {
+    let mut out: Vec<f32> = scene
+        .bottom_levels
+        .iter()
+        .map(|level| {
+            level.triangles.iter().flat_map(|t| t.v).fold(0.0f32, |m, v| m.max(v.abs().max_element()))
+        })
+        .collect();
+    for instance in &scene.instances {
+        let inverse = instance.to_world.inverse();
+        let m = inverse.matrix3;
+        let row_sum = (0..3).map(|r| m.row(r).abs().element_sum()).fold(0.0, f32::max);
+        let far = reach * row_sum + inverse.translation.abs().max_element();
+        let slot = &mut out[instance.bottom_level as usize];
+        *slot = slot.max(far);
+    }
+    out
 }
 
 /// Both children's boxes, one row per axis (see [`NodeBoxesRecord`]), each grown by

@@ -24,6 +24,10 @@ pub use binned_sah::{build, build_kinds};
 pub use refit::refit;
 pub use stats::{BvhStats, stats};
 
+use std::sync::Arc;
+
+use crate::scene::Triangle;
+
 /// Builder options; the defaults are what `scene-compiler build` uses.
 ///
 /// Not an option: the depth. Every tree [`build`] returns is at most
@@ -70,4 +74,13 @@ pub enum NodeKind {
 pub struct Bvh {
     pub nodes: Vec<Node>,
     pub prim_order: Vec<u32>,
+}
+
+/// A bottom level's tree (docs/architecture.md, "Two levels"): built over an instanced
+/// mesh's triangles in its own space, which it keeps so that a later compile can tell
+/// whether the same mesh came back and reuse it.
+#[derive(Debug, PartialEq)]
+pub struct BottomTree {
+    pub triangles: Arc<Vec<Triangle>>,
+    pub bvh: Bvh,
 }

@@ -56,6 +56,8 @@ impl PrimKind {
     pub const ALL: [PrimKind; 4] = [PrimKind::Sphere, PrimKind::Box, PrimKind::Triangle, PrimKind::Instance];
     /// Kinds a header has count slots for ([`limits::MAX_PRIM_KINDS`]).
     pub const SLOTS: usize = limits::MAX_PRIM_KINDS as usize;
+    /// Kinds in use: what a validated blob's links and references name.
+    pub const USED: usize = Self::ALL.len();
 
     /// The kind stored as `value`, if there is one.
     pub fn from_u32(value: u32) -> Option<PrimKind> {

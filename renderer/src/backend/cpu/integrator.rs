@@ -141,21 +141,22 @@ pub fn trace_sample<S: Sampler>(
             }
             break;
         };
-        let surface = prims::surface(scene, hit.prim, origin, dir, hit.t);
+        let hit_surface = prims::hit_surface(scene, &hit, origin, dir);
+        let surface = hit_surface.world;
         let front_face = dir.dot(surface.normal) < 0.0;
         let n = if front_face { surface.normal } else { -surface.normal };
         // Scattering and NEE shade with this; `n` decides sides and offsets.
         let mut ns = if front_face { surface.shading } else { -surface.shading };
-        let untextured = prims::material(scene, hit.prim);
+        let untextured = prims::hit_material(scene, &hit);
         // A copy only for a textured material: untextured hits (every hit of most scenes)
         // keep the reference (docs/performance.md, "Choices in the code").
         let textured;
         let m = if untextured.textured {
-            let uv = prims::uv(scene, hit.prim, &surface);
+            let uv = prims::uv(scene, hit.prim, &hit_surface.local);
             textured = untextured.textured(&scene.textures, surface.point, uv);
             let normal_map = textured.textures[TEXTURE_SLOT_NORMAL];
             if normal_map != NO_TEXTURE {
-                let (dpdu, dpdv) = prims::dpduv(scene, hit.prim, &surface);
+                let (dpdu, dpdv) = prims::hit_dpduv(scene, &hit, &hit_surface);
                 let texel = scene.textures.eval(normal_map, surface.point, uv);
                 ns = shading::normal_mapped(texel, textured.normal_scale, ns, dpdu, dpdv);
             }

@@ -11,6 +11,7 @@
 pub mod direct;
 pub mod environment;
 pub mod film;
+pub mod instances;
 pub mod integrator;
 pub mod lights;
 pub mod material;

@@ -13,9 +13,11 @@ use super::material::{Alpha, Material};
 use super::rng::ray_hash;
 use super::scene::CpuScene;
 use super::shapes::{CpuShape, LightSample, Surface, kind_of, with_shapes};
+use super::traverse::Hit;
 
 /// Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
-/// `t_closest` and sets `closest` to its primitive reference.
+/// `t_closest` and sets `closest` to its primitive reference. `material`: the one that
+/// replaces theirs (an instance's), for the alpha test.
 #[inline(always)]
 pub fn intersect_leaf(
     scene: &CpuScene,
@@ -24,6 +26,7 @@ pub fn intersect_leaf(
     dir: Vec3A,
     t_closest: &mut f32,
     closest: &mut Option<u32>,
+    material: Option<u32>,
 ) {
     let (first, count) = leaf_prims(leaf);
     let index = prim_parts(first).1;
@@ -31,7 +34,7 @@ pub fn intersect_leaf(
     with_shapes!(scene.shapes, kind_of(first), list => {
         for i in index..index + count {
             if let Some(t) = list[i as usize].intersect(origin, dir, *t_closest)
-                && !(scene.has_alpha && cut_out(scene, kind_bits | i, origin, dir, t))
+                && !(scene.has_alpha && cut_out(scene, kind_bits | i, material, origin, dir, t))
             {
                 *t_closest = t;
                 *closest = Some(kind_bits | i);
@@ -40,9 +43,18 @@ pub fn intersect_leaf(
     })
 }
 
-/// True when a primitive of leaf link `leaf` other than `skip` is hit in `(0, t_max)`.
+/// True when a primitive of leaf link `leaf` other than `skip` is hit in `(0, t_max)`;
+/// `material` as for [`intersect_leaf`].
 #[inline(always)]
-pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
+pub fn occludes_leaf(
+    scene: &CpuScene,
+    leaf: u32,
+    origin: Vec3A,
+    dir: Vec3A,
+    t_max: f32,
+    skip: u32,
+    material: Option<u32>,
+) -> bool {
     let (first, count) = leaf_prims(leaf);
     let index = prim_parts(first).1;
     let kind_bits = first & PRIM_KIND_MASK;
@@ -50,7 +62,7 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
         kind_bits | i != skip
             && list[i as usize]
                 .intersect(origin, dir, t_max)
-                .is_some_and(|t| !(scene.has_alpha && cut_out(scene, kind_bits | i, origin, dir, t)))
+                .is_some_and(|t| !(scene.has_alpha && cut_out(scene, kind_bits | i, material, origin, dir, t)))
     }))
 }
 
@@ -59,8 +71,8 @@ pub fn occludes_leaf(scene: &CpuScene, leaf: u32, origin: Vec3A, dir: Vec3A, t_m
 /// (`Mask`), or below a number the ray hashes to (`Blend`: transparent with probability
 /// 1 - alpha). The any-hit test of both queries (docs/path-tracing.md, "Alpha").
 #[inline(never)]
-fn cut_out(scene: &CpuScene, prim: u32, origin: Vec3A, dir: Vec3A, t: f32) -> bool {
-    let m = material(scene, prim);
+fn cut_out(scene: &CpuScene, prim: u32, replaced: Option<u32>, origin: Vec3A, dir: Vec3A, t: f32) -> bool {
+    let m = replaced.map_or_else(|| material(scene, prim), |i| &scene.materials[i as usize]);
     let threshold = match m.alpha_mode {
         Alpha::Opaque => return false,
         Alpha::Mask(cutoff) => cutoff,
@@ -130,4 +142,49 @@ pub fn slot(scene: &CpuScene, prim: u32) -> usize {
 #[inline(always)]
 pub fn material(scene: &CpuScene, prim: u32) -> &Material {
     &scene.materials[scene.prim_materials[slot(scene, prim)] as usize]
+}
+
+/// A hit's surface, in the world and where its primitive's own tests read it: for a
+/// hit on an instance, its bottom level's space (texture coordinates and the tangent
+/// frame are computed there); else the same surface twice.
+#[derive(Clone, Copy, Debug)]
+pub struct HitSurface {
+    pub world: Surface,
+    pub local: Surface,
+}
+
+/// The surface of `hit`, reached by the ray `(origin, dir)` in the world.
+#[inline(always)]
+pub fn hit_surface(scene: &CpuScene, hit: &Hit, origin: Vec3A, dir: Vec3A) -> HitSurface {
+    match scene.instances.get(hit.instance as usize) {
+        None => {
+            let s = surface(scene, hit.prim, origin, dir, hit.t);
+            HitSurface { world: s, local: s }
+        }
+        Some(instance) => {
+            let (o, d) = instance.ray(origin, dir);
+            let local = surface(scene, hit.prim, o, d, hit.t);
+            HitSurface { world: instance.surface_to_world(&local), local }
+        }
+    }
+}
+
+/// The material of `hit`: its instance's, when that replaces its triangles', else its
+/// primitive's.
+#[inline(always)]
+pub fn hit_material<'s>(scene: &'s CpuScene, hit: &Hit) -> &'s Material {
+    match scene.instances.get(hit.instance as usize).and_then(|i| i.material) {
+        Some(m) => &scene.materials[m as usize],
+        None => material(scene, hit.prim),
+    }
+}
+
+/// [`dpduv`] at `hit`, in the world.
+#[inline(always)]
+pub fn hit_dpduv(scene: &CpuScene, hit: &Hit, s: &HitSurface) -> (Vec3A, Vec3A) {
+    let (u, v) = dpduv(scene, hit.prim, &s.local);
+    match scene.instances.get(hit.instance as usize) {
+        None => (u, v),
+        Some(instance) => (instance.dir_to_world(u), instance.dir_to_world(v)),
+    }
 }

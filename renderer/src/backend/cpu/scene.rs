@@ -13,6 +13,7 @@ use scene_compiler::BlobView;
 use scene_compiler::blob::layout::{GlobalsRecord, NodeBoxesRecord, PrimKind};
 
 use super::environment::EnvMap;
+use super::instances::CpuInstance;
 use super::lights::{Light, Sun};
 use super::material::{Alpha, Material};
 use super::shapes::Shapes;
@@ -42,6 +43,9 @@ impl ChildBoxes {
 pub struct CpuScene {
     /// Every kind's shapes, in BVH leaf order.
     pub shapes: Shapes,
+    /// The instances, in leaf order (their slots in the per-primitive arrays follow
+    /// the triangles').
+    pub instances: Vec<CpuInstance>,
     /// Per primitive, kinds one after another: its material id.
     pub prim_materials: Vec<u32>,
     /// Per primitive, same order: its index in the scene's list of its kind.
@@ -90,6 +94,15 @@ impl CpuScene {
             has_alpha: materials.iter().any(|m| m.alpha_mode != Alpha::Opaque),
             materials,
             shapes: Shapes::from_blob(blob),
+            instances: {
+                let first = blob.header.kind_first()[PrimKind::Instance as usize] as usize;
+                let records = blob.records::<scene_compiler::scene::Instance>();
+                records
+                    .iter()
+                    .zip(&blob.prim_materials[first..])
+                    .map(|(r, &m)| CpuInstance::from_record(r, m))
+                    .collect()
+            },
             prim_materials: blob.prim_materials.to_vec(),
             prim_sources: blob.prim_sources.to_vec(),
             kind_first: blob.header.kind_first(),

@@ -2,9 +2,12 @@
 //! "Intersection"), in the kernels' order; the primitives themselves are `shapes/`.
 
 use glam::{Vec3A, Vec4, Vec4Swizzles};
-use scene_compiler::blob::layout::is_leaf;
+use scene_compiler::blob::layout::{
+    PRIM_KIND_MASK, PRIM_KIND_SHIFT, PrimKind, is_leaf, leaf_prims, prim_parts,
+};
 use scene_compiler::limits::MAX_BVH_DEPTH;
 
+use super::instances::NO_INSTANCE;
 use super::prims::{intersect_leaf, occludes_leaf};
 use super::scene::{ChildBoxes, CpuScene};
 use crate::backend::constants::SLAB_MIN_DIR;
@@ -13,31 +16,84 @@ use crate::backend::constants::SLAB_MIN_DIR;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     pub t: f32,
-    /// The primitive reference (kind and index within its kind, `shapes/`).
+    /// The primitive reference (kind and index within its kind, `shapes/`): a
+    /// triangle of a bottom level when `instance` names one.
     pub prim: u32,
+    /// The instance whose bottom level holds `prim` (an index into
+    /// `CpuScene::instances`), or [`NO_INSTANCE`].
+    pub instance: u32,
 }
 
-/// The closest primitive hit in `(0, t_max)`: one "ray" in the Mrays/s count.
+/// Whether leaf link `leaf` holds instances.
+#[inline(always)]
+fn holds_instances(leaf: u32) -> bool {
+    leaf & PRIM_KIND_MASK == (PrimKind::Instance as u32) << PRIM_KIND_SHIFT
+}
+
+/// The instances of leaf link `leaf`, by index.
+#[inline(always)]
+fn instances_of(leaf: u32) -> std::ops::Range<usize> {
+    let (first, count) = leaf_prims(leaf);
+    let first = prim_parts(first).1 as usize;
+    first..first + count as usize
+}
+
+/// The closest primitive hit in `(0, t_max)`: one "ray" in the Mrays/s count. A leaf of
+/// instances walks each one's bottom level with the ray in its space
+/// (`instances.rs`), on the same distance scale.
 #[inline]
 pub fn traverse(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32) -> Option<Hit> {
     let mut t_closest = t_max;
     let mut closest = None;
-    walk(scene, origin, dir, &mut t_closest, |leaf, t_closest| {
-        intersect_leaf(scene, leaf, origin, dir, t_closest, &mut closest);
+    walk(scene, scene.root, origin, dir, &mut t_closest, |leaf, t_closest| {
+        if holds_instances(leaf) {
+            for i in instances_of(leaf) {
+                let instance = &scene.instances[i];
+                let (o, d) = instance.ray(origin, dir);
+                let mut hit = None;
+                walk(scene, instance.root, o, d, t_closest, |leaf, t_closest| {
+                    intersect_leaf(scene, leaf, o, d, t_closest, &mut hit, instance.material);
+                    false
+                });
+                if let Some(prim) = hit {
+                    closest = Some((prim, i as u32));
+                }
+            }
+        } else {
+            let mut hit = None;
+            intersect_leaf(scene, leaf, origin, dir, t_closest, &mut hit, None);
+            if let Some(prim) = hit {
+                closest = Some((prim, NO_INSTANCE));
+            }
+        }
         false
     });
-    closest.map(|prim| Hit { t: t_closest, prim })
+    closest.map(|(prim, instance)| Hit { t: t_closest, prim, instance })
 }
 
 /// True when a primitive other than `skip` lies on the ray in `(0, t_max)`: the
-/// shadow-ray query, which stops at the first blocker (one "ray").
+/// shadow-ray query, which stops at the first blocker (one "ray"). `skip` is a light of
+/// the world's tree: instances are not lights, so none of theirs is skipped.
 #[inline]
 pub fn occluded(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u32) -> bool {
     let mut t_max = t_max;
-    walk(scene, origin, dir, &mut t_max, |leaf, t_max| occludes_leaf(scene, leaf, origin, dir, *t_max, skip))
+    walk(scene, scene.root, origin, dir, &mut t_max, |leaf, t_max| {
+        if !holds_instances(leaf) {
+            return occludes_leaf(scene, leaf, origin, dir, *t_max, skip, None);
+        }
+        instances_of(leaf).any(|i| {
+            let instance = &scene.instances[i];
+            let (o, d) = instance.ray(origin, dir);
+            let mut t = *t_max;
+            walk(scene, instance.root, o, d, &mut t, |leaf, t| {
+                occludes_leaf(scene, leaf, o, d, *t, u32::MAX, instance.material)
+            })
+        })
+    })
 }
 
-/// The BVH walk both queries share: every leaf whose box the ray meets before `t_max`
+/// The BVH walk both queries share, from link `root` (the world's or a bottom
+/// level's): every leaf whose box the ray meets before `t_max`
 /// goes to `visit_leaf`, which may shrink `t_max` (a closer hit) or return true to stop
 /// the walk (a blocker found); returns whether it was stopped.
 ///
@@ -49,6 +105,7 @@ pub fn occluded(scene: &CpuScene, origin: Vec3A, dir: Vec3A, t_max: f32, skip: u
 #[inline(always)]
 fn walk(
     scene: &CpuScene,
+    root: u32,
     origin: Vec3A,
     dir: Vec3A,
     t_max: &mut f32,
@@ -57,7 +114,7 @@ fn walk(
     let slab_ray = SlabRay::new(origin, dir);
     let mut stack = [0u32; MAX_BVH_DEPTH as usize];
     let mut stack_len = 0;
-    let mut node = scene.root;
+    let mut node = root;
     loop {
         if is_leaf(node) {
             if visit_leaf(node, t_max) {

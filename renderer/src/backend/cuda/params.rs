@@ -64,7 +64,7 @@ blob_record! {
         /// Blob sections on the device (one allocation, every section 16-byte aligned):
         /// each kind's records, by kind value (0 for kinds the blob lacks); each shape
         /// header (kernels/shape_*.cuh) reads its own as its record type.
-        pub prims: [u64; PrimKind::SLOTS],
+        pub prims: [u64; PrimKind::USED],
         /// Blob section: each primitive's material index.
         pub prim_materials: DevicePtr<u32>,
         /// Blob section.
@@ -105,8 +105,8 @@ blob_record! {
         pub bvh_root: u32,
         /// Lights to sample (next-event estimation); 0 turns NEE off (none has power, or `--no-nee`).
         pub light_count: u32,
-        /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value.
-        pub kind_first: [u32; PrimKind::SLOTS],
+        /// Where each primitive kind starts in prim_materials (BlobHeader::kind_first), by kind value, for the kinds in use.
+        pub kind_first: [u32; PrimKind::USED],
         /// The environment: its rotation about +Y (cos, sin), its light pick probability (0 without one or with NEE off), 0.
         pub env_rotation_pdf: [f32; 4],
         /// The environment image's width and height (0, 0 without one), two zeros.
@@ -148,7 +148,7 @@ pub fn cuda_header() -> String {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SectionPointers {
     /// By kind value, as `LaunchParams::prims`.
-    pub prims: [u64; PrimKind::SLOTS],
+    pub prims: [u64; PrimKind::USED],
     pub prim_materials: u64,
     pub materials: u64,
     pub nodes: u64,

@@ -42,7 +42,7 @@ pub struct DeviceScene {
     /// The blob's root link, to build the other node form from after a kernel reload.
     binary_root: u32,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
-    pub kind_first: [u32; PrimKind::SLOTS],
+    pub kind_first: [u32; PrimKind::USED],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
     pub light_count: u32,
     /// The directional lights with a disc (`BlobView::suns`).
@@ -68,6 +68,11 @@ impl DeviceScene {
         let at = |id: SectionId| base + (blob.header.sections[id as usize].offset - HEADER_LEN as u64);
         let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
         let node_count = blob.header.node_count;
+        if kernels.wide_bvh && blob.header.prim_count(PrimKind::Instance) > 0 {
+            anyhow::bail!(
+                "PT_WIDE_BVH=1 walks the world's tree only, and this scene has instances: unset PT_WIDE_BVH"
+            );
+        }
         let (nodes, bvh_root) = if kernels.wide_bvh {
             upload_wide(stream, blob.node_boxes, blob.node_links, blob.root())?
         } else {
@@ -117,7 +122,10 @@ impl DeviceScene {
             env_size: blob.header.env_size,
             bvh_root,
             binary_root: blob.root(),
-            kind_first: blob.header.kind_first(),
+            kind_first: {
+                let all = blob.header.kind_first();
+                std::array::from_fn(|kind| all[kind])
+            },
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             suns: blob.suns(),
             features: features::scene_features(blob),

@@ -54,6 +54,7 @@ macro_rules! with_shapes {
                 let $list = &$shapes.triangles[..];
                 $body
             }
+            PrimKind::Instance => unreachable!("an instance is not a shape: the traversal walks into it"),
         }
     };
 }
