@@ -32,6 +32,7 @@
 #define BLOB_MATERIAL_EMISSIVE 3u
 #define BLOB_MATERIAL_PRINCIPLED 4u
 #define BLOB_NO_TEXTURE 0xffffffffu
+#define BLOB_NO_MATERIAL 0xffffffffu
 #define BLOB_ALPHA_OPAQUE 0u
 #define BLOB_ALPHA_MASK 1u
 #define BLOB_ALPHA_BLEND 2u

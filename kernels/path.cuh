@@ -87,12 +87,16 @@ struct Shade {
 // emission texture its emission; its normal map bends `ns` in the surface's tangent
 // frame. A blob without textures has no textures section (a null pointer), which skips
 // even the material's texture load.
-__device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s, Shade& sh,
-                                         float3& ns) {
+//
+// `local`: the hit where its primitive's own tests read it (for a hit on instance
+// `inst`, its bottom level's space; else `s` itself), which gives the coordinates and the
+// tangent frame; the frame is brought to the world through `inst`.
+__device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int prim, const Surface& s,
+                                         const Surface& local, const InstanceRecord* inst, Shade& sh, float3& ns) {
     if (!params.textures) return;
     const uint4 slots = __ldg(&m->textures);
     if ((slots.x & slots.y & slots.z & slots.w) == BLOB_NO_TEXTURE) return;
-    const float2 uv = surface_uv(prim, s);
+    const float2 uv = surface_uv(prim, local);
     const bool principled = kPrincipled && sh.kind == BLOB_MATERIAL_PRINCIPLED;
     if (slots.x != BLOB_NO_TEXTURE) {
         const float4 c = texture_eval4(slots.x, s.point, uv.x, uv.y);
@@ -118,7 +122,11 @@ __device__ __forceinline__ void textured(const MaterialRecord* m, unsigned int p
     }
     if (slots.w != BLOB_NO_TEXTURE) {
         float3 dpdu, dpdv;
-        surface_dpduv(prim, s, dpdu, dpdv);
+        surface_dpduv(prim, local, dpdu, dpdv);
+        if (kInstances && inst) {
+            dpdu = instance_dir_to_world(inst, dpdu);
+            dpdv = instance_dir_to_world(inst, dpdv);
+        }
         ns = normal_mapped(texture_eval(slots.w, s.point, uv.x, uv.y), sh.pbr.z, ns, dpdu, dpdv);
     }
 }
@@ -205,12 +213,26 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         }
         return false;
     }
-    const Surface s = surface(hit.prim, p.origin, p.dir, hit.t);
+    // A hit on an instance is computed in its bottom level's space (`local`) and
+    // brought to the world (instances.cuh).
+    const InstanceRecord* inst = nullptr;
+    Surface local;
+    if (kInstances && hit.instance != NO_HIT) {
+        inst = instance_at(hit.instance);
+        float3 o, d;
+        instance_ray(inst, p.origin, p.dir, o, d);
+        local = surface(hit.prim, o, d, hit.t);
+    } else {
+        local = surface(hit.prim, p.origin, p.dir, hit.t);
+    }
+    const Surface s = kInstances && inst ? instance_surface_to_world(inst, local) : local;
     const bool front_face = dot(p.dir, s.normal) < 0.0f;
     const float3 n = front_face ? s.normal : -s.normal;
     // Scattering and NEE shade with this; `n` decides sides and offsets.
     float3 ns = front_face ? s.shading : -s.shading;
-    const MaterialRecord* __restrict__ m = prim_material(hit.prim);
+    const unsigned int replaced = kInstances && inst ? instance_material(hit.instance) : NO_HIT;
+    const MaterialRecord* __restrict__ m =
+        replaced != NO_HIT ? params.materials + replaced : prim_material(hit.prim);
     float weight = 1.0f;
     if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
@@ -224,7 +246,7 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     sh.albedo_roughness = __ldg(&m->albedo_roughness);
     sh.kind = __ldg(&m->kind);
     sh.pbr = kPrincipled ? __ldg(&m->pbr) : make_float4(0.0f, 0.0f, 1.0f, 1.0f);
-    if (kAppearance) textured(m, hit.prim, s, sh, ns);
+    if (kAppearance) textured(m, hit.prim, s, local, inst, sh, ns);
     const bool principled = kPrincipled && sh.kind == BLOB_MATERIAL_PRINCIPLED;
     PrincipledNormals normals;
     if (principled) {

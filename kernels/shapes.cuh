@@ -69,11 +69,13 @@ __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 o
 // remainder handling than on its test (docs/performance.md, "Choices in the code").
 // Whether the ray's hit at `t` on primitive `prim` falls where its material's alpha cuts
 // the surface out (defined below, with the materials).
-__device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3 dir, float t);
+// `replaced`: the material an instance puts in place of the primitive's, or NO_HIT.
+__device__ __forceinline__ bool cut_out(unsigned int prim, unsigned int replaced, float3 origin, float3 dir, float t);
 
 template <unsigned int kKind, bool kAnyHit>
 __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end, float3 origin, float3 dir,
-                                           float& t_max, unsigned int& closest, unsigned int skip) {
+                                           float& t_max, unsigned int& closest, unsigned int skip,
+                                           unsigned int replaced) {
     const unsigned int kind_bits = kKind << BLOB_PRIM_KIND_SHIFT;
 #pragma unroll 1
     for (unsigned int i = first; i < end; ++i) {
@@ -81,7 +83,7 @@ __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end,
         if (kAnyHit && (kind_bits | i) == skip) continue;
         if (hit_prim<kKind>(i, origin, dir, t_max, t)) {
             // The any-hit test of alpha-cut surfaces, in the kernels with `kAlpha` only.
-            if (kAlpha && cut_out(kind_bits | i, origin, dir, t)) continue;
+            if (kAlpha && cut_out(kind_bits | i, replaced, origin, dir, t)) continue;
             if (kAnyHit) return true;
             t_max = t;
             closest = kind_bits | i;
@@ -91,20 +93,20 @@ __device__ __forceinline__ bool leaf_prims(unsigned int first, unsigned int end,
 }
 
 // The primitives of leaf link `leaf` against the ray, as leaf_prims: the one switch
-// over kinds for leaves.
+// over kinds for leaves. A leaf of instances is the traversal's (traverse.cuh).
 template <bool kAnyHit>
 __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, float3 dir, float& t_max,
-                                          unsigned int& closest, unsigned int skip) {
+                                          unsigned int& closest, unsigned int skip, unsigned int replaced = NO_HIT) {
     const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
     const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
     switch ((leaf & BLOB_PRIM_KIND_MASK) >> BLOB_PRIM_KIND_SHIFT) {
         case BLOB_PRIM_SPHERE:
-            return leaf_prims<BLOB_PRIM_SPHERE, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
+            return leaf_prims<BLOB_PRIM_SPHERE, kAnyHit>(first, end, origin, dir, t_max, closest, skip, replaced);
         case BLOB_PRIM_BOX:
-            return leaf_prims<BLOB_PRIM_BOX, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
+            return leaf_prims<BLOB_PRIM_BOX, kAnyHit>(first, end, origin, dir, t_max, closest, skip, replaced);
         case BLOB_PRIM_TRIANGLE:
             if (!kMeshes) __builtin_unreachable();
-            return leaf_prims<BLOB_PRIM_TRIANGLE, kAnyHit>(first, end, origin, dir, t_max, closest, skip);
+            return leaf_prims<BLOB_PRIM_TRIANGLE, kAnyHit>(first, end, origin, dir, t_max, closest, skip, replaced);
     }
     __builtin_unreachable();
 }
@@ -254,8 +256,9 @@ __device__ __forceinline__ const MaterialRecord* prim_material(unsigned int prim
 // Alpha-cut surfaces (docs/path-tracing.md, "Alpha"): the hit is cut out where the
 // material's alpha (its `alpha` times its colour texture's) is below the cutoff (Mask),
 // or below a number the ray hashes to (Blend: transparent with probability 1 - alpha).
-__device__ __forceinline__ bool cut_out(unsigned int prim, float3 origin, float3 dir, float t) {
-    const MaterialRecord* m = prim_material(prim);
+__device__ __forceinline__ bool cut_out(unsigned int prim, unsigned int replaced, float3 origin, float3 dir,
+                                        float t) {
+    const MaterialRecord* m = replaced != NO_HIT ? params.materials + replaced : prim_material(prim);
     const unsigned int mode = __ldg(&m->alpha_mode);
     if (mode == BLOB_ALPHA_OPAQUE) return false;
     // The blob loader refuses alpha modes it does not know.

@@ -4,14 +4,18 @@
 
 #include "blob_layout.cuh"
 #include "constants.cuh"
+#include "instances.cuh"
 #include "params.cuh"
 #include "shapes.cuh"
 
 // The closest hit of a ray; `prim == NO_HIT` when it leaves the scene.
 struct Hit {
     float t;
-    // The primitive reference (shapes.cuh): kind and index within its kind.
+    // The primitive reference (shapes.cuh): kind and index within its kind; a triangle
+    // of a bottom level when `instance` names one.
     unsigned int prim;
+    // The instance whose bottom level holds `prim` (index within the kind), or NO_HIT.
+    unsigned int instance = NO_HIT;
 };
 
 // A direction component smaller than SLAB_MIN_DIR (zero included) is SLAB_MIN_DIR, with
@@ -87,7 +91,9 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
     return c;
 }
 
-// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
+// The walk the closest-hit query runs from link `root` (the world's tree or a bottom
+// level's), handing each leaf the ray meets to `leaf(link, t_closest)`, which may shrink
+// t_closest.
 //
 // Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
 // loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
@@ -96,18 +102,18 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
 // lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (the
 // min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
 // distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
-__device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
+template <typename Leaf>
+__device__ __forceinline__ void walk_closest(unsigned int root, float3 origin, float3 dir, float& t_closest,
+                                             Leaf&& leaf) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
-    float t_closest = PT_INFINITY;
-    unsigned int closest = NO_HIT;
     // x: a child link; y: the bits of its box's entry distance.
     uint2 stack[BLOB_MAX_BVH_DEPTH];
     unsigned int stack_len = 0;
-    unsigned int node = params.bvh_root;
+    unsigned int node = root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            intersect_leaf(node, origin, dir, t_closest, closest);
+            leaf(node, t_closest);
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_closest);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -134,23 +140,23 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
                 break;
             }
         }
-        if (!popped) break;
+        if (!popped) return;
     }
-    return Hit{t_closest, closest};
 }
 
-// True when a primitive other than `skip` lies on the ray in (0, t_max): the shadow-ray
-// query, which stops at the first blocker (one "ray"). Same walk as traverse, without
-// the entry distances: any blocker will do, so there is no closer hit to prune by.
-__device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
+// The shadow-ray walk from link `root`: true as soon as `leaf(link)` finds a blocker.
+// Same walk as walk_closest, without the entry distances: any blocker will do, so
+// there is no closer hit to prune by.
+template <typename Leaf>
+__device__ __forceinline__ bool walk_any(unsigned int root, float3 origin, float3 dir, float t_max, Leaf&& leaf) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const NodeRay r = node_ray(origin, dir);
     unsigned int stack[BLOB_MAX_BVH_DEPTH];
     unsigned int stack_len = 0;
-    unsigned int node = params.bvh_root;
+    unsigned int node = root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
+            if (leaf(node)) return true;
         } else {
             const ChildSpans c = child_spans(nodes + node, r, t_max);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -164,6 +170,76 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
         if (stack_len == 0) return false;
         node = stack[--stack_len];
     }
+}
+
+// Whether leaf link `leaf` holds instances (only in modules with kInstances).
+__device__ __forceinline__ bool holds_instances(unsigned int leaf) {
+    return kInstances && (leaf & BLOB_PRIM_KIND_MASK) == (BLOB_PRIM_INSTANCE << BLOB_PRIM_KIND_SHIFT);
+}
+
+// The material that replaces instance `i`'s triangles' own, or NO_HIT (BLOB_NO_MATERIAL).
+__device__ __forceinline__ unsigned int instance_material(unsigned int i) {
+    const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
+    return __ldg(&params.prim_materials[kind_first[BLOB_PRIM_INSTANCE] + i]);
+}
+
+// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count. A leaf of
+// instances walks each one's bottom level with the ray in its space (instances.cuh), on
+// the same distance scale.
+__device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
+    static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
+    float t_closest = PT_INFINITY;
+    unsigned int closest = NO_HIT;
+    unsigned int instance = NO_HIT;
+    walk_closest(params.bvh_root, origin, dir, t_closest, [&](unsigned int leaf, float& t) {
+        if (holds_instances(leaf)) {
+            const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+            const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+            for (unsigned int i = first; i < end; ++i) {
+                const InstanceRecord* inst = instance_at(i);
+                float3 o, d;
+                instance_ray(inst, origin, dir, o, d);
+                const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
+                unsigned int found = NO_HIT;
+                walk_closest(__ldg(&inst->root), o, d, t, [&](unsigned int bottom_leaf, float& tb) {
+                    leaf_hits<false>(bottom_leaf, o, d, tb, found, NO_HIT, replaced);
+                });
+                if (found != NO_HIT) {
+                    closest = found;
+                    instance = i;
+                }
+            }
+            return;
+        }
+        const unsigned int before = closest;
+        intersect_leaf(leaf, origin, dir, t, closest);
+        if (kInstances && closest != before) instance = NO_HIT;
+    });
+    return Hit{t_closest, closest, instance};
+}
+
+// True when a primitive other than `skip` lies on the ray in (0, t_max): the
+// shadow-ray query, which stops at the first blocker (one "ray"). `skip` is a light of
+// the world's tree: instances are not lights, so none of theirs is skipped.
+__device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
+    return walk_any(params.bvh_root, origin, dir, t_max, [&](unsigned int leaf) {
+        if (!holds_instances(leaf)) return occludes_leaf(leaf, origin, dir, t_max, skip);
+        const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+        const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+        for (unsigned int i = first; i < end; ++i) {
+            const InstanceRecord* inst = instance_at(i);
+            float3 o, d;
+            instance_ray(inst, origin, dir, o, d);
+            const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
+            const bool blocked = walk_any(__ldg(&inst->root), o, d, t_max, [&](unsigned int bottom_leaf) {
+                float t = t_max;
+                unsigned int unused = NO_HIT;
+                return leaf_hits<true>(bottom_leaf, o, d, t, unused, NO_HIT, replaced);
+            });
+            if (blocked) return true;
+        }
+        return false;
+    });
 }
 
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {

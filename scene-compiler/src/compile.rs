@@ -57,6 +57,20 @@ pub struct Compiled {
     pub encode_time: Duration,
 }
 
+impl Compiled {
+    /// This compile of `scene`, as the next compile of an edit of it takes it back.
+    pub fn previous<'a>(&'a self, scene: &'a Scene) -> Previous<'a> {
+        Previous {
+            scene,
+            blob: &self.blob,
+            bvh: &self.bvh,
+            bottom_trees: &self.bottom_trees,
+            bvh_stats: &self.bvh_stats,
+            built_sah_cost: self.built_sah_cost,
+        }
+    }
+}
+
 /// Turns terrains into boxes, builds the BVH over every primitive of the scene and
 /// encodes the blob. Deterministic.
 pub fn compile_scene(scene: &Scene, options: &CompileOptions) -> Compiled {

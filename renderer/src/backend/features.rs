@@ -66,6 +66,12 @@ pub const FEATURES: &[Feature] = &[
     // The suns in the sky of escaping rays: carried by scenes without one, that test
     // cost RTIOW 1.3 % at 1920x1080 and the environment scene 6.6 % (H100, 2026-11-26).
     Feature { name: "suns", constant: "kSuns", used_by: Needs::Scene(|b| !b.suns().is_empty()) },
+    // The two-level walk: leaves of instances and their bottom levels (instances.cuh).
+    Feature {
+        name: "instances",
+        constant: "kInstances",
+        used_by: Needs::Scene(|b| b.header.prim_count(PrimKind::Instance) > 0),
+    },
     // The AOV sums beside the film's (the AOVs' path state and accumulation): RTIOW's
     // frame time does not pay for them when no job asks.
     Feature { name: "aovs", constant: "kAovs", used_by: Needs::Job(|job| job.aovs) },

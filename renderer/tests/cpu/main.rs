@@ -12,6 +12,7 @@ mod denoise;
 mod determinism;
 mod environment;
 mod gltfpack;
+mod instances;
 mod lights;
 mod meshes;
 mod mis;

@@ -30,6 +30,7 @@ fn mesh(geometry: &Geometry, translate: Vec3, scale: f32, material: u32) -> Mesh
             triangles: geometry.triangles.clone(),
             ..MeshData::default()
         }),
+        ..Mesh::default()
     }
 }
 

@@ -166,6 +166,7 @@ fn black_quad(alpha: f32, alpha_mode: AlphaMode) -> Scene {
             triangles: vec![[0, 1, 2], [0, 2, 3]],
             ..MeshData::default()
         }),
+        ..Mesh::default()
     }];
     s
 }

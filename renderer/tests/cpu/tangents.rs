@@ -80,6 +80,7 @@ fn triangle_scene(tangents: Vec<Vec4>, normal_map: bool) -> Scene {
             triangles: vec![[0, 1, 2]],
             ..MeshData::default()
         }),
+        ..Mesh::default()
     }];
     s
 }

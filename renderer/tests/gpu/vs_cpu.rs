@@ -356,6 +356,7 @@ fn quad([a, b, c]: [Vec3; 3], uv_scale: f32, material: u32) -> scene_compiler::s
             triangles: vec![[0, 1, 2], [0, 2, 3]],
             ..MeshData::default()
         }),
+        ..Mesh::default()
     }
 }
 

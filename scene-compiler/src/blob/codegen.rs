@@ -42,6 +42,7 @@ pub fn cuda_header() -> String {
         let _ = writeln!(out, "#define BLOB_MATERIAL_{name} {kind}u");
     }
     let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u");
+    let _ = writeln!(out, "#define BLOB_NO_MATERIAL 0x{NO_MATERIAL:08x}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_OPAQUE {ALPHA_OPAQUE}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_MASK {ALPHA_MASK}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_BLEND {ALPHA_BLEND}u");

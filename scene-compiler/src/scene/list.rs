@@ -161,6 +161,7 @@ impl ListItem for Mesh {
                 scale: 0.5,
             },
             data: Arc::new(data),
+            ..Mesh::default()
         }]
     }
 

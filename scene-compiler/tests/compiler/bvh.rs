@@ -601,13 +601,7 @@ fn recompiling_an_edit_reuses_refits_or_rebuilds_the_bvh() {
     use scene_compiler::{Compiled, Previous, REFIT_MAX_COST, compile_scene_reusing};
 
     fn previous<'a>(scene: &'a Scene, first: &'a Compiled) -> Previous<'a> {
-        Previous {
-            scene,
-            blob: &first.blob,
-            bvh: &first.bvh,
-            bvh_stats: &first.bvh_stats,
-            built_sah_cost: first.built_sah_cost,
-        }
+        first.previous(scene)
     }
     for layout in [NodeLayout::DepthFirst, NodeLayout::VanEmdeBoas] {
         let options = CompileOptions { layout, ..CompileOptions::default() };

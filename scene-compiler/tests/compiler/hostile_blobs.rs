@@ -323,3 +323,49 @@ fn kind_codes_the_kernels_switch_on_are_refused_when_unknown() {
         edit::<GlobalsRecord>(b, SectionId::Globals, 0, |g| g.sampler = 9)
     });
 }
+
+/// A blob whose icosphere is placed twice by `instances`, beside a sphere.
+fn instanced_blob() -> AlignedBytes {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(&icosphere(1, 1.0), Format::Glb, &dir.path().join("ico.glb")).expect("model");
+    let text = r#"Scene(
+    camera: (look_from: (0, 1, 6), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: { "m": Lambert(albedo: (0.8, 0.3, 0.2)) },
+    spheres: [(center: (0, -100, 0), radius: 99, material: "m")],
+    meshes: [(file: "ico.glb", material: "m", instances: [(translate: (-2, 0, 0)), (translate: (2, 0, 0), scale: 0.5)])],
+)"#;
+    let scene = scene::parse(text, &dir.path().join("s.ron").display().to_string())
+        .map_err(|e| e.to_string())
+        .expect("scene");
+    compile_scene(&scene, &CompileOptions::default()).blob
+}
+
+/// Issue 35: an instance's tree must be a bottom level of its own (not the world's,
+/// not holding anything but triangles), its maps finite and each other's inverse, and
+/// only an instance may keep its mesh's materials (NO_MATERIAL).
+#[test]
+fn instances_that_would_walk_the_wrong_tree_or_space_are_refused() {
+    use scene_compiler::blob::layout::{InstanceRecord, NO_MATERIAL, PrimKind, leaf_link};
+    let original = instanced_blob();
+    let view = BlobView::parse(&original).expect("the unchanged blob is valid");
+    assert_eq!(view.header.prim_count(PrimKind::Instance), 2);
+    let world_root = view.root();
+    assert_refused(&original, "instance rooted at the world", "reached twice", |b| {
+        edit::<InstanceRecord>(b, SectionId::Instances, 0, |r| r.root = world_root);
+    });
+    assert_refused(&original, "instance tree of spheres", "triangles only", |b| {
+        edit::<InstanceRecord>(b, SectionId::Instances, 1, |r| r.root = leaf_link(PrimKind::Sphere, 0, 1));
+    });
+    assert_refused(&original, "instance of an instance", "triangles only", |b| {
+        edit::<InstanceRecord>(b, SectionId::Instances, 1, |r| r.root = leaf_link(PrimKind::Instance, 0, 1));
+    });
+    assert_refused(&original, "NaN map", "not finite", |b| {
+        edit::<InstanceRecord>(b, SectionId::Instances, 0, |r| r.world_to_object[1][2] = f32::NAN);
+    });
+    assert_refused(&original, "maps that are not inverse", "not the inverse", |b| {
+        edit::<InstanceRecord>(b, SectionId::Instances, 0, |r| r.world_to_object[0][0] *= 2.0);
+    });
+    assert_refused(&original, "a sphere without a material", "out of range", |b| {
+        edit::<u32>(b, SectionId::PrimMaterials, 0, |m| *m = NO_MATERIAL);
+    });
+}

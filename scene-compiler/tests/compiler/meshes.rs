@@ -197,13 +197,7 @@ fn moving_a_mesh_refits_the_tree_and_a_new_model_rebuilds_it() {
         .expect("valid");
     let options = CompileOptions::default();
     let first = compile_scene(&scene, &options);
-    let previous = Previous {
-        scene: &scene,
-        blob: &first.blob,
-        bvh: &first.bvh,
-        bvh_stats: &first.bvh_stats,
-        built_sah_cost: first.built_sah_cost,
-    };
+    let previous = first.previous(&scene);
     let mut moved = scene.clone();
     moved.meshes[1].transform.translate.y += 0.25;
     let refitted = compile_scene_reusing(&moved, &options, Some(previous));
@@ -222,4 +216,58 @@ fn moving_a_mesh_refits_the_tree_and_a_new_model_rebuilds_it() {
     other_model.meshes[1] = moved.meshes[0].clone();
     let rebuilt = compile_scene_reusing(&other_model, &options, Some(previous));
     assert!(!rebuilt.bvh_refitted && !rebuilt.bvh_reused);
+}
+
+/// Issue 35: a mesh placed by `instances` is stored once (one bottom level: the blob's
+/// triangles are the model's, however many instances there are), and moving one
+/// instance rebuilds no bottom level: the compile reuses the previous one's tree.
+#[test]
+fn an_instanced_mesh_is_stored_once_and_a_moved_instance_rebuilds_only_the_top_level() {
+    use scene_compiler::compile::compile_scene_reusing;
+    use scene_compiler::scene::Transform;
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(&icosphere(2, 1.0), Format::Ply, &dir.path().join("ico.ply")).expect("model");
+    let with = |count: usize| {
+        let instances: String = (0..count).map(|i| format!("(translate: ({}, 0, 0)),", 3 * i)).collect();
+        let text = format!(
+            r#"Scene(camera: (look_from: (0, 1, 9), look_at: (0, 0, 0), vfov_deg: 40), materials: {{ "m": Lambert(albedo: (0.5, 0.5, 0.5)) }}, meshes: [(file: "ico.ply", material: "m", instances: [{instances}])])"#
+        );
+        scene::parse(&text, &dir.path().join("s.ron").display().to_string())
+            .map_err(|e| e.to_string())
+            .expect("scene")
+    };
+    let options = CompileOptions::default();
+    let (one, many) = (with(1), with(100));
+    let (a, b) = (compile_scene(&one, &options), compile_scene(&many, &options));
+    let (va, vb) = (BlobView::parse(&a.blob).expect("valid"), BlobView::parse(&b.blob).expect("valid"));
+    let triangles = icosphere(2, 1.0).triangles.len() as u32;
+    assert_eq!(va.header.prim_count(PrimKind::Triangle), triangles);
+    assert_eq!(vb.header.prim_count(PrimKind::Triangle), triangles);
+    assert_eq!(vb.header.prim_count(PrimKind::Instance), 100);
+    // 99 more instances: their records, per-primitive rows and the top level's nodes.
+    let per_instance = (b.blob.len() - a.blob.len()) / 99;
+    assert!(per_instance < 400, "{per_instance} bytes per instance");
+    assert_eq!((a.bottom_built, b.bottom_built), (1, 1));
+
+    let mut moved = many.clone();
+    moved.meshes[0].instances[40] =
+        Transform { translate: glam::Vec3::new(1.0, 2.0, -3.0), ..Transform::default() };
+    let again = compile_scene_reusing(&moved, &options, Some(b.previous(&many)));
+    assert_eq!(again.bottom_built, 0, "the model's tree is reused");
+    assert!(std::sync::Arc::ptr_eq(&again.bottom_trees[0], &b.bottom_trees[0]));
+    let fresh = compile_scene(&moved, &options);
+    let (vr, vf) =
+        (BlobView::parse(&again.blob).expect("valid"), BlobView::parse(&fresh.blob).expect("valid"));
+    let instances = |v: &BlobView<'_>| {
+        let mut records: Vec<_> = v.records::<scene_compiler::scene::Instance>().to_vec();
+        records.sort_by(|x, y| {
+            x.bounds_min[0].total_cmp(&y.bounds_min[0]).then(x.bounds_min[1].total_cmp(&y.bounds_min[1]))
+        });
+        records
+    };
+    assert_eq!(
+        instances(&vr),
+        instances(&vf),
+        "the reused tree places the same instances as a fresh compile"
+    );
 }

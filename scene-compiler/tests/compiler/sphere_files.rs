@@ -234,13 +234,7 @@ fn sphere_files_round_trip_and_reuse_or_refit_the_tree() {
 
     let options = CompileOptions::default();
     let first = compile_scene(&scene, &options);
-    let previous = Previous {
-        scene: &scene,
-        blob: &first.blob,
-        bvh: &first.bvh,
-        bvh_stats: &first.bvh_stats,
-        built_sah_cost: first.built_sah_cost,
-    };
+    let previous = first.previous(&scene);
     let mut camera = scene.clone();
     camera.camera.vfov_deg = 30.0;
     let reused = compile_scene_reusing(&camera, &options, Some(previous));

@@ -718,7 +718,9 @@ impl Scene {
 }
 
 /// A model file placed in the scene (`meshes: [(file: ..., material: ..., transform: ...)]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// `Mesh::default()` names no file and has nothing read: code that builds one names what
+/// it fills.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Mesh", deny_unknown_fields)]
 pub struct Mesh {
     /// The file as the scene names it (relative to the scene file's folder).

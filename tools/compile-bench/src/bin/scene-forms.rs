@@ -46,13 +46,7 @@ fn main() {
             let start = Instant::now();
             let (mut saved, _) = read(path);
             saved.camera.vfov_deg += 1.0;
-            let previous = Previous {
-                scene: &scene,
-                blob: &compiled.blob,
-                bvh: &compiled.bvh,
-                bvh_stats: &compiled.bvh_stats,
-                built_sah_cost: compiled.built_sah_cost,
-            };
+            let previous = compiled.previous(&scene);
             let recompiled = compile_scene_reusing(&saved, &options, Some(previous));
             assert!(recompiled.bvh_reused);
             times[k].2.push(start.elapsed());
