@@ -131,12 +131,13 @@ impl ListItem for Mesh {
         self.material.as_mut().into_iter()
     }
 
+    /// Its triangles, an instanced model's once, and its instances.
     fn primitives(items: &[Mesh]) -> usize {
-        items.iter().map(|m| m.data.triangles.len()).sum()
+        items.iter().map(|m| m.data.stored_triangles() + m.instance_count()).sum()
     }
 
     fn unread(&self) -> bool {
-        self.data.is_unread()
+        self.data.is_unread() || (self.instance_file.is_some() && self.placements.is_unread())
     }
 
     #[cfg(test)]
@@ -152,22 +153,46 @@ impl ListItem for Mesh {
                 triangles: vec![[0, 1, 2]],
                 ..MeshData::default()
             });
+        let transform = Transform {
+            translate: Vec3::new(1.0, 2.0, 3.0),
+            rotate_deg: Vec3::new(10.0, 20.0, 30.0),
+            scale: 0.5,
+        };
+        let instances = vec![
+            Transform {
+                translate: Vec3::new(-2.0, 0.0, 4.0),
+                rotate_deg: Vec3::new(0.0, 30.0, 0.0),
+                scale: 1.5,
+            },
+            Transform { translate: Vec3::new(0.25, 1.0, -1.0), ..Transform::default() },
+        ];
         vec![Mesh {
             file: "m.obj".into(),
             material: Some(2),
-            transform: Transform {
-                translate: Vec3::new(1.0, 2.0, 3.0),
-                rotate_deg: Vec3::new(10.0, 20.0, 30.0),
-                scale: 0.5,
-            },
+            transform,
+            instances,
+            instance_file: Some("i.ply".into()),
             data: Arc::new(data),
-            ..Mesh::default()
+            placements: Arc::new(instance_file_example(folder)),
         }]
     }
 
     #[cfg(test)]
     fn wrong(self) -> Mesh {
-        Mesh { transform: nan_transform(), material: Some(9), ..self }
+        use super::model::{InstanceFileData, PlacedInstance};
+        use std::sync::Arc;
+        // The first instance of the file, which is the one reported.
+        let placements = InstanceFileData {
+            path: self.placements.path.clone(),
+            instances: vec![PlacedInstance { transform: nan_transform(), material: Some(9) }],
+        };
+        Mesh {
+            transform: nan_transform(),
+            material: Some(9),
+            instances: vec![nan_transform()],
+            placements: Arc::new(placements),
+            ..self
+        }
     }
 }
 
@@ -215,6 +240,24 @@ impl ListItem for SphereList {
     #[cfg(test)]
     fn wrong(self) -> SphereList {
         SphereList { transform: nan_transform(), materials: vec![9, 10], ..self }
+    }
+}
+
+/// The instance file `i.ply` that [`Mesh::examples`] names, as read from `folder` (the
+/// schema tests write it there).
+#[cfg(test)]
+pub(super) fn instance_file_example(folder: &Path) -> super::model::InstanceFileData {
+    use super::model::{InstanceFileData, PlacedInstance, Transform};
+    let placed = |translate: Vec3, rotate_deg: Vec3, scale: f32, material: u32| PlacedInstance {
+        transform: Transform { translate, rotate_deg, scale },
+        material: Some(material),
+    };
+    InstanceFileData {
+        path: folder.join("i.ply"),
+        instances: vec![
+            placed(Vec3::new(3.0, 0.0, -2.5), Vec3::new(5.0, 90.0, -15.0), 0.75, 1),
+            placed(Vec3::new(-6.0, 0.5, 1.0), Vec3::ZERO, 2.0, 3),
+        ],
     }
 }
 

@@ -1,9 +1,9 @@
 //! Loading: reads the files a scene names that it has not read (the environment image,
-//! texture images, sphere files, terrain images, model files), relative to the scene
-//! file's folder, before the scene is checked. For a scene read from a file that is
-//! every file it names; for an editor's edit, the images it named anew. A file that
-//! cannot be used is an [`Issue`] at the value that names it, and what it would have
-//! filled stays unread, which the checks take as reported.
+//! texture images, sphere files, terrain images, model files and instance files),
+//! relative to the scene file's folder, before the scene is checked. For a scene read
+//! from a file that is every file it names; for an editor's edit, the images it named
+//! anew. A file that cannot be used is an [`Issue`] at the value that names it, and
+//! what it would have filled stays unread, which the checks take as reported.
 //!
 //! Images are read against what the images before them left of the scene's texel limit
 //! (`budget::TexelBudget`), models against what the models before them left of the
@@ -19,7 +19,7 @@ use super::checker::Issue;
 use super::material::MAP_FIELDS;
 use super::model::{Scene, Sky, Texture};
 use super::spans::ValuePath;
-use super::{environment, heightmap, mesh_file, sphere_file, texture_file};
+use super::{environment, heightmap, instance_file, mesh_file, sphere_file, texture_file};
 use crate::limits;
 
 /// Reads every file `scene` names and has not read, from `folder`; returns why each
@@ -108,16 +108,30 @@ pub(crate) fn read_inputs(scene: &mut Scene, folder: &Path) -> Vec<Issue> {
         }
     }
 
-    // Triangles of the models read so far: each model is read against what is left.
-    let mut triangles: usize = scene.meshes.iter().map(|m| m.data.triangles.len()).sum();
+    // Triangles of the models read so far (an instanced model's once): each model is
+    // read against what is left.
+    let mut triangles: usize = scene.meshes.iter().map(|m| m.data.stored_triangles()).sum();
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
+        if let Some(name) = &mesh.instance_file
+            && mesh.placements.is_unread()
+        {
+            match instance_file::read(&folder.join(name)) {
+                Ok(data) => mesh.placements = Arc::new(data),
+                Err(error) => fail(
+                    root.field("meshes").index(i).field("instance_file"),
+                    format!("cannot use instance_file `{name}`: {error}"),
+                    "this file",
+                    &format!("the path is relative to the scene file's folder; {}", instance_file::LAYOUT),
+                ),
+            }
+        }
         if !mesh.data.is_unread() {
             continue;
         }
         let left = limits::MAX_TRIANGLES.saturating_sub(triangles);
         match mesh_file::read_within(&folder.join(&mesh.file), left) {
             Ok(data) => {
-                triangles += data.triangles.len();
+                triangles += data.stored_triangles();
                 mesh.data = Arc::new(data);
             }
             Err(error) => fail(

@@ -7,12 +7,13 @@
 //! material names, a material's textures inside its kind's parentheses). [`parse`]
 //! runs in three stages: ron reads the text into the model (syntax and type errors: the
 //! first one stops it, and `syntax` explains it); loading (`load.rs`) reads the files
-//! the scene names (terrain images, models, sphere files, images); then `validate`
-//! checks every value (all problems at once), and `spans` locates the values it
-//! complains about. A failure is one [`LoadError`] whose diagnostics carry
+//! the scene names (terrain images, models, instance files, sphere files, images); then
+//! `validate` checks every value (all problems at once), and `spans` locates the values
+//! it complains about. A failure is one [`LoadError`] whose diagnostics carry
 //! `file:line:col`. [`to_ron`] writes the model back. Large scenes keep their spheres
-//! in PLY sphere files (`sphere_file`), not in the text: docs/architecture.md says why.
-//! The format itself is documented in docs/scene-format.md.
+//! in PLY sphere files (`sphere_file`), not in the text: docs/architecture.md says why;
+//! a mesh's many instances are kept in PLY instance files (`instance_file`) the same
+//! way. The format itself is documented in docs/scene-format.md.
 //!
 //! Not here: anything after a valid [`Scene`] exists (BVH, blob).
 
@@ -26,6 +27,7 @@ mod gltf_draco;
 mod gltf_primitive;
 mod heightmap;
 pub mod image_file;
+mod instance_file;
 mod lex;
 pub(crate) mod list;
 mod load;
@@ -50,6 +52,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
+pub use instance_file::write as write_instance_file;
 #[cfg(test)]
 pub(crate) use material::every_kind;
 pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};

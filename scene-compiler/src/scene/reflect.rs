@@ -403,7 +403,8 @@ mod tests {
         all
     }
 
-    /// Writes the heightmap [`every_field`] reads into a new folder.
+    /// Writes the files [`every_field`] reads (a heightmap and texture, a sky, a model,
+    /// a sphere file and an instance file) into a new folder.
     fn folder_with_image() -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("a temporary folder");
         image::GrayImage::from_raw(2, 2, vec![0, 1, 2, 3])
@@ -418,6 +419,9 @@ mod tests {
         let spheres = every_field(dir.path()).sphere_files[0].data.spheres.clone();
         let ply = crate::scene::write_sphere_file(&spheres, crate::scene::PlyEncoding::Ascii, true);
         std::fs::write(dir.path().join("s.ply"), ply).expect("write PLY");
+        let instances = super::super::list::instance_file_example(dir.path()).instances;
+        let ply = crate::scene::write_instance_file(&instances, crate::scene::PlyEncoding::BinaryBigEndian);
+        std::fs::write(dir.path().join("i.ply"), ply).expect("write PLY");
         dir
     }
 

@@ -81,8 +81,9 @@ fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
     }
 }
 
-/// A property type as a PLY header spells it (`int`, `list of float`).
-fn type_name(t: &ply::PropertyType) -> String {
+/// A property type as a PLY header spells it (`int`, `list of float`); instance files
+/// (`instance_file.rs`) name theirs with it too.
+pub(super) fn type_name(t: &ply::PropertyType) -> String {
     let scalar = |s: &ply::ScalarType| format!("{s:?}").to_ascii_lowercase();
     match t {
         ply::PropertyType::Scalar(s) => scalar(s),

@@ -25,12 +25,41 @@ use super::{
     material::{AlphaMode, MAP_FIELDS, MaterialKind, Principled},
     model::text::Written,
     model::{
-        Camera, Heightmap, Light, Mesh, MeshData, RenderSettings, Scene, Sky, SphereList, SphereListData,
-        Terrain, TerrainSurface, Texture, Transform, UvTransform,
+        Camera, Heightmap, InstanceFileData, Light, Mesh, MeshData, PlacedInstance, RenderSettings, Scene,
+        Sky, SphereList, SphereListData, Terrain, TerrainSurface, Texture, Transform, UvTransform,
     },
     spans::ValuePath,
     suggest::{did_you_mean, one_of},
 };
+
+/// The box of a model's triangles in its own space: the placed-once triangles' vertices
+/// and those of the glTF meshes its file places several times, through their placements.
+/// `None` for a model without triangles.
+fn model_box(data: &MeshData) -> Option<[Vec3; 2]> {
+    let fold = |positions: &[Vec3], triangles: &[[u32; 3]]| {
+        triangles
+            .par_iter()
+            .flatten()
+            .map(|&v| positions[v as usize])
+            .fold_with([Vec3::INFINITY, Vec3::NEG_INFINITY], |[lo, hi], p| [lo.min(p), hi.max(p)])
+            .reduce(|| [Vec3::INFINITY, Vec3::NEG_INFINITY], |[a, b], [c, d]| [a.min(c), b.max(d)])
+    };
+    let mut bounds = fold(&data.positions, &data.triangles);
+    for part in &data.instanced {
+        let [lo, hi] = fold(&part.geometry.positions, &part.geometry.triangles);
+        if lo.cmpgt(hi).any() {
+            continue;
+        }
+        for placement in &part.placements {
+            for c in 0..8 {
+                let corner = Vec3::new([lo.x, hi.x][c & 1], [lo.y, hi.y][c >> 1 & 1], [lo.z, hi.z][c >> 2]);
+                let p = placement.transform_point3(corner);
+                bounds = [bounds[0].min(p), bounds[1].max(p)];
+            }
+        }
+    }
+    (!bounds[0].cmpgt(bounds[1]).any()).then_some(bounds)
+}
 
 /// How many material names an "unknown material" hint lists.
 const MAX_LISTED: usize = 8;
@@ -358,16 +387,27 @@ impl Checker<'_> {
     /// when an item whose file was not read leaves that unknown; reported at `spheres`,
     /// where one usually goes), and room in the blob for the boxes and every terrain
     /// column (counted before merging, so whether a terrain fits does not depend on its
-    /// content's regularity) and for the meshes' triangles.
+    /// content's regularity) and for the meshes' triangles (an instanced model's once)
+    /// and instances.
     fn primitive_count(&mut self, root: &ValuePath, primitives: Option<usize>, scene: &Scene) {
         let columns = Terrain::primitives(&scene.terrains);
-        let triangles = Mesh::primitives(&scene.meshes);
+        let triangles: usize = scene.meshes.iter().map(|m| m.data.stored_triangles()).sum();
         if triangles > limits::MAX_TRIANGLES {
             let message = format!(
                 "too many triangles: {triangles} in all meshes, at most {} are supported",
                 limits::MAX_TRIANGLES
             );
-            self.report(&|| root.field("meshes"), message, "too many triangles");
+            self.report(&|| root.field("meshes"), message, "too many triangles")
+                .set_hint("a model placed many times is stored once: give one mesh `instances` or an `instance_file` instead of repeating it");
+        }
+        let instances: usize = scene.meshes.iter().map(Mesh::instance_count).sum();
+        if instances > limits::MAX_INSTANCES {
+            let message = format!(
+                "too many instances: {instances} in all meshes' `instances` and instance files, at most {} are supported",
+                limits::MAX_INSTANCES
+            );
+            self.report(&|| root.field("meshes"), message, "too many instances")
+                .set_hint("use fewer or smaller instance files");
         }
         if primitives == Some(0) {
             self.report(
@@ -396,15 +436,31 @@ impl Checker<'_> {
         }
     }
 
-    /// Checks every mesh: its placement, its material, and where its model's triangles
-    /// land.
+    /// Checks every mesh: its placement (and its instances'), its material, and where
+    /// its model's triangles land.
     pub(super) fn meshes(&mut self, path: &ValuePath, meshes: &[Mesh]) {
         for (i, mesh) in meshes.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform_ok = self.transform(&field("transform"), &mesh.transform);
+            let mut instances_ok = true;
+            for (k, t) in mesh.instances.iter().enumerate() {
+                instances_ok &= self.transform(&|| field("instances")().index(k), t);
+            }
+            // Unread, loading said why; without a file, there is nothing to check.
+            let file_read = mesh.instance_file.is_none() || !mesh.placements.is_unread();
+            if let Some(name) = &mesh.instance_file
+                && file_read
+            {
+                instances_ok &= self.instance_file(&field("instance_file"), name, &mesh.placements);
+            }
+            // An instance file whose every instance names a material needs none of the
+            // model's (one whose file was not read may).
+            let all_replaced = mesh.instances.is_empty()
+                && mesh.instance_file.is_some()
+                && mesh.placements.instances.iter().all(|p| p.material.is_some());
             match mesh.material {
                 Some(m) => self.material(&field("material"), m, ""),
-                None if !mesh.data.is_unread() && mesh.data.materials.is_empty() => {
+                None if !mesh.data.is_unread() && mesh.data.materials.is_empty() && !all_replaced => {
                     let message =
                         format!("mesh `{}` needs a `material`: {}", mesh.file, mesh.data.no_materials);
                     self.report(&|| path.index(i), message, "no material")
@@ -413,8 +469,16 @@ impl Checker<'_> {
                 }
                 None => {}
             }
-            if transform_ok && !mesh.data.is_unread() {
+            if !transform_ok || mesh.data.is_unread() {
+                continue;
+            }
+            if !mesh.is_instanced() {
                 self.mesh_placement(&field("transform"), &mesh.file, &mesh.transform, &mesh.data);
+            } else if self.model_in_own_space(&field("file"), &mesh.file, &mesh.data)
+                && instances_ok
+                && file_read
+            {
+                self.instance_placement(path, i, mesh);
             }
         }
     }
@@ -454,6 +518,128 @@ impl Checker<'_> {
             format!("placed by this `transform`, triangle {t} of model `{file}` is unusable: {problem}");
         self.report(at, message, "out of range")
             .set_hint("keep the model within 1e9 of the origin, at a scale that keeps its triangles' area");
+    }
+
+    /// An instance file's instances (at `at`, its `instance_file`): finite, with a scale
+    /// in range and a `material` the scene has; the first vertex that is not is reported.
+    /// True when they all are.
+    fn instance_file(&mut self, at: At, name: &str, data: &InstanceFileData) -> bool {
+        let count = self.materials.len();
+        let problem = |p: &PlacedInstance| -> Option<(String, &'static str)> {
+            let t = &p.transform;
+            let non_finite = "NaN and infinities are not allowed in a scene";
+            let scale_hint = "a scale beyond 1e-6 to 1e6 turns a model's triangles to nothing or to overflow in 32-bit floats";
+            if !t.translate.is_finite() {
+                Some((format!("has a non-finite translation {}", t.translate), non_finite))
+            } else if !t.rotate_deg.is_finite() {
+                Some((format!("has a non-finite rotation {}", t.rotate_deg), non_finite))
+            } else if !(t.scale.is_finite() && t.scale > 0.0) {
+                Some((format!("has scale {}: a scale must be finite and above 0", t.scale), scale_hint))
+            } else if !(ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&t.scale) {
+                Some((format!("has scale {}: a scale must be between 1e-6 and 1e6", t.scale), scale_hint))
+            } else {
+                match p.material {
+                    Some(m) if m as usize >= count => Some((
+                        format!(
+                            "has material {m}, but the scene has {count} materials (indices count from 0)"
+                        ),
+                        "a `material` counts the scene's `materials` from 0, in the order they are written",
+                    )),
+                    _ => None,
+                }
+            }
+        };
+        let Some(v) = data.instances.par_iter().position_first(|p| problem(p).is_some()) else {
+            return true;
+        };
+        let (why, hint) = problem(&data.instances[v]).unwrap_or_default();
+        self.report(at, format!("cannot use instance_file `{name}`: vertex {v} {why}"), "this file")
+            .set_hint(hint);
+        false
+    }
+
+    /// Whether an instanced model's triangles are usable in its own space, where the
+    /// renderers intersect them (`ranges::triangle_problem` of the object positions;
+    /// the mesh's `transform` is applied to the instances instead). Reported at `at`,
+    /// its `file`.
+    fn model_in_own_space(&mut self, at: At, file: &str, data: &MeshData) -> bool {
+        let flat = data
+            .triangles
+            .par_iter()
+            .position_first(|t| ranges::triangle_problem(t.map(|i| data.positions[i as usize])).is_some());
+        let (t, problem) = match flat {
+            Some(t) => (t, ranges::triangle_problem(data.triangles[t].map(|i| data.positions[i as usize]))),
+            None => {
+                // The glTF meshes its file places several times, each in its own space.
+                let parts = data.instanced.iter().map(|p| &p.geometry);
+                let mut first = data.triangles.len();
+                let mut found = None;
+                for part in parts {
+                    let corners = |t: &[u32; 3]| t.map(|i| part.positions[i as usize]);
+                    if let Some(k) = part
+                        .triangles
+                        .par_iter()
+                        .position_first(|t| ranges::triangle_problem(corners(t)).is_some())
+                    {
+                        found = Some((first + k, ranges::triangle_problem(corners(&part.triangles[k]))));
+                        break;
+                    }
+                    first += part.triangles.len();
+                }
+                match found {
+                    Some(found) => found,
+                    None => return true,
+                }
+            }
+        };
+        let message = format!(
+            "triangle {t} of model `{file}` (this `file`) is unusable in the model's own space, where its instances place it from: {}",
+            problem.unwrap_or_default()
+        );
+        self.report(at, message, "unusable model")
+            .set_hint("keep the model within 1e9 of its origin, at a size that keeps its triangles' area");
+        false
+    }
+
+    /// Whether every placement of an instanced mesh (`Mesh::placements`) keeps its model
+    /// within the coordinate range: its object-space box's corners placed. The first
+    /// that does not is reported at its entry of `instances` or at `instance_file`.
+    fn instance_placement(&mut self, path: &ValuePath, i: usize, mesh: &Mesh) {
+        let Some([lo, hi]) = model_box(&mesh.data) else { return };
+        let corners: Vec<Vec3> = (0..8)
+            .map(|c| Vec3::new([lo.x, hi.x][c & 1], [lo.y, hi.y][c >> 1 & 1], [lo.z, hi.z][c >> 2]))
+            .collect();
+        let outside = |k: usize| {
+            let (to_world, _) = mesh.placement(k);
+            corners.iter().map(|&c| to_world.transform_point3(c)).find(|&p| !ranges::coordinate_ok(p))
+        };
+        let count = mesh.placement_count();
+        let Some(k) = (0..count).into_par_iter().position_first(|k| outside(k).is_some()) else { return };
+        let corner = outside(k).unwrap_or_default();
+        let field = |name: &'static str| path.index(i).field(name);
+        let outer = if mesh.transform == Transform::default() { "" } else { " and the mesh's `transform`" };
+        let issue = match k.checked_sub(mesh.instances.len()) {
+            None => self.report(
+                &|| field("instances").index(k),
+                format!(
+                    "instance {k} of `instances`{outer} places model `{}` past 1e9 from the origin (a corner of its box at {corner})",
+                    mesh.file
+                ),
+                "out of range",
+            ),
+            Some(v) => {
+                let name = mesh.instance_file.as_deref().unwrap_or_default();
+                self.report(
+                    &|| field("instance_file"),
+                    format!(
+                        "cannot use instance_file `{name}`: vertex {v}{outer} places model `{}` past 1e9 from the origin (a corner of its box at {corner})",
+                        mesh.file
+                    ),
+                    "this file",
+                )
+            }
+        };
+        issue.set_hint("keep every instance of the model within 1e9 of the origin");
     }
 
     /// Checks every sphere file entry: its placement, its materials, and its spheres

@@ -16,6 +16,7 @@ mod hostile_blobs;
 mod hostile_gltf;
 mod hostile_models;
 mod hostile_scenes;
+mod instance_files;
 mod meshes;
 mod model_materials;
 mod scale;

@@ -684,9 +684,9 @@ impl Heightmap {
 }
 
 impl Scene {
-    /// Every file the scene read besides itself (terrain images, model files, sphere
-    /// files, texture images, those a model's materials name included, the environment
-    /// image): what a live session watches.
+    /// Every file the scene read besides itself (terrain images, model files, instance
+    /// files, sphere files, texture images, those a model's materials name included,
+    /// the environment image): what a live session watches.
     pub fn input_files(&self) -> Vec<&std::path::Path> {
         fn image(t: &Texture) -> Option<&std::path::Path> {
             match t {
@@ -697,6 +697,7 @@ impl Scene {
         let mut files: Vec<&std::path::Path> =
             self.terrains.iter().map(|t| t.heights.path.as_path()).collect();
         files.extend(self.meshes.iter().map(|m| m.data.path.as_path()));
+        files.extend(self.meshes.iter().map(|m| m.placements.path.as_path()));
         files.extend(self.sphere_files.iter().map(|l| l.data.path.as_path()));
         let model_textures = self
             .meshes
@@ -759,13 +760,36 @@ impl Mesh {
     /// the model's (an instance file's `material`), in order: `instances`, then the
     /// instance file's; a mesh without either has its `transform` alone.
     pub fn placements(&self) -> Vec<(glam::Affine3A, Option<u32>)> {
+        (0..self.placement_count()).map(|k| self.placement(k)).collect()
+    }
+
+    /// How many placements [`Mesh::placements`] lists: 1 for a mesh that is not
+    /// instanced.
+    pub fn placement_count(&self) -> usize {
+        if self.is_instanced() { self.instances.len() + self.placements.instances.len() } else { 1 }
+    }
+
+    /// Placement `k` of [`Mesh::placements`], made alone (validation looks at a million
+    /// of them without listing them); `k` below [`Mesh::placement_count`].
+    pub fn placement(&self, k: usize) -> (glam::Affine3A, Option<u32>) {
         let outer = self.transform.matrix();
         if !self.is_instanced() {
-            return vec![(outer, None)];
+            return (outer, None);
         }
-        let own = self.instances.iter().map(|t| (outer * t.matrix(), None));
-        let file = self.placements.instances.iter().map(|p| (outer * p.transform.matrix(), p.material));
-        own.chain(file).collect()
+        match self.instances.get(k) {
+            Some(t) => (outer * t.matrix(), None),
+            None => {
+                let p = &self.placements.instances[k - self.instances.len()];
+                (outer * p.transform.matrix(), p.material)
+            }
+        }
+    }
+
+    /// Its instances: its placements when it is instanced, else none; what validation
+    /// counts against `limits::MAX_INSTANCES`. (glTF meshes that its file places several
+    /// times, `MeshData::instanced`, are not among them.)
+    pub fn instance_count(&self) -> usize {
+        if self.is_instanced() { self.placement_count() } else { 0 }
     }
 }
 
@@ -775,6 +799,13 @@ pub struct InstanceFileData {
     /// The file as opened; empty when the mesh names none or it is not read yet.
     pub path: PathBuf,
     pub instances: Vec<PlacedInstance>,
+}
+
+impl InstanceFileData {
+    /// Whether it is the default, not read (an instance file has an instance).
+    pub fn is_unread(&self) -> bool {
+        self.instances.is_empty()
+    }
 }
 
 /// One instance of an instance file.

@@ -1,0 +1,266 @@
+//! Instance files: a PLY point list, one instance of a mesh's model per `vertex` (`x y
+//! z` its translation, optional `rx ry rz` its rotation in degrees, in the order a
+//! `transform` applies them, and an optional `scale`, each float or double; an optional
+//! integer `material`, an index into the scene's materials that replaces the model's),
+//! read through `ply-rs-bw` (ascii, binary little and big endian) into an
+//! [`InstanceFileData`]; and the writer `scene-gen` and the tests use.
+//!
+//! Errors say what is wrong inside the file (a missing or mistyped property, a vertex
+//! by its number); the scene's validation puts them at the mesh's `instance_file`
+//! value, and checks the values against the scene there (finite, a scale in range, a
+//! `material` the scene has, every placement within the coordinate range), so that a
+//! scene built in memory is checked by the same rules. The crate never reserves more
+//! than a small buffer from a count in the header, so a file that claims more vertices
+//! than it holds fails at its end, not in the allocator; a count past
+//! [`limits::MAX_INSTANCES`] is refused before anything is read.
+//!
+//! Not here: placing the model (`Mesh::placements`, and compiling).
+
+use std::fmt::Write as _;
+use std::io::{BufReader, Read as _};
+use std::path::Path;
+
+use glam::Vec3;
+use ply_rs_bw::{parser, ply};
+
+use super::model::{InstanceFileData, PlacedInstance, Transform};
+use super::sphere_file::{PlyEncoding, type_name};
+use crate::limits;
+
+/// What an error about the file's layout adds: the layout it should have.
+pub(crate) const LAYOUT: &str = "an instance file is a PLY point list: a `vertex` element with `x y z` (the translation), optionally `rx ry rz` (rotation in degrees) and `scale` (float or double), and an optional integer `material` (an index into the scene's materials)";
+
+/// Reads the instance file at `path`: each vertex an instance, its transform from `x y
+/// z`, `rx ry rz` (0 without them) and `scale` (1 without it), its `material` `None`
+/// when the file has no such property. Whether the values suit the scene (finite, a
+/// scale in range, a material it has) is the caller's check.
+pub fn read(path: &Path) -> Result<InstanceFileData, String> {
+    let (file, size) = crate::files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, file.take(size)));
+    let point_parser = parser::Parser::<PlyInstance>::new();
+    let header = point_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
+    let Some(vertex) = header.elements.get("vertex") else {
+        return Err(
+            "no `vertex` element: an instance file has one, with `x y z` (and `rx ry rz`, `scale`, `material`)"
+                .into(),
+        );
+    };
+    let has_material = check_properties(vertex)?;
+    if vertex.count == 0 {
+        return Err("no instances: the `vertex` element is empty".into());
+    }
+    if vertex.count > limits::MAX_INSTANCES {
+        return Err(format!("{} instances, more than the format's {}", vertex.count, limits::MAX_INSTANCES));
+    }
+    // Elements come in header order: those before the vertices are read and dropped.
+    for element in header.elements.values() {
+        let what = |e: parser::ParseError| format!("element `{}`: {e}", element.name);
+        let points = point_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
+        if element.name == "vertex" {
+            return lower(points, has_material, path);
+        }
+    }
+    Err("the `vertex` element was not read".into())
+}
+
+/// The properties read as numbers (the rest is `material`).
+const FLOATS: [&str; 7] = ["x", "y", "z", "rx", "ry", "rz", "scale"];
+
+/// Whether the vertex element has a `material`; an error when `x y z` are not all there
+/// as float or double, `rx ry rz` are not all there or all absent, any of them or
+/// `scale` is of another type, or `material` is not an integer.
+fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
+    use ply::{PropertyType::Scalar, ScalarType::*};
+    let has = |name: &str| vertex.properties.contains_key(name);
+    for name in ["x", "y", "z"] {
+        if !has(name) {
+            return Err(format!("the `vertex` element has no `{name}` property"));
+        }
+    }
+    let rotation = ["rx", "ry", "rz"];
+    if let (Some(present), Some(absent)) =
+        (rotation.iter().find(|n| has(n)), rotation.iter().find(|n| !has(n)))
+    {
+        return Err(format!(
+            "the `vertex` element has `{present}` but no `{absent}`: a rotation is `rx ry rz`, all three"
+        ));
+    }
+    for name in FLOATS {
+        match vertex.properties.get(name).map(|p| &p.data_type) {
+            None | Some(Scalar(Float | Double)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "property `{name}` is {}: `x y z rx ry rz scale` must be float or double",
+                    type_name(other)
+                ));
+            }
+        }
+    }
+    match vertex.properties.get("material").map(|p| &p.data_type) {
+        None => Ok(false),
+        Some(Scalar(Char | UChar | Short | UShort | Int | UInt)) => Ok(true),
+        Some(other) => {
+            Err(format!("property `material` is {}: it must be an integer type", type_name(other)))
+        }
+    }
+}
+
+/// The points as instances; a `material` below 0 is an error (the other values are the
+/// scene's checks).
+fn lower(points: Vec<PlyInstance>, has_material: bool, path: &Path) -> Result<InstanceFileData, String> {
+    let mut instances = Vec::with_capacity(points.len());
+    for (i, p) in points.into_iter().enumerate() {
+        let material = if has_material {
+            Some(
+                u32::try_from(p.material)
+                    .map_err(|_| format!("vertex {i} has material {}: indices count from 0", p.material))?,
+            )
+        } else {
+            None
+        };
+        let [x, y, z, rx, ry, rz, scale] = p.values;
+        let transform = Transform { translate: Vec3::new(x, y, z), rotate_deg: Vec3::new(rx, ry, rz), scale };
+        instances.push(PlacedInstance { transform, material });
+    }
+    Ok(InstanceFileData { path: path.to_path_buf(), instances })
+}
+
+/// One vertex's values, whatever the property types (doubles rounded to `f32`), in the
+/// order of [`FLOATS`].
+struct PlyInstance {
+    values: [f32; 7],
+    material: i64,
+}
+
+impl PlyInstance {
+    fn set(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
+        match FLOATS.iter().position(|&name| name == key) {
+            Some(k) => {
+                self.values[k] = value;
+                ply::PropertyAccessResult::Set
+            }
+            None => ply::PropertyAccessResult::Ignored,
+        }
+    }
+
+    fn set_material(&mut self, key: &str, value: i64) -> ply::PropertyAccessResult {
+        if key != "material" {
+            return ply::PropertyAccessResult::Ignored;
+        }
+        self.material = value;
+        ply::PropertyAccessResult::Set
+    }
+}
+
+impl ply::PropertyAccess for PlyInstance {
+    fn new() -> Self {
+        // The identity where the file has no rotation or scale.
+        PlyInstance { values: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], material: 0 }
+    }
+    fn set_float(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
+        self.set(key, value)
+    }
+    fn set_double(&mut self, key: &str, value: f64) -> ply::PropertyAccessResult {
+        self.set(key, value as f32)
+    }
+    fn set_char(&mut self, key: &str, value: i8) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+    fn set_uchar(&mut self, key: &str, value: u8) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+    fn set_short(&mut self, key: &str, value: i16) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+    fn set_ushort(&mut self, key: &str, value: u16) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+    fn set_int(&mut self, key: &str, value: i32) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+    fn set_uint(&mut self, key: &str, value: u32) -> ply::PropertyAccessResult {
+        self.set_material(key, value.into())
+    }
+}
+
+/// An instance file of `instances`: `float x y z` always; `float rx ry rz` when some
+/// instance rotates, `float scale` when some instance scales, and a `material` property
+/// (the smallest unsigned type that holds every one) when some instance has a material.
+/// A file's vertices all have the properties it declares, so where some instances have
+/// a material and others not, those without are written as material 0; otherwise
+/// reading the file gives `instances` back exactly.
+pub fn write(instances: &[PlacedInstance], encoding: PlyEncoding) -> Vec<u8> {
+    let rotation = instances.iter().any(|p| p.transform.rotate_deg != Vec3::ZERO);
+    let scale = instances.iter().any(|p| p.transform.scale != 1.0);
+    let material = instances.iter().any(|p| p.material.is_some());
+    let most = instances.iter().filter_map(|p| p.material).max().unwrap_or(0);
+    let (material_type, width) = match most {
+        0..=0xff => ("uchar", 1),
+        0x100..=0xffff => ("ushort", 2),
+        _ => ("uint", 4),
+    };
+    let format = match encoding {
+        PlyEncoding::Ascii => "ascii",
+        PlyEncoding::BinaryLittleEndian => "binary_little_endian",
+        PlyEncoding::BinaryBigEndian => "binary_big_endian",
+    };
+    let mut header = format!(
+        "ply\nformat {format} 1.0\ncomment instances: translation x y z{}{}{}\nelement vertex {}\n\
+         property float x\nproperty float y\nproperty float z\n",
+        if rotation { ", rotation rx ry rz (degrees: about X, then Y, then Z)" } else { "" },
+        if scale { ", scale" } else { "" },
+        if material { ", material (an index into the scene's materials)" } else { "" },
+        instances.len()
+    );
+    if rotation {
+        header.push_str("property float rx\nproperty float ry\nproperty float rz\n");
+    }
+    if scale {
+        header.push_str("property float scale\n");
+    }
+    if material {
+        let _ = writeln!(header, "property {material_type} material");
+    }
+    header.push_str("end_header\n");
+    // The float properties written, as indices into an instance's values in the
+    // order of `FLOATS`.
+    let written: Vec<usize> =
+        (0..FLOATS.len()).filter(|&k| k < 3 || (k < 6 && rotation) || (k == 6 && scale)).collect();
+    let values = |p: &PlacedInstance| {
+        let (t, r) = (p.transform.translate, p.transform.rotate_deg);
+        let all = [t.x, t.y, t.z, r.x, r.y, r.z, p.transform.scale];
+        written.iter().map(move |&k| all[k])
+    };
+    let mut out = header.into_bytes();
+    match encoding {
+        PlyEncoding::Ascii => {
+            let mut text = String::new();
+            for p in instances {
+                for (k, x) in values(p).enumerate() {
+                    let _ = write!(text, "{}{x:?}", if k == 0 { "" } else { " " });
+                }
+                if material {
+                    let _ = write!(text, " {}", p.material.unwrap_or(0));
+                }
+                text.push('\n');
+            }
+            out.extend(text.into_bytes());
+        }
+        PlyEncoding::BinaryLittleEndian | PlyEncoding::BinaryBigEndian => {
+            let little = encoding == PlyEncoding::BinaryLittleEndian;
+            out.reserve(instances.len() * (4 * written.len() + if material { width } else { 0 }));
+            for p in instances {
+                for x in values(p) {
+                    out.extend_from_slice(&if little { x.to_le_bytes() } else { x.to_be_bytes() });
+                }
+                if material {
+                    // The low `width` bytes, in the file's order.
+                    let m = p.material.unwrap_or(0);
+                    let (le, be) = (m.to_le_bytes(), m.to_be_bytes());
+                    out.extend_from_slice(if little { &le[..width] } else { &be[4 - width..] });
+                }
+            }
+        }
+    }
+    out
+}
