@@ -124,7 +124,11 @@ pub fn triangles(
     to_world: &Affine3A,
 ) -> Vec<Triangle> {
     let data = geometry;
-    let material = |n: usize| mesh.material.unwrap_or_else(|| first_material + data.triangle_materials[n]);
+    // A model without materials of its own, in a mesh without one, is placed only by
+    // instances that each name one (validation): its triangles' own is never seen.
+    let material = |n: usize| {
+        mesh.material.unwrap_or_else(|| data.triangle_materials.get(n).map_or(0, |m| first_material + m))
+    };
     let normal_mapped = |n: usize| materials[material(n) as usize].maps.normal.is_some();
     let tangents = if (0..data.triangles.len()).any(normal_mapped) { tangents::of_mesh(data) } else { None };
     let identity = *to_world == Affine3A::IDENTITY;

@@ -252,6 +252,88 @@ fn uv_transformed_textures_gpu_matches_cpu() {
     compare(&mut gpu, &scene, (96, 54));
 }
 
+/// Instances (docs/path-tracing.md, "Instances"): one icosphere placed by `instances`
+/// (rotated, scaled), and a glTF-style part placed by maps that scale unevenly and
+/// mirror, one of them with a glass material of its own, over a floor under a sun.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn instances_gpu_matches_cpu() {
+    use glam::{Affine3A, Quat};
+    use scene_compiler::procedural::icosphere;
+    use scene_compiler::scene::{InstanceFileData, InstancedPart, Mesh, MeshData, PlacedInstance, Transform};
+    use std::sync::Arc;
+    let mut gpu = cuda();
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::splat(0.6) },
+        MaterialKind::Lambert { albedo: Vec3::new(0.8, 0.3, 0.2) },
+        MaterialKind::Metal { albedo: Vec3::splat(0.8), fuzz: 0.2 },
+        MaterialKind::Dielectric { ior: 1.5 },
+    ];
+    let camera = pinhole(Vec3::new(0.0, 1.5, 6.0), Vec3::new(0.0, 0.6, 0.0), 40.0);
+    let mut scene = scene(
+        camera,
+        Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
+        &materials,
+        &[(Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0)],
+    );
+    let ico = icosphere(2, 1.0);
+    let geometry = MeshData {
+        path: "ico.ply".into(),
+        positions: ico.positions.clone(),
+        normals: ico.positions.iter().map(|p| p.normalize()).collect(),
+        triangles: ico.triangles.clone(),
+        ..MeshData::default()
+    };
+    let turn = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.8, 0.2);
+    let maps = [
+        (Vec3::new(0.6, 1.0, 0.4), -1.2),
+        (Vec3::new(-0.5, 0.5, 0.5), 0.0),
+        (Vec3::new(0.4, 0.7, -0.6), 1.3),
+    ]
+    .map(|(scale, x)| Affine3A::from_scale_rotation_translation(scale, turn, Vec3::new(x, 0.7, -0.8)));
+    scene.meshes = vec![
+        Mesh {
+            file: "ico.ply".into(),
+            material: Some(1),
+            instances: vec![Transform {
+                translate: Vec3::new(-1.0, 0.5, 1.0),
+                rotate_deg: Vec3::new(0.0, 20.0, 0.0),
+                scale: 0.5,
+            }],
+            placements: Arc::new(InstanceFileData {
+                path: "i.ply".into(),
+                instances: vec![PlacedInstance {
+                    transform: Transform {
+                        translate: Vec3::new(1.0, 0.5, 1.0),
+                        scale: 0.5,
+                        ..Transform::default()
+                    },
+                    material: Some(3),
+                }],
+            }),
+            data: Arc::new(geometry.clone()),
+            ..Mesh::default()
+        },
+        Mesh {
+            file: "ico.glb".into(),
+            material: Some(2),
+            data: Arc::new(MeshData {
+                path: "ico.glb".into(),
+                instanced: vec![InstancedPart { geometry, placements: maps.to_vec() }],
+                ..MeshData::default()
+            }),
+            ..Mesh::default()
+        },
+    ];
+    scene.lights = vec![Light::Directional {
+        direction: Vec3::new(-1.0, -2.0, -1.0),
+        color: Vec3::ONE,
+        intensity: 2.0,
+        angular_radius_deg: 2.0,
+    }];
+    compare(&mut gpu, &scene, (96, 54));
+}
+
 /// The scene of [`principled_gpu_matches_cpu`].
 fn principled_scene() -> Scene {
     use scene_compiler::procedural_sky::{SkyParams, sky};

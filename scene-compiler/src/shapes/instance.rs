@@ -71,10 +71,10 @@ impl Shape for Instance {
         // The two maps must be each other's inverse (within float error), or a ray
         // taken into the mesh's space would come back somewhere else.
         let product = affine(&record.object_to_world) * affine(&record.world_to_object);
-        let error =
-            (product.matrix3 - Mat3A::IDENTITY).to_cols_array().iter().map(|x| x.abs()).fold(0.0, f32::max);
-        let scale = product.translation.abs().max_element().max(1.0);
-        if !(error < 1e-3) || !(product.translation.abs().max_element() <= 1e-3 * scale.max(reach(record))) {
+        let linear =
+            (product.matrix3 - Mat3A::IDENTITY).to_cols_array().iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        let moved = product.translation.abs().max_element() / reach(record);
+        if linear.is_nan() || moved.is_nan() || linear > 1e-3 || moved > 1e-3 {
             return Err("object_to_world is not the inverse of world_to_object");
         }
         Ok(())

@@ -1,7 +1,8 @@
 //! Scene generators: the RTIOW benchmark scene from the reference CSV, large
 //! random sphere fields for scale tests, and a procedural city heightmap
-//! (`tools::city`). Output is RON written by `scene_compiler::scene::to_ron`, so it
-//! parses back exactly; `grid --ply` puts the spheres in a PLY point list beside it.
+//! (`tools::city`), meshes, skies, and a forest of instances. Output is RON written by
+//! `scene_compiler::scene::to_ron`, so it parses back exactly; `grid --ply` puts the
+//! spheres in a PLY point list beside it, `forest` its model and instance file.
 
 use std::path::{Path, PathBuf};
 
@@ -86,6 +87,29 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+    /// A forest: N instances of one tree (an icosphere subdivided K times, 20 * 4^K
+    /// triangles, stored once) on a ground, on a jittered grid with random turns,
+    /// sizes and three leaf colours: the instancing test scene.
+    ///
+    /// The tree and the instances go next to the scene, named after it (`-o
+    /// forest.ron` writes forest.ron, forest-tree.ply and forest-instances.ply: a
+    /// binary PLY with `x y z`, `ry`, `scale` and `material` per instance), and the
+    /// scene names them under `meshes: [(file, material, instance_file)]`. The same
+    /// arguments give the same files, byte for byte.
+    #[command(verbatim_doc_comment)]
+    Forest {
+        /// How many trees (at most 2^25).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1 << 25))]
+        instances: u64,
+        /// The tree's subdivisions: 8 make 1.3M triangles per tree.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=10))]
+        subdivisions: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The scene to write (`.ron`); the tree and the instance file go next to it.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// A closed icosphere mesh (an icosahedron subdivided N times: 20 * 4^N
     /// triangles, its vertices on the sphere) written as a model file for `meshes`:
     /// the format follows the extension (.obj, .ply, .gltf, .glb). Subdivisions 8
@@ -139,6 +163,9 @@ fn main() -> anyhow::Result<()> {
         Command::Grid { count, seed, ply: true, output } => return grid_ply(count, seed, &output),
         Command::Terrain { size, seed, output } => return terrain(size, seed, &output),
         Command::Texture { width, output } => return texture(width, &output),
+        Command::Forest { instances, subdivisions, seed, output } => {
+            return forest(instances as usize, subdivisions, seed, &output);
+        }
         Command::Mesh { subdivisions, radius, ascii, flat, output } => {
             return mesh(subdivisions, radius, ascii, flat, &output);
         }
@@ -362,6 +389,108 @@ fn grid_ply(count: usize, seed: u64, output: &Path) -> anyhow::Result<()> {
         scene.materials.len()
     );
     Ok(())
+}
+
+/// `scene-gen forest`: the tree, the instance file and the scene that places one by
+/// the other.
+fn forest(count: usize, subdivisions: u32, seed: u64, output: &Path) -> anyhow::Result<()> {
+    use scene_compiler::procedural::{Format, icosphere, write};
+    use scene_compiler::scene::{Mesh, PlacedInstance, PlyEncoding, Transform, write_instance_file};
+    let tree_path = beside(output, "ply")?.with_file_name(format!("{}-tree.ply", stem(output)));
+    let instances_path = tree_path.with_file_name(format!("{}-instances.ply", stem(output)));
+    let tree = icosphere(subdivisions, 1.0);
+    write(&tree, Format::PlyLittleEndian, &tree_path).map_err(anyhow::Error::msg)?;
+    // One tree per 3x3 cell of a square grid, jittered inside it, standing on the ground.
+    let side = (count as f64).sqrt().ceil() as usize;
+    let extent = 3.0 * side as f32;
+    let mut rng = Pcg32::new(seed);
+    let placements: Vec<PlacedInstance> = (0..count)
+        .map(|i| {
+            let scale = rng.range(0.6, 1.3);
+            let cell = Vec3::new((i % side) as f32, 0.0, (i / side) as f32) * 3.0;
+            let jitter = Vec3::new(rng.range(-0.7, 0.7), 0.0, rng.range(-0.7, 0.7));
+            PlacedInstance {
+                transform: Transform {
+                    translate: cell + jitter + Vec3::new(1.5 - 0.5 * extent, scale, 1.5 - 0.5 * extent),
+                    rotate_deg: Vec3::new(0.0, rng.range(0.0, 360.0), 0.0),
+                    scale,
+                },
+                material: Some(1 + rng.next_u32() % 3),
+            }
+        })
+        .collect();
+    let bytes = write_instance_file(&placements, PlyEncoding::BinaryLittleEndian);
+    std::fs::write(&instances_path, bytes)
+        .with_context(|| format!("writing {}", instances_path.display()))?;
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let materials = vec![
+        Material::new("ground", MaterialKind::Lambert { albedo: Vec3::new(0.45, 0.4, 0.3) }),
+        Material::new("leaves", MaterialKind::Lambert { albedo: Vec3::new(0.2, 0.45, 0.15) }),
+        Material::new("autumn", MaterialKind::Lambert { albedo: Vec3::new(0.7, 0.4, 0.1) }),
+        Material::new("pine", MaterialKind::Lambert { albedo: Vec3::new(0.1, 0.3, 0.2) }),
+    ];
+    let half = 0.5 * extent + 2.0;
+    let look_at = Vec3::new(0.0, 0.0, 0.0);
+    let look_from = Vec3::new(0.35, 0.25, 0.6) * extent.max(12.0);
+    let scene = Scene {
+        camera: Camera {
+            look_from,
+            look_at,
+            up: Vec3::Y,
+            vfov_deg: 40.0,
+            aperture: 0.0,
+            focus_dist: (look_from - look_at).length(),
+        },
+        settings: RenderSettings {
+            width: 1280,
+            height: 720,
+            spp: 30,
+            max_depth: 16,
+            seed: seed as u32,
+            ..RenderSettings::DEFAULT
+        },
+        sky: Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) },
+        materials,
+        boxes: vec![scene_compiler::scene::Cuboid {
+            min: Vec3::new(-half, -1.0, -half),
+            max: Vec3::new(half, 0.0, half),
+            material: 0,
+        }],
+        meshes: vec![Mesh {
+            file: name(&tree_path),
+            material: Some(1),
+            instance_file: Some(name(&instances_path)),
+            ..Mesh::default()
+        }],
+        lights: vec![scene_compiler::scene::Light::Directional {
+            direction: Vec3::new(-0.4, -1.0, -0.3),
+            color: Vec3::new(1.0, 0.95, 0.85),
+            intensity: 2.5,
+            angular_radius_deg: 0.5,
+        }],
+        ..Scene::default()
+    };
+    let text = format!(
+        "// A forest: `scene-gen forest --instances {count} --subdivisions {subdivisions} --seed {seed}` wrote\n\
+         // this scene, its tree ({} triangles, stored once) and its {count} instances.\n{}",
+        tree.triangles.len(),
+        to_ron(&scene)
+    );
+    std::fs::write(output, text).with_context(|| format!("writing {}", output.display()))?;
+    println!(
+        "wrote {}, {} and {} ({count} trees of {} triangles: {} triangles placed)",
+        output.display(),
+        tree_path.display(),
+        instances_path.display(),
+        tree.triangles.len(),
+        count as u64 * tree.triangles.len() as u64
+    );
+    Ok(())
+}
+
+/// The scene file's name without its extension.
+fn stem(output: &Path) -> String {
+    output.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// The file named after the scene `output` with `extension`, next to it; refuses an
