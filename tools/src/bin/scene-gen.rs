@@ -106,6 +106,11 @@ enum Command {
         subdivisions: u32,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Write each tree as a mesh of its own, placed by its `transform`, instead of
+        /// an instance file: the same image with every triangle flattened into the
+        /// world, for comparisons (no instance file is written).
+        #[arg(long)]
+        flatten: bool,
         /// The scene to write (`.ron`); the tree and the instance file go next to it.
         #[arg(short, long)]
         output: PathBuf,
@@ -163,8 +168,8 @@ fn main() -> anyhow::Result<()> {
         Command::Grid { count, seed, ply: true, output } => return grid_ply(count, seed, &output),
         Command::Terrain { size, seed, output } => return terrain(size, seed, &output),
         Command::Texture { width, output } => return texture(width, &output),
-        Command::Forest { instances, subdivisions, seed, output } => {
-            return forest(instances as usize, subdivisions, seed, &output);
+        Command::Forest { instances, subdivisions, seed, flatten, output } => {
+            return forest(instances as usize, subdivisions, seed, flatten, &output);
         }
         Command::Mesh { subdivisions, radius, ascii, flat, output } => {
             return mesh(subdivisions, radius, ascii, flat, &output);
@@ -393,7 +398,7 @@ fn grid_ply(count: usize, seed: u64, output: &Path) -> anyhow::Result<()> {
 
 /// `scene-gen forest`: the tree, the instance file and the scene that places one by
 /// the other.
-fn forest(count: usize, subdivisions: u32, seed: u64, output: &Path) -> anyhow::Result<()> {
+fn forest(count: usize, subdivisions: u32, seed: u64, flatten: bool, output: &Path) -> anyhow::Result<()> {
     use scene_compiler::procedural::{Format, icosphere, write};
     use scene_compiler::scene::{Mesh, PlacedInstance, PlyEncoding, Transform, write_instance_file};
     let tree_path = beside(output, "ply")?.with_file_name(format!("{}-tree.ply", stem(output)));
@@ -419,10 +424,26 @@ fn forest(count: usize, subdivisions: u32, seed: u64, output: &Path) -> anyhow::
             }
         })
         .collect();
-    let bytes = write_instance_file(&placements, PlyEncoding::BinaryLittleEndian);
-    std::fs::write(&instances_path, bytes)
-        .with_context(|| format!("writing {}", instances_path.display()))?;
     let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let meshes = if flatten {
+        let placed = |p: &PlacedInstance| Mesh {
+            file: name(&tree_path),
+            material: p.material,
+            transform: p.transform,
+            ..Mesh::default()
+        };
+        placements.iter().map(placed).collect()
+    } else {
+        let bytes = write_instance_file(&placements, PlyEncoding::BinaryLittleEndian);
+        std::fs::write(&instances_path, bytes)
+            .with_context(|| format!("writing {}", instances_path.display()))?;
+        vec![Mesh {
+            file: name(&tree_path),
+            material: Some(1),
+            instance_file: Some(name(&instances_path)),
+            ..Mesh::default()
+        }]
+    };
     let materials = vec![
         Material::new("ground", MaterialKind::Lambert { albedo: Vec3::new(0.45, 0.4, 0.3) }),
         Material::new("leaves", MaterialKind::Lambert { albedo: Vec3::new(0.2, 0.45, 0.15) }),
@@ -456,12 +477,7 @@ fn forest(count: usize, subdivisions: u32, seed: u64, output: &Path) -> anyhow::
             max: Vec3::new(half, 0.0, half),
             material: 0,
         }],
-        meshes: vec![Mesh {
-            file: name(&tree_path),
-            material: Some(1),
-            instance_file: Some(name(&instances_path)),
-            ..Mesh::default()
-        }],
+        meshes,
         lights: vec![scene_compiler::scene::Light::Directional {
             direction: Vec3::new(-0.4, -1.0, -0.3),
             color: Vec3::new(1.0, 0.95, 0.85),
@@ -472,16 +488,17 @@ fn forest(count: usize, subdivisions: u32, seed: u64, output: &Path) -> anyhow::
     };
     let text = format!(
         "// A forest: `scene-gen forest --instances {count} --subdivisions {subdivisions} --seed {seed}` wrote\n\
-         // this scene, its tree ({} triangles, stored once) and its {count} instances.\n{}",
+         // this scene, its tree ({} triangles, stored once) and its {count} instances{}.\n{}",
         tree.triangles.len(),
+        if flatten { ", each a mesh of its own (--flatten)" } else { "" },
         to_ron(&scene)
     );
     std::fs::write(output, text).with_context(|| format!("writing {}", output.display()))?;
+    let written = if flatten { String::new() } else { format!(" and {}", instances_path.display()) };
     println!(
-        "wrote {}, {} and {} ({count} trees of {} triangles: {} triangles placed)",
+        "wrote {}, {}{written} ({count} trees of {} triangles: {} triangles placed)",
         output.display(),
         tree_path.display(),
-        instances_path.display(),
         tree.triangles.len(),
         count as u64 * tree.triangles.len() as u64
     );
