@@ -160,7 +160,10 @@ impl ListItem for Mesh {
                 rotate_deg: Vec3::new(10.0, 20.0, 30.0),
                 scale: 0.5,
             },
+            instances: Vec::new(),
+            instance_file: None,
             data: Arc::new(data),
+            placements: Arc::default(),
         }]
     }
 
