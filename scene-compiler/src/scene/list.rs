@@ -132,7 +132,7 @@ impl ListItem for Mesh {
     }
 
     fn primitives(items: &[Mesh]) -> usize {
-        items.iter().map(|m| m.data.triangles.len()).sum()
+        items.iter().map(|m| m.data.stored_triangles()).sum()
     }
 
     fn unread(&self) -> bool {

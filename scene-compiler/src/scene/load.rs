@@ -109,7 +109,7 @@ pub(crate) fn read_inputs(scene: &mut Scene, folder: &Path) -> Vec<Issue> {
     }
 
     // Triangles of the models read so far: each model is read against what is left.
-    let mut triangles: usize = scene.meshes.iter().map(|m| m.data.triangles.len()).sum();
+    let mut triangles: usize = scene.meshes.iter().map(|m| m.data.stored_triangles()).sum();
     for (i, mesh) in scene.meshes.iter_mut().enumerate() {
         if !mesh.data.is_unread() {
             continue;
@@ -117,7 +117,7 @@ pub(crate) fn read_inputs(scene: &mut Scene, folder: &Path) -> Vec<Issue> {
         let left = limits::MAX_TRIANGLES.saturating_sub(triangles);
         match mesh_file::read_within(&folder.join(&mesh.file), left) {
             Ok(data) => {
-                triangles += data.triangles.len();
+                triangles += data.stored_triangles();
                 mesh.data = Arc::new(data);
             }
             Err(error) => fail(
