@@ -44,6 +44,7 @@ pub(super) const READ_HERE: &[&str] = &[
     "EXT_meshopt_compression",
     "KHR_meshopt_compression",
     "KHR_draco_mesh_compression",
+    "EXT_mesh_gpu_instancing",
 ];
 
 /// Every extension the file requires is one we read (the crate's enabled ones, or

@@ -96,7 +96,7 @@ fn past(a: &gltf::Accessor<'_>, what: &str) -> String {
 /// integers normalized or not as the accessor says (glTF 2.0, "Accessor data types":
 /// `max(c / 127, -1)` for `i8`, `c / 255` for `u8`, `max(c / 32767, -1)` for `i16`,
 /// `c / 65535` for `u16`). None when the data is not there.
-fn floats<const N: usize>(a: &gltf::Accessor<'_>, buffers: &[Data]) -> Option<Vec<[f32; N]>>
+pub(super) fn floats<const N: usize>(a: &gltf::Accessor<'_>, buffers: &[Data]) -> Option<Vec<[f32; N]>>
 where
     [f32; N]: Item,
     [i8; N]: Item,

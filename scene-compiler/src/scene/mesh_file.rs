@@ -10,6 +10,14 @@
 //! some primitive has them, the others' vertices given zeros), and the model's own
 //! materials (glTF, OBJ's MTL) mapped to ours by `model_materials`, with a material
 //! index per triangle.
+//! A glTF file's node tree is walked twice: first to count, from the JSON alone, how
+//! many nodes place each mesh (and the instances of `EXT_mesh_gpu_instancing`,
+//! `gltf_instancing`), bounding triangles and instances before anything is read; then
+//! to read. A mesh one node places is flattened with the node's world transform (a
+//! mirroring one swaps each triangle's winding, so that the front face stays the file's);
+//! a mesh several nodes place, or one with `EXT_mesh_gpu_instancing`, is read once in
+//! its own space as a [`MeshData::instanced`] part with one placement per node and
+//! instance.
 //! Errors say what is wrong inside the file (which element, accessor or index); the
 //! scene's validation puts them at the `file` value.
 //!
@@ -19,30 +27,51 @@ use std::cell::RefCell;
 use std::io::{BufReader, Cursor};
 use std::path::Path;
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
 use ply_rs_bw::{parser, ply};
 
-use super::model::{MeshData, ModelMaterial};
+use super::model::{InstancedPart, MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
-use super::{gltf_buffers, gltf_check, gltf_draco, gltf_primitive, obj_check};
+use super::{gltf_buffers, gltf_check, gltf_draco, gltf_instancing, gltf_primitive, obj_check};
 use crate::{files, limits};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
 /// `max_triangles` triangles (what the scene's meshes read before it left of the
-/// format's limit) as soon as it is known to have them: a glTF file's node tree is
-/// counted against it before anything is read.
+/// format's limit; an instanced glTF mesh's count once) as soon as it is known to have
+/// them: a glTF file's node tree is counted against it before anything is read.
 pub fn read_within(path: &Path, max_triangles: usize) -> Result<MeshData, String> {
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    let g = match extension.as_deref() {
+    let mut g = match extension.as_deref() {
         Some("obj") => read_obj(path)?,
         Some("ply") => read_ply(path)?,
         Some("gltf" | "glb") => read_gltf(path, max_triangles)?,
         _ => return Err("unknown model format: use .obj, .ply, .gltf or .glb".into()),
     };
-    if g.triangles.len() > max_triangles {
-        return Err(too_many_triangles(g.triangles.len(), max_triangles));
+    let parts = std::mem::take(&mut g.parts);
+    let stored = parts.iter().fold(g.triangles.len(), |n, p| n.saturating_add(p.geometry.triangles.len()));
+    if stored > max_triangles {
+        return Err(too_many_triangles(stored, max_triangles));
     }
-    check(&g.positions, &g.triangles)?;
+    let instanced = parts
+        .into_iter()
+        .map(|p| {
+            let geometry = model_data(path, p.geometry, true).map_err(|e| {
+                format!("mesh {} (placed {} times, read once): {e}", p.mesh, p.placements.len())
+            })?;
+            Ok(InstancedPart { geometry, placements: p.placements })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    // A file whose every mesh is instanced has no triangles placed once.
+    let mut data = model_data(path, g, instanced.is_empty())?;
+    data.instanced = instanced;
+    Ok(data)
+}
+
+/// `g` checked (`check`; without triangles only where `needs_triangles` is false), its
+/// normals and tangents made unit, its texture coordinates kept when every vertex has
+/// finite ones: the file's placed-once geometry, or one instanced part's.
+fn model_data(path: &Path, g: Geometry, needs_triangles: bool) -> Result<MeshData, String> {
+    check(&g.positions, &g.triangles, needs_triangles)?;
     let normals = unit_normals(g.normals, g.positions.len())?;
     let uvs = if g.uvs.len() == g.positions.len() { g.uvs } else { Vec::new() };
     if let Some(i) = uvs.iter().position(|uv| !uv.is_finite()) {
@@ -102,10 +131,11 @@ fn too_many_triangles(n: usize, max: usize) -> String {
     }
 }
 
-/// What the compiler needs of every model: some triangles, within the format's
-/// limits, indices in range, finite positions, and no triangle without area.
-fn check(positions: &[Vec3], triangles: &[[u32; 3]]) -> Result<(), String> {
-    if triangles.is_empty() {
+/// What the compiler needs of every model: some triangles (unless `needs_triangles` is
+/// false: a glTF file's placed-once geometry beside instanced meshes), within the
+/// format's limits, indices in range, finite positions, and no triangle without area.
+fn check(positions: &[Vec3], triangles: &[[u32; 3]], needs_triangles: bool) -> Result<(), String> {
+    if needs_triangles && triangles.is_empty() {
         return Err("the model has no triangles".into());
     }
     if triangles.len() > limits::MAX_TRIANGLES {
@@ -143,6 +173,18 @@ struct Geometry {
     triangle_materials: Vec<u32>,
     dropped: Dropped,
     no_materials: String,
+    /// A glTF file's instanced meshes (`read_gltf`); none for other formats.
+    parts: Vec<Part>,
+}
+
+/// A glTF mesh that several nodes place, or `EXT_mesh_gpu_instancing` does: its
+/// geometry read once in its own space (`triangle_materials` index the file's
+/// materials; its own `materials` are empty), and one transform per placement.
+struct Part {
+    /// Its index in the file, for errors.
+    mesh: usize,
+    geometry: Geometry,
+    placements: Vec<Affine3A>,
 }
 
 fn read_obj(path: &Path) -> Result<Geometry, String> {
@@ -348,46 +390,88 @@ fn read_gltf(path: &Path, max_triangles: usize) -> Result<Geometry, String> {
         .default_scene()
         .or_else(|| document.scenes().next())
         .ok_or("the file has no scene (no nodes to place)")?;
-    let mut counts = [0, 0];
+    let mut uses = Uses::new(&document);
     for node in scene.nodes() {
-        count_gltf(&node, max_triangles, &mut counts, 0)?;
+        count_gltf(&node, &document, &mut uses, 0)?;
     }
+    uses.within(&document, max_triangles)?;
     let buffers = gltf_buffers::load(&document, folder, blob)?;
     let lengths: Vec<usize> = buffers.iter().map(|b| b.0.len()).collect();
-    let mut g = Geometry::default();
+    let file = GltfFile { path, document: &document, buffers: &buffers, lengths: &lengths };
     // Every material of the document (primitives name them by index); glTF's default
     // material is appended when a primitive names none.
+    let mut materials = FileMaterials::default();
     for material in document.materials() {
-        g.materials.push(model_materials::gltf(&material, path, &buffers, &mut g.dropped)?);
+        materials.list.push(model_materials::gltf(&material, path, &buffers, &mut materials.dropped)?);
     }
-    let mut walk = Walk { every_normal: true, some_uv: false, some_tangent: false, default_material: None };
-    let file = GltfFile { path, document: &document, buffers: &buffers, lengths: &lengths };
+    let mut walk = GltfWalk {
+        file,
+        uses,
+        materials,
+        flat: Gathering::default(),
+        parts: Vec::new(),
+        part_of_mesh: vec![None; document.meshes().len()],
+    };
     for node in scene.nodes() {
-        gltf_node(&node, Mat4::IDENTITY, &file, &mut g, &mut walk, 0)?;
+        walk.node(&node, Mat4::IDENTITY, 0)?;
     }
-    if !walk.every_normal {
-        g.normals.clear();
-    }
-    if !walk.some_uv {
-        g.uvs.clear();
-    }
-    if !walk.some_tangent {
-        g.tangents.clear();
-    }
+    let mut g = walk.flat.finish();
+    g.materials = walk.materials.list;
+    g.dropped = walk.materials.dropped;
+    // A mesh whose primitives make no triangles (all of them too short) places nothing.
+    g.parts = walk
+        .parts
+        .into_iter()
+        .map(|(mesh, gathering, placements)| Part { mesh, geometry: gathering.finish(), placements })
+        .filter(|p| !p.geometry.triangles.is_empty())
+        .collect();
     Ok(g)
 }
 
-/// What a glTF walk learns across primitives: whether every one had normals, whether
-/// some had texture coordinates or tangents, and the default material's index once one
-/// needs it. A primitive without texture coordinates or tangents in a file where others
-/// have them gets (0, 0) and a zero tangent (its face's, `tangents::of_mesh`) at each
-/// vertex: gltfpack drops TEXCOORD_0 and TANGENT from primitives whose material samples
-/// no texture, and Blender exports meshes without UVs beside meshes with them.
-struct Walk {
+/// One geometry being read from glTF primitives (the nodes' meshes placed once, or one
+/// instanced mesh), with what its walk learns across them: whether every one had
+/// normals, whether some had texture coordinates or tangents. A primitive without
+/// texture coordinates or tangents in a geometry where others have them gets (0, 0) and
+/// a zero tangent (its face's, `tangents::of_mesh`) at each vertex: gltfpack drops
+/// TEXCOORD_0 and TANGENT from primitives whose material samples no texture, and
+/// Blender exports meshes without UVs beside meshes with them.
+struct Gathering {
+    g: Geometry,
     every_normal: bool,
     some_uv: bool,
     some_tangent: bool,
-    default_material: Option<u32>,
+}
+
+impl Default for Gathering {
+    fn default() -> Self {
+        Gathering { g: Geometry::default(), every_normal: true, some_uv: false, some_tangent: false }
+    }
+}
+
+impl Gathering {
+    /// The geometry, without the normals, texture coordinates or tangents the walk
+    /// found it cannot have.
+    fn finish(mut self) -> Geometry {
+        if !self.every_normal {
+            self.g.normals.clear();
+        }
+        if !self.some_uv {
+            self.g.uvs.clear();
+        }
+        if !self.some_tangent {
+            self.g.tangents.clear();
+        }
+        self.g
+    }
+}
+
+/// The file's materials as a walk collects them: the document's, then glTF's default
+/// material (its index once a primitive without one needs it).
+#[derive(Default)]
+struct FileMaterials {
+    list: Vec<ModelMaterial>,
+    dropped: Dropped,
+    default: Option<u32>,
 }
 
 /// What every node of a glTF walk reads from.
@@ -399,83 +483,163 @@ struct GltfFile<'a> {
     lengths: &'a [usize],
 }
 
+/// The second walk of the node tree, which reads: meshes that one node places are
+/// flattened into `flat` with the node's world transform; the others are read once
+/// into `parts` (mesh index, geometry, placements), in the order the walk first meets
+/// them, `part_of_mesh` saying where each went.
+struct GltfWalk<'a> {
+    file: GltfFile<'a>,
+    uses: Uses,
+    materials: FileMaterials,
+    flat: Gathering,
+    parts: Vec<(usize, Gathering, Vec<Affine3A>)>,
+    part_of_mesh: Vec<Option<usize>>,
+}
+
 /// Deepest glTF node hierarchy read: deeper is a loop (a node that is its own
 /// ancestor) or a hostile file, and would overflow the stack.
 const MAX_GLTF_NODE_DEPTH: usize = 256;
 
-/// Adds `node`'s meshes (under `parent`'s transform) and its children's.
-fn gltf_node(
-    node: &gltf::Node<'_>,
-    parent: Mat4,
-    file: &GltfFile<'_>,
-    g: &mut Geometry,
-    walk: &mut Walk,
-    depth: usize,
-) -> Result<(), String> {
+fn too_deep(node: &gltf::Node<'_>, depth: usize) -> Result<(), String> {
     if depth >= MAX_GLTF_NODE_DEPTH {
         return Err(format!(
             "node {} is {depth} levels deep: the node graph loops or nests deeper than {MAX_GLTF_NODE_DEPTH}",
             node.index()
         ));
     }
-    let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+    Ok(())
+}
+
+impl GltfWalk<'_> {
+    /// Reads `node`'s mesh (under `parent`'s transform) and its children's.
+    fn node(&mut self, node: &gltf::Node<'_>, parent: Mat4, depth: usize) -> Result<(), String> {
+        too_deep(node, depth)?;
+        let world = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+        if let Some(mesh) = node.mesh() {
+            if self.uses.instanced(mesh.index()) {
+                self.place(node, &mesh, world)?;
+            } else {
+                mesh_primitives(&mesh, world, &self.file, &mut self.flat, &mut self.materials)?;
+            }
+        }
+        for child in node.children() {
+            self.node(&child, world, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Adds `node`'s placements of its instanced `mesh` (`world`, times each
+    /// `EXT_mesh_gpu_instancing` instance's transform), reading the mesh the first time.
+    fn place(&mut self, node: &gltf::Node<'_>, mesh: &gltf::Mesh<'_>, world: Mat4) -> Result<(), String> {
+        let part = match self.part_of_mesh[mesh.index()] {
+            Some(part) => part,
+            None => {
+                let mut gathering = Gathering::default();
+                mesh_primitives(mesh, Mat4::IDENTITY, &self.file, &mut gathering, &mut self.materials)?;
+                self.parts.push((mesh.index(), gathering, Vec::new()));
+                *self.part_of_mesh[mesh.index()].insert(self.parts.len() - 1)
+            }
+        };
+        let placements = &mut self.parts[part].2;
+        match gltf_instancing::of_node(node, self.file.document)? {
+            None => placements.push(placement(world).map_err(|e| format!("node {}: {e}", node.index()))?),
+            Some(instances) => {
+                let transforms =
+                    instances.transforms(self.file.document, self.file.buffers, self.file.lengths)?;
+                for (i, t) in transforms.into_iter().enumerate() {
+                    placements.push(placement(world * t).map_err(|e| {
+                        format!("node {}'s {} instance {i}: {e}", node.index(), gltf_instancing::NAME)
+                    })?);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An instanced mesh's placement: finite, and invertible (the renderer takes rays into
+/// the mesh's space).
+fn placement(m: Mat4) -> Result<Affine3A, String> {
+    let a = Affine3A::from_mat4(m);
+    if !a.is_finite() {
+        return Err(format!("its world transform {m} is not finite"));
+    }
+    if a.matrix3.determinant() == 0.0 || !a.inverse().is_finite() {
+        return Err(format!("its world transform {m} flattens the mesh (it cannot be inverted)"));
+    }
+    Ok(a)
+}
+
+/// Adds `mesh`'s primitives, placed by `world`, to `out`; their triangles' materials are
+/// indices into the file's `materials` (glTF's default appended the first time a
+/// primitive needs it).
+fn mesh_primitives(
+    mesh: &gltf::Mesh<'_>,
+    world: Mat4,
+    file: &GltfFile<'_>,
+    out: &mut Gathering,
+    materials: &mut FileMaterials,
+) -> Result<(), String> {
     // Normals go through the inverse transpose, so a non-uniform scale keeps them normal;
     // tangents lie on the surface and turn with it (its linear part), their bitangent
-    // sign flipped where the node mirrors (`tangents::to_world`).
+    // sign flipped where the node mirrors (`tangents::to_world`). A mirroring transform
+    // also turns each triangle's winding (glTF: the determinant's sign decides it), so
+    // its vertices are swapped to keep the geometric normal on the side the file's front
+    // face is.
     let linear = glam::Mat3::from_mat4(world);
     let normal_matrix = linear.inverse().transpose();
     let mirrors = linear.determinant() < 0.0;
-    if let Some(mesh) = node.mesh() {
-        for primitive in mesh.primitives() {
-            let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
-            let v = match primitive.extension_value(gltf_draco::NAME) {
-                Some(draco) => gltf_draco::read(&primitive, draco, file.document, file.buffers),
-                None => gltf_primitive::read(&primitive, file.document, file.buffers, file.lengths),
-            }
-            .map_err(|e| format!("{}: {e}", at()))?;
-            let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
-            let count = v.positions.len();
-            g.positions.extend(v.positions.iter().map(|&p| world.transform_point3(p)));
-            match v.normals {
-                Some(normals) => g.normals.extend(normals.into_iter().map(|n| normal_matrix * n)),
-                None => walk.every_normal = false,
-            }
-            walk.some_uv |= v.uvs.is_some();
-            g.uvs.extend(v.uvs.unwrap_or_else(|| vec![Vec2::ZERO; count]));
-            walk.some_tangent |= v.tangents.is_some();
-            match v.tangents {
-                Some(tangents) => g.tangents.extend(tangents.into_iter().map(|t| {
-                    let xyz = linear * t.truncate();
-                    xyz.extend(if mirrors { -t.w } else { t.w })
-                })),
-                None => g.tangents.extend(std::iter::repeat_n(Vec4::ZERO, count)),
-            }
-            let count = count as u32;
-            let indices = v.indices.unwrap_or_else(|| (0..count).collect());
-            if let Some(bad) = indices.iter().find(|&&i| i >= count) {
-                return Err(format!("{}: index {bad} past its {count} vertices", at()));
-            }
-            let mode = if v.triangle_list { gltf::mesh::Mode::Triangles } else { primitive.mode() };
-            triangles(mode, &indices, first, &mut g.triangles).map_err(|e| format!("{}: {e}", at()))?;
-            let material = primitive.material();
-            let slot = match (material.index(), walk.default_material) {
-                (Some(i), _) => i as u32,
-                (None, Some(default)) => default,
-                (None, None) => {
-                    g.materials.push(model_materials::gltf(
-                        &material,
-                        file.path,
-                        file.buffers,
-                        &mut g.dropped,
-                    )?);
-                    *walk.default_material.insert(g.materials.len() as u32 - 1)
-                }
-            };
-            g.triangle_materials.resize(g.triangles.len(), slot);
+    let g = &mut out.g;
+    for primitive in mesh.primitives() {
+        let at = || format!("mesh {} primitive {}", mesh.index(), primitive.index());
+        let v = match primitive.extension_value(gltf_draco::NAME) {
+            Some(draco) => gltf_draco::read(&primitive, draco, file.document, file.buffers),
+            None => gltf_primitive::read(&primitive, file.document, file.buffers, file.lengths),
         }
-    }
-    for child in node.children() {
-        gltf_node(&child, world, file, g, walk, depth + 1)?;
+        .map_err(|e| format!("{}: {e}", at()))?;
+        let first = u32::try_from(g.positions.len()).map_err(|_| "too many vertices")?;
+        let count = v.positions.len();
+        g.positions.extend(v.positions.iter().map(|&p| world.transform_point3(p)));
+        match v.normals {
+            Some(normals) => g.normals.extend(normals.into_iter().map(|n| normal_matrix * n)),
+            None => out.every_normal = false,
+        }
+        out.some_uv |= v.uvs.is_some();
+        g.uvs.extend(v.uvs.unwrap_or_else(|| vec![Vec2::ZERO; count]));
+        out.some_tangent |= v.tangents.is_some();
+        match v.tangents {
+            Some(tangents) => g.tangents.extend(tangents.into_iter().map(|t| {
+                let xyz = linear * t.truncate();
+                xyz.extend(if mirrors { -t.w } else { t.w })
+            })),
+            None => g.tangents.extend(std::iter::repeat_n(Vec4::ZERO, count)),
+        }
+        let count = count as u32;
+        let indices = v.indices.unwrap_or_else(|| (0..count).collect());
+        if let Some(bad) = indices.iter().find(|&&i| i >= count) {
+            return Err(format!("{}: index {bad} past its {count} vertices", at()));
+        }
+        let mode = if v.triangle_list { gltf::mesh::Mode::Triangles } else { primitive.mode() };
+        let before = g.triangles.len();
+        triangles(mode, &indices, first, &mut g.triangles).map_err(|e| format!("{}: {e}", at()))?;
+        if mirrors {
+            g.triangles[before..].iter_mut().for_each(|t| t.swap(1, 2));
+        }
+        let material = primitive.material();
+        let slot = match (material.index(), materials.default) {
+            (Some(i), _) => i as u32,
+            (None, Some(default)) => default,
+            (None, None) => {
+                materials.list.push(model_materials::gltf(
+                    &material,
+                    file.path,
+                    file.buffers,
+                    &mut materials.dropped,
+                )?);
+                *materials.default.insert(materials.list.len() as u32 - 1)
+            }
+        };
+        g.triangle_materials.resize(g.triangles.len(), slot);
     }
     Ok(())
 }
@@ -504,47 +668,138 @@ fn triangles(
     Ok(())
 }
 
-/// The vertices and triangles a walk of the node tree under `node` reads, added to
-/// `counts`, from the accessors' counts alone (nothing is read): refused as soon as
-/// they pass three vertices per triangle of `max_triangles`, or `max_triangles`. Every
-/// node that places a mesh counts, so a tree that instances a mesh many times is
-/// refused before memory is spent on it.
-fn count_gltf(
-    node: &gltf::Node<'_>,
-    max_triangles: usize,
-    counts: &mut [usize; 2],
-    depth: usize,
-) -> Result<(), String> {
-    if depth >= MAX_GLTF_NODE_DEPTH {
-        return Err(format!(
-            "node {} is {depth} levels deep: the node graph loops or nests deeper than {MAX_GLTF_NODE_DEPTH}",
-            node.index()
-        ));
+/// How the scene's nodes place each glTF mesh (indexed by mesh), from a first walk of
+/// the node tree ([`count_gltf`]; nothing is read): how many nodes place it, whether
+/// one of them has `EXT_mesh_gpu_instancing`, and how many placements they make (a node
+/// one, or its instances).
+struct Uses {
+    nodes: Vec<usize>,
+    gpu: Vec<bool>,
+    placements: Vec<usize>,
+}
+
+impl Uses {
+    fn new(document: &gltf::Document) -> Self {
+        let meshes = document.meshes().len();
+        Uses { nodes: vec![0; meshes], gpu: vec![false; meshes], placements: vec![0; meshes] }
     }
-    for primitive in node.mesh().iter().flat_map(|m| m.primitives()) {
-        let vertices = primitive.get(&gltf::Semantic::Positions).map_or(0, |a| a.count());
-        let corners = primitive.indices().map_or(vertices, |a| a.count());
-        let made = match primitive.mode() {
-            gltf::mesh::Mode::Triangles => corners / 3,
-            _ => corners.saturating_sub(2),
-        };
-        counts[0] = counts[0].saturating_add(vertices);
-        counts[1] = counts[1].saturating_add(made);
-        let max_vertices = max_triangles.saturating_mul(3);
-        if counts[0] > max_vertices {
+
+    /// Whether `mesh` is read once and placed as instances (placed by several nodes, or
+    /// by one with `EXT_mesh_gpu_instancing`), not flattened with its node's transform.
+    fn instanced(&self, mesh: usize) -> bool {
+        self.nodes[mesh] >= 2 || self.gpu[mesh]
+    }
+
+    /// The file's size from its accessors' counts alone, before anything is read: every
+    /// mesh a node places counts its vertices and triangles once, however many nodes
+    /// place it (an instanced one is stored once), refused past three vertices per
+    /// triangle of `max_triangles`, or `max_triangles`; the instanced meshes' placements
+    /// together at most [`limits::MAX_INSTANCES`].
+    fn within(&self, document: &gltf::Document, max_triangles: usize) -> Result<(), String> {
+        let placements = (0..self.nodes.len())
+            .filter(|&m| self.instanced(m))
+            .fold(0usize, |n, m| n.saturating_add(self.placements[m]));
+        if placements > limits::MAX_INSTANCES {
             return Err(format!(
-                "{} vertices, more than the {max_vertices} (three per triangle the format has room for) a model may have, counting every node that places a mesh",
-                counts[0]
+                "{placements} instances of meshes placed more than once (by several nodes or {}), more than the format's {}",
+                gltf_instancing::NAME,
+                limits::MAX_INSTANCES
             ));
         }
-        if counts[1] > max_triangles {
-            return Err(
-                too_many_triangles(counts[1], max_triangles) + ", counting every node that places a mesh"
-            );
+        let (mut vertices, mut made) = (0usize, 0usize);
+        let placed = document.meshes().filter(|m| self.nodes[m.index()] > 0);
+        for primitive in placed.flat_map(|m| m.primitives()) {
+            let count = primitive.get(&gltf::Semantic::Positions).map_or(0, |a| a.count());
+            let corners = primitive.indices().map_or(count, |a| a.count());
+            vertices = vertices.saturating_add(count);
+            made = made.saturating_add(match primitive.mode() {
+                gltf::mesh::Mode::Triangles => corners / 3,
+                _ => corners.saturating_sub(2),
+            });
         }
+        let max_vertices = max_triangles.saturating_mul(3);
+        if vertices > max_vertices {
+            return Err(format!(
+                "{vertices} vertices, more than the {max_vertices} (three per triangle the format has room for) a model may have, counting each placed mesh once"
+            ));
+        }
+        if made > max_triangles {
+            return Err(too_many_triangles(made, max_triangles) + ", counting each placed mesh once");
+        }
+        Ok(())
+    }
+}
+
+/// Adds to `uses` how the node tree under `node` places meshes, from the file's JSON
+/// alone (an `EXT_mesh_gpu_instancing` node's accessors' count, not their data).
+fn count_gltf(
+    node: &gltf::Node<'_>,
+    document: &gltf::Document,
+    uses: &mut Uses,
+    depth: usize,
+) -> Result<(), String> {
+    too_deep(node, depth)?;
+    if let Some(mesh) = node.mesh() {
+        let m = mesh.index();
+        let instances = gltf_instancing::of_node(node, document)?;
+        uses.nodes[m] += 1;
+        uses.gpu[m] |= instances.is_some();
+        uses.placements[m] = uses.placements[m].saturating_add(instances.map_or(1, |i| i.count()));
     }
     for child in node.children() {
-        count_gltf(&child, max_triangles, counts, depth + 1)?;
+        count_gltf(&child, document, uses, depth + 1)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A glTF of `meshes` meshes, each of the same 10 separate triangles, placed by
+    /// `nodes` nodes (node i places mesh i % meshes), written into `dir`.
+    fn write(dir: &std::path::Path, meshes: usize, nodes: usize) -> std::path::PathBuf {
+        let positions: Vec<f32> = (0..10)
+            .flat_map(|t| [t as f32, 0.0, 0.0, t as f32 + 1.0, 0.0, 0.0, t as f32, 1.0, 0.0])
+            .collect();
+        let bin: Vec<u8> = positions.iter().flat_map(|f| f.to_le_bytes()).collect();
+        std::fs::write(dir.join("m.bin"), &bin).expect("write buffer");
+        let mesh = json!({"primitives": [{"attributes": {"POSITION": 0}}]});
+        let gltf = json!({
+            "asset": {"version": "2.0"},
+            "scene": 0,
+            "scenes": [{"nodes": (0..nodes).collect::<Vec<_>>()}],
+            "nodes": (0..nodes).map(|i| json!({"mesh": i % meshes, "translation": [0, 0, i]})).collect::<Vec<_>>(),
+            "meshes": vec![mesh; meshes],
+            "buffers": [{"uri": "m.bin", "byteLength": bin.len()}],
+            "bufferViews": [{"buffer": 0, "byteLength": bin.len()}],
+            "accessors": [{"bufferView": 0, "componentType": 5126, "count": 30, "type": "VEC3",
+                           "min": [0, 0, 0], "max": [10, 1, 0]}]
+        });
+        let path = dir.join("m.gltf");
+        std::fs::write(&path, gltf.to_string()).expect("write glTF");
+        path
+    }
+
+    /// A 10-triangle mesh placed by 1000 nodes is stored once: it fits a limit of 100
+    /// triangles (each node's copy counted, it would be 10 000). Flattened meshes count
+    /// each: 11 of them pass 100, before anything is read.
+    #[test]
+    fn an_instanced_mesh_counts_its_triangles_once() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = write(dir.path(), 1, 1000);
+        let data = super::read_within(&path, 100).expect("10 triangles stored once fit 100");
+        assert!(data.triangles.is_empty());
+        assert_eq!(data.stored_triangles(), 10);
+        assert_eq!(data.instanced[0].placements.len(), 1000);
+        let refused = super::read_within(&path, 9).expect_err("10 triangles do not fit 9");
+        assert!(refused.contains("30 vertices, more than the 27"), "{refused}");
+        let path = write(dir.path(), 11, 11);
+        let refused = super::read_within(&path, 100).expect_err("11 flattened meshes of 10 triangles");
+        assert!(
+            refused.contains("330 vertices") && refused.contains("counting each placed mesh once"),
+            "{refused}"
+        );
+        assert!(super::read_within(&path, 110).expect("110 fit 110").instanced.is_empty());
+    }
 }

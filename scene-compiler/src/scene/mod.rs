@@ -24,6 +24,7 @@ mod environment;
 mod gltf_buffers;
 mod gltf_check;
 mod gltf_draco;
+mod gltf_instancing;
 mod gltf_primitive;
 mod heightmap;
 pub mod image_file;

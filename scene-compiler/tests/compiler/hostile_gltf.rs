@@ -165,17 +165,20 @@ fn h1_a_node_with_two_parents_is_refused() {
 }
 
 /// H1's other half: the triangle limit is checked while the node tree is expanded,
-/// from the accessors' counts, before any triangle is read: 1000 nodes placing a mesh
-/// of 33 600 triangles (u8 indices, 100 KB of buffer) would be 33.6M triangles, over
-/// the format's 2^25.
+/// from the accessors' counts, before any triangle is read: 1000 meshes that share one
+/// primitive's accessors (33 600 triangles, u8 indices, 100 KB of buffer), each placed
+/// by its own node, would be 33.6M triangles, over the format's 2^25. (One mesh placed
+/// by 1000 nodes is instanced and stored once: `gltf_instances`.)
 #[test]
-fn h1_instances_past_the_triangle_limit_are_refused_before_reading() {
+fn h1_meshes_past_the_triangle_limit_are_refused_before_reading() {
     let dir = tempfile::tempdir().expect("temp dir");
     let per_mesh = 33_600usize;
-    variant(dir.path(), "h1-instances", |j, bin| {
+    variant(dir.path(), "h1-meshes", |j, bin| {
         let mut nodes = vec![json!({"children": (1..=1000).collect::<Vec<u32>>()})];
-        nodes.extend((0..1000).map(|_| json!({"mesh": 0})));
+        nodes.extend((0..1000).map(|m| json!({"mesh": m})));
         j["nodes"] = Value::Array(nodes);
+        let mesh = j["meshes"][0].clone();
+        j["meshes"] = Value::Array(vec![mesh; 1000]);
         bin.truncate(36);
         bin.resize(36 + 3 * per_mesh, 0);
         j["buffers"][0]["byteLength"] = json!(bin.len());
@@ -185,7 +188,7 @@ fn h1_instances_past_the_triangle_limit_are_refused_before_reading() {
     });
     assert_refused(
         dir.path(),
-        "h1-instances.gltf",
-        &["more than the format's 33554432", "counting every node"],
+        "h1-meshes.gltf",
+        &["more than the format's 33554432", "counting each placed mesh once"],
     );
 }

@@ -11,6 +11,7 @@ mod bvh;
 #[cfg(feature = "cli")]
 mod cli;
 mod environment;
+mod gltf_instances;
 mod gltfpack;
 mod hostile_blobs;
 mod hostile_gltf;

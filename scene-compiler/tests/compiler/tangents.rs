@@ -96,6 +96,8 @@ fn write_gltf_with_tangents(path: &Path) {
 
 /// The file's tangents, turned by the node (which mirrors x: w flips) and by the mesh's
 /// transform (a quarter turn about z, scaled by 2: unit again), are what the blob holds.
+/// The mirror also swaps the triangle's last two corners (its front face stays where
+/// the file's was): corner 1 is the file's vertex 2.
 #[test]
 fn gltf_tangents_reach_the_blob_in_world_space() {
     let dir = tempfile::tempdir().unwrap();
@@ -105,7 +107,7 @@ fn gltf_tangents_reach_the_blob_in_world_space() {
         r#"(file: "m.gltf", transform: (translate: (1, 2, 3), rotate_deg: (0, 0, 90), scale: 2))"#,
     );
     let expected =
-        [Vec4::new(-0.8, -0.6, 0.0, -1.0), Vec4::new(-1.0, 0.0, 0.0, -1.0), Vec4::new(0.0, -1.0, 0.0, 1.0)];
+        [Vec4::new(-0.8, -0.6, 0.0, -1.0), Vec4::new(0.0, -1.0, 0.0, 1.0), Vec4::new(-1.0, 0.0, 0.0, -1.0)];
     let expanded = with_triangles(&scene);
     let stored = expanded.triangles[0].tangents.as_deref().expect("a normal-mapped triangle has tangents");
     let compiled = compile_scene(&scene, &CompileOptions::default());
@@ -113,8 +115,8 @@ fn gltf_tangents_reach_the_blob_in_world_space() {
     assert_ne!(view.header.flags & FLAG_TRIANGLE_TANGENTS, 0);
     let blob = tangents_by_source(&view);
     for k in 0..3 {
-        assert_close(stored[k], expected[k], &format!("vertex {k} in the scene"));
-        assert_eq!(blob[0][k], stored[k], "vertex {k}: the blob holds the scene's tangent");
+        assert_close(stored[k], expected[k], &format!("corner {k} in the scene"));
+        assert_eq!(blob[0][k], stored[k], "corner {k}: the blob holds the scene's tangent");
     }
 }
 
