@@ -183,9 +183,52 @@ __device__ __forceinline__ unsigned int instance_material(unsigned int i) {
     return __ldg(&params.prim_materials[kind_first[BLOB_PRIM_INSTANCE] + i]);
 }
 
-// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count. A leaf of
-// instances walks each one's bottom level with the ray in its space (instances.cuh), on
-// the same distance scale.
+// The instances of leaf link `leaf` against the ray: each one's bottom level walked
+// with the ray in its space (instances.cuh), on the same distance scale; a closer hit
+// shrinks `t_closest` and sets `closest` and `instance`. Not inlined: the walk within a
+// walk is large, and every query that reaches it would carry a copy (traverse and the
+// shadow rays' several call sites), which multiplied the kernels' compile time.
+__device__ __noinline__ void intersect_instances(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
+                                                 unsigned int& closest, unsigned int& instance) {
+    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+    const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+    for (unsigned int i = first; i < end; ++i) {
+        const InstanceRecord* inst = instance_at(i);
+        float3 o, d;
+        instance_ray(inst, origin, dir, o, d);
+        const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
+        unsigned int found = NO_HIT;
+        walk_closest(__ldg(&inst->root), o, d, t_closest, [&](unsigned int bottom_leaf, float& t) {
+            leaf_hits<false>(bottom_leaf, o, d, t, found, NO_HIT, replaced);
+        });
+        if (found != NO_HIT) {
+            closest = found;
+            instance = i;
+        }
+    }
+}
+
+// True when a triangle of an instance of leaf link `leaf` lies on the ray in
+// (0, t_max). Not inlined, as intersect_instances.
+__device__ __noinline__ bool occluded_by_instances(unsigned int leaf, float3 origin, float3 dir, float t_max) {
+    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+    const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+    for (unsigned int i = first; i < end; ++i) {
+        const InstanceRecord* inst = instance_at(i);
+        float3 o, d;
+        instance_ray(inst, origin, dir, o, d);
+        const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
+        const bool blocked = walk_any(__ldg(&inst->root), o, d, t_max, [&](unsigned int bottom_leaf) {
+            float t = t_max;
+            unsigned int unused = NO_HIT;
+            return leaf_hits<true>(bottom_leaf, o, d, t, unused, NO_HIT, replaced);
+        });
+        if (blocked) return true;
+    }
+    return false;
+}
+
+// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
 __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
     float t_closest = PT_INFINITY;
@@ -193,22 +236,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     unsigned int instance = NO_HIT;
     walk_closest(params.bvh_root, origin, dir, t_closest, [&](unsigned int leaf, float& t) {
         if (holds_instances(leaf)) {
-            const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
-            const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
-            for (unsigned int i = first; i < end; ++i) {
-                const InstanceRecord* inst = instance_at(i);
-                float3 o, d;
-                instance_ray(inst, origin, dir, o, d);
-                const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
-                unsigned int found = NO_HIT;
-                walk_closest(__ldg(&inst->root), o, d, t, [&](unsigned int bottom_leaf, float& tb) {
-                    leaf_hits<false>(bottom_leaf, o, d, tb, found, NO_HIT, replaced);
-                });
-                if (found != NO_HIT) {
-                    closest = found;
-                    instance = i;
-                }
-            }
+            intersect_instances(leaf, origin, dir, t, closest, instance);
             return;
         }
         const unsigned int before = closest;
@@ -223,22 +251,8 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
 // the world's tree: instances are not lights, so none of theirs is skipped.
 __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
     return walk_any(params.bvh_root, origin, dir, t_max, [&](unsigned int leaf) {
-        if (!holds_instances(leaf)) return occludes_leaf(leaf, origin, dir, t_max, skip);
-        const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
-        const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
-        for (unsigned int i = first; i < end; ++i) {
-            const InstanceRecord* inst = instance_at(i);
-            float3 o, d;
-            instance_ray(inst, origin, dir, o, d);
-            const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
-            const bool blocked = walk_any(__ldg(&inst->root), o, d, t_max, [&](unsigned int bottom_leaf) {
-                float t = t_max;
-                unsigned int unused = NO_HIT;
-                return leaf_hits<true>(bottom_leaf, o, d, t, unused, NO_HIT, replaced);
-            });
-            if (blocked) return true;
-        }
-        return false;
+        if (holds_instances(leaf)) return occluded_by_instances(leaf, origin, dir, t_max);
+        return occludes_leaf(leaf, origin, dir, t_max, skip);
     });
 }
 

@@ -3,6 +3,7 @@
 use crate::cpu_support;
 
 use glam::{Vec3, Vec3A};
+use renderer::backend::cpu::instances::NO_INSTANCE;
 use renderer::backend::cpu::rng::Rng;
 use renderer::backend::cpu::scene::CpuScene;
 use renderer::backend::cpu::shapes::sphere::intersect_sphere;
@@ -20,7 +21,7 @@ fn brute_force(s: &CpuScene, origin: Vec3A, dir: Vec3A) -> Option<Hit> {
     for (i, &sphere) in s.shapes.spheres.iter().enumerate() {
         let t_max = best.map_or(f32::INFINITY, |h| h.t);
         if let Some(t) = intersect_sphere(sphere.center_radius, origin, dir, t_max) {
-            best = Some(Hit { t, prim: prim_ref(PrimKind::Sphere, i as u32) });
+            best = Some(Hit { t, prim: prim_ref(PrimKind::Sphere, i as u32), instance: NO_INSTANCE });
         }
     }
     best
