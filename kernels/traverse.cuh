@@ -91,31 +91,96 @@ __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__
     return c;
 }
 
-// The walk the closest-hit query runs from link `root` (the world's tree or a bottom
-// level's), handing each leaf the ray meets to `leaf(link, t_closest)`, which may shrink
-// t_closest.
+// Whether leaf link `leaf` holds instances (only in modules with kInstances).
+__device__ __forceinline__ bool holds_instances(unsigned int leaf) {
+    return kInstances && (leaf & BLOB_PRIM_KIND_MASK) == (BLOB_PRIM_INSTANCE << BLOB_PRIM_KIND_SHIFT);
+}
+
+// The material that replaces instance `i`'s triangles' own, or NO_HIT (BLOB_NO_MATERIAL).
+__device__ __forceinline__ unsigned int instance_material(unsigned int i) {
+    const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
+    return __ldg(&params.prim_materials[kind_first[BLOB_PRIM_INSTANCE] + i]);
+}
+
+// Two levels, one walk (docs/path-tracing.md, "Instances"): at a leaf of instances the
+// walk enters the leaf's first instance: it pushes the rest of the leaf, then a marker
+// that takes the ray back to the world when popped, and goes on down the instance's
+// bottom level with the ray in its space. One loop for both levels keeps a warp's lanes
+// in the same code whichever level each is in; a walk within a walk (one loop per
+// level, each with its own stack) ran the 400-tree forest 27 % slower than the same
+// triangles flattened. The marker is a leaf link of kind 7, which no blob has.
+#define EXIT_INSTANCE (BLOB_LEAF_FLAG | BLOB_PRIM_KIND_MASK)
+// World entries (at most the depth), the rest of a leaf and the marker, then the
+// bottom level's entries (at most its depth).
+#define WALK_STACK (kInstances ? 2 * BLOB_MAX_BVH_DEPTH + 2 : BLOB_MAX_BVH_DEPTH)
+
+// The ray as the walk uses it: in the world, or in the space of the instance whose
+// bottom level it is in (`instance`, else NO_HIT), with that instance's material in
+// place of its triangles' (`replaced`, else NO_HIT).
+struct WalkRay {
+    float3 origin, dir;
+    NodeRay nodes;
+    unsigned int instance, replaced;
+};
+
+__device__ __forceinline__ WalkRay world_ray(float3 origin, float3 dir) {
+    return WalkRay{origin, dir, node_ray(origin, dir), NO_HIT, NO_HIT};
+}
+
+// Enters the first instance of leaf `leaf` (the rest of the leaf and the marker pushed
+// as `entry(link)`): `w` becomes the ray in its space; returns its root link.
+template <typename Entry, typename Stack>
+__device__ __forceinline__ unsigned int enter_instance(unsigned int leaf, float3 origin, float3 dir, WalkRay& w,
+                                                       Stack* stack, unsigned int& stack_len, Entry entry) {
+    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
+    const unsigned int count = ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
+    if (count > 1u) {
+        const unsigned int rest = (leaf & ~(BLOB_PRIM_INDEX_MASK | BLOB_LEAF_COUNT_MASK)) |
+                                  ((count - 2u) << BLOB_LEAF_COUNT_SHIFT) | (first + 1u);
+        stack[stack_len++] = entry(rest);
+    }
+    stack[stack_len++] = entry(EXIT_INSTANCE);
+    const InstanceRecord* inst = instance_at(first);
+    instance_ray(inst, origin, dir, w.origin, w.dir);
+    w.nodes = node_ray(w.origin, w.dir);
+    w.instance = first;
+    w.replaced = kAlpha ? instance_material(first) : NO_HIT;
+    return __ldg(&inst->root);
+}
+
+// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
 //
-// Near child first with an explicit stack of BLOB_MAX_BVH_DEPTH entries (the blob
-// loader refuses deeper trees, so it cannot overflow). A node (DeviceNode, one cache
-// line) holds both children's boxes and links, so one visit tests both; each axis is
-// stored in both plane orders and the ray reads the row that puts its near planes in
-// lanes x, y and far planes in z, w: the slab test needs no min/max to sort planes (the
-// min/max were the largest instruction class; docs/performance.md, "Choices in the code"). A stack entry keeps its box's entry
-// distance, so a subtree behind a closer hit found meanwhile is dropped unvisited.
-template <typename Leaf>
-__device__ __forceinline__ void walk_closest(unsigned int root, float3 origin, float3 dir, float& t_closest,
-                                             Leaf&& leaf) {
+// Near child first with an explicit stack (the blob loader refuses trees deeper than
+// BLOB_MAX_BVH_DEPTH, so it cannot overflow). A node (DeviceNode, one cache line) holds
+// both children's boxes and links, so one visit tests both; each axis is stored in both
+// plane orders and the ray reads the row that puts its near planes in lanes x, y and
+// far planes in z, w: the slab test needs no min/max to sort planes (the min/max were
+// the largest instruction class; docs/performance.md, "Choices in the code"). A stack
+// entry keeps its box's entry distance, so a subtree behind a closer hit found
+// meanwhile is dropped unvisited (the rest of an instance leaf and the marker keep 0).
+__device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
+    static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
     const DeviceNode* __restrict__ nodes = params.nodes;
-    const NodeRay r = node_ray(origin, dir);
+    WalkRay w = world_ray(origin, dir);
+    float t_closest = PT_INFINITY;
+    unsigned int closest = NO_HIT;
+    unsigned int instance = NO_HIT;
     // x: a child link; y: the bits of its box's entry distance.
-    uint2 stack[BLOB_MAX_BVH_DEPTH];
+    uint2 stack[WALK_STACK];
     unsigned int stack_len = 0;
-    unsigned int node = root;
+    unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            leaf(node, t_closest);
+            if (holds_instances(node)) {
+                node = enter_instance(node, origin, dir, w, stack, stack_len,
+                                      [](unsigned int link) { return make_uint2(link, 0u); });
+                continue;
+            }
+            const unsigned int before = closest;
+            leaf_hits<false>(node, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
+            if (kInstances && closest != before) instance = w.instance;
         } else {
-            const ChildSpans c = child_spans(nodes + node, r, t_closest);
+            const ChildSpans c = child_spans(nodes + node, w.nodes, t_closest);
             const bool hit_left = c.enter_left <= c.exit_left;
             const bool hit_right = c.enter_right <= c.exit_right;
             if (hit_left && hit_right) {
@@ -134,31 +199,44 @@ __device__ __forceinline__ void walk_closest(unsigned int root, float3 origin, f
         bool popped = false;
         while (stack_len > 0) {
             const uint2 entry = stack[--stack_len];
+            if (kInstances && entry.x == EXIT_INSTANCE) {
+                w = world_ray(origin, dir);
+                continue;
+            }
             if (__uint_as_float(entry.y) < t_closest) {
                 node = entry.x;
                 popped = true;
                 break;
             }
         }
-        if (!popped) return;
+        if (!popped) break;
     }
+    return Hit{t_closest, closest, instance};
 }
 
-// The shadow-ray walk from link `root`: true as soon as `leaf(link)` finds a blocker.
-// Same walk as walk_closest, without the entry distances: any blocker will do, so
-// there is no closer hit to prune by.
-template <typename Leaf>
-__device__ __forceinline__ bool walk_any(unsigned int root, float3 origin, float3 dir, float t_max, Leaf&& leaf) {
+// True when a primitive other than `skip` lies on the ray in (0, t_max): the
+// shadow-ray query, which stops at the first blocker (one "ray"). Same walk as
+// traverse, without the entry distances: any blocker will do, so there is no closer
+// hit to prune by. `skip` is a light of the world's tree: instances are not lights, so
+// none of theirs is skipped.
+__device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
-    const NodeRay r = node_ray(origin, dir);
-    unsigned int stack[BLOB_MAX_BVH_DEPTH];
+    WalkRay w = world_ray(origin, dir);
+    unsigned int stack[WALK_STACK];
     unsigned int stack_len = 0;
-    unsigned int node = root;
+    unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (leaf(node)) return true;
+            if (holds_instances(node)) {
+                node = enter_instance(node, origin, dir, w, stack, stack_len, [](unsigned int link) { return link; });
+                continue;
+            }
+            float t = t_max;
+            unsigned int unused = NO_HIT;
+            if (leaf_hits<true>(node, w.origin, w.dir, t, unused, w.instance == NO_HIT ? skip : NO_HIT, w.replaced))
+                return true;
         } else {
-            const ChildSpans c = child_spans(nodes + node, r, t_max);
+            const ChildSpans c = child_spans(nodes + node, w.nodes, t_max);
             const bool hit_left = c.enter_left <= c.exit_left;
             const bool hit_right = c.enter_right <= c.exit_right;
             if (hit_left && hit_right) stack[stack_len++] = c.links.y;
@@ -167,93 +245,13 @@ __device__ __forceinline__ bool walk_any(unsigned int root, float3 origin, float
                 continue;
             }
         }
-        if (stack_len == 0) return false;
-        node = stack[--stack_len];
-    }
-}
-
-// Whether leaf link `leaf` holds instances (only in modules with kInstances).
-__device__ __forceinline__ bool holds_instances(unsigned int leaf) {
-    return kInstances && (leaf & BLOB_PRIM_KIND_MASK) == (BLOB_PRIM_INSTANCE << BLOB_PRIM_KIND_SHIFT);
-}
-
-// The material that replaces instance `i`'s triangles' own, or NO_HIT (BLOB_NO_MATERIAL).
-__device__ __forceinline__ unsigned int instance_material(unsigned int i) {
-    const unsigned int* kind_first = reinterpret_cast<const unsigned int*>(&params.kind_first);
-    return __ldg(&params.prim_materials[kind_first[BLOB_PRIM_INSTANCE] + i]);
-}
-
-// The instances of leaf link `leaf` against the ray: each one's bottom level walked
-// with the ray in its space (instances.cuh), on the same distance scale; a closer hit
-// shrinks `t_closest` and sets `closest` and `instance`. Not inlined: the walk within a
-// walk is large, and every query that reaches it would carry a copy (traverse and the
-// shadow rays' several call sites), which multiplied the kernels' compile time.
-__device__ __noinline__ void intersect_instances(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
-                                                 unsigned int& closest, unsigned int& instance) {
-    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
-    const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
-    for (unsigned int i = first; i < end; ++i) {
-        const InstanceRecord* inst = instance_at(i);
-        float3 o, d;
-        instance_ray(inst, origin, dir, o, d);
-        const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
-        unsigned int found = NO_HIT;
-        walk_closest(__ldg(&inst->root), o, d, t_closest, [&](unsigned int bottom_leaf, float& t) {
-            leaf_hits<false>(bottom_leaf, o, d, t, found, NO_HIT, replaced);
-        });
-        if (found != NO_HIT) {
-            closest = found;
-            instance = i;
+        for (;;) {
+            if (stack_len == 0) return false;
+            node = stack[--stack_len];
+            if (!(kInstances && node == EXIT_INSTANCE)) break;
+            w = world_ray(origin, dir);
         }
     }
-}
-
-// True when a triangle of an instance of leaf link `leaf` lies on the ray in
-// (0, t_max). Not inlined, as intersect_instances.
-__device__ __noinline__ bool occluded_by_instances(unsigned int leaf, float3 origin, float3 dir, float t_max) {
-    const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
-    const unsigned int end = first + ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
-    for (unsigned int i = first; i < end; ++i) {
-        const InstanceRecord* inst = instance_at(i);
-        float3 o, d;
-        instance_ray(inst, origin, dir, o, d);
-        const unsigned int replaced = kAlpha ? instance_material(i) : NO_HIT;
-        const bool blocked = walk_any(__ldg(&inst->root), o, d, t_max, [&](unsigned int bottom_leaf) {
-            float t = t_max;
-            unsigned int unused = NO_HIT;
-            return leaf_hits<true>(bottom_leaf, o, d, t, unused, NO_HIT, replaced);
-        });
-        if (blocked) return true;
-    }
-    return false;
-}
-
-// The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
-__device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
-    static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
-    float t_closest = PT_INFINITY;
-    unsigned int closest = NO_HIT;
-    unsigned int instance = NO_HIT;
-    walk_closest(params.bvh_root, origin, dir, t_closest, [&](unsigned int leaf, float& t) {
-        if (holds_instances(leaf)) {
-            intersect_instances(leaf, origin, dir, t, closest, instance);
-            return;
-        }
-        const unsigned int before = closest;
-        intersect_leaf(leaf, origin, dir, t, closest);
-        if (kInstances && closest != before) instance = NO_HIT;
-    });
-    return Hit{t_closest, closest, instance};
-}
-
-// True when a primitive other than `skip` lies on the ray in (0, t_max): the
-// shadow-ray query, which stops at the first blocker (one "ray"). `skip` is a light of
-// the world's tree: instances are not lights, so none of theirs is skipped.
-__device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
-    return walk_any(params.bvh_root, origin, dir, t_max, [&](unsigned int leaf) {
-        if (holds_instances(leaf)) return occluded_by_instances(leaf, origin, dir, t_max);
-        return occludes_leaf(leaf, origin, dir, t_max, skip);
-    });
 }
 
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {

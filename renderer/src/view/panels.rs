@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use eframe::egui::{self, Color32, RichText};
+use scene_compiler::blob::layout::PrimKind;
 use scene_compiler::limits;
 use scene_compiler::scene::{RenderSettings, SamplerKind, Scene, ViewTransform};
 
@@ -138,6 +139,13 @@ impl StatsPanel {
                 row("spheres", current.scene.spheres.len().to_string());
                 if !current.scene.boxes.is_empty() {
                     row("boxes", current.scene.boxes.len().to_string());
+                }
+                let instances = current.view().header.prim_count(PrimKind::Instance);
+                if instances > 0 {
+                    // Stored once each, however often the instances place them.
+                    let triangles = current.view().header.prim_count(PrimKind::Triangle);
+                    row("triangles", triangles.to_string());
+                    row("instances", instances.to_string());
                 }
                 row("blob", format!("{:.1} KiB", current.blob.len() as f64 / 1024.0));
                 row("BVH", format!("{} nodes, depth {}, SAH {:.2}", bvh.node_count, bvh.depth, bvh.sah_cost));

@@ -114,7 +114,9 @@ pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> 
 /// materials when the mesh uses them.
 pub fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
     let data = &mesh.data;
-    ui.label(format!("model {} · {} triangles", mesh.file, data.triangles.len()));
+    let instances = mesh.instance_count();
+    let placed = if instances > 0 { format!(" · {instances} instances") } else { String::new() };
+    ui.label(format!("model {} · {} triangles{placed}", mesh.file, data.stored_triangles()));
     if mesh.material.is_some() {
         return;
     }
