@@ -451,14 +451,16 @@ fn forest(count: usize, subdivisions: u32, seed: u64, flatten: bool, output: &Pa
         Material::new("pine", MaterialKind::Lambert { albedo: Vec3::new(0.1, 0.3, 0.2) }),
     ];
     let half = 0.5 * extent + 2.0;
-    let look_at = Vec3::new(0.0, 0.0, 0.0);
-    let look_from = Vec3::new(0.35, 0.25, 0.6) * extent.max(12.0);
+    // Above the trees at a corner of the forest, looking across it and a little down:
+    // near trees large, the far ones down to the horizon.
+    let look_from = Vec3::new(-0.5 * extent, 4.0, -0.5 * extent);
+    let look_at = look_from + Vec3::new(1.0, -0.3, 1.0);
     let scene = Scene {
         camera: Camera {
             look_from,
             look_at,
             up: Vec3::Y,
-            vfov_deg: 40.0,
+            vfov_deg: 50.0,
             aperture: 0.0,
             focus_dist: (look_from - look_at).length(),
         },
