@@ -262,7 +262,7 @@ fn out_of_range_indices_are_named() {
     unknown_kind.as_mut_slice()[at..at + 4].copy_from_slice(&(link | PRIM_KIND_MASK).to_le_bytes());
     fix_crc(unknown_kind.as_mut_slice());
     let err = BlobView::parse(&unknown_kind).unwrap_err().to_string();
-    assert!(err.contains("unknown primitive kind 3"), "{err}");
+    assert!(err.contains("unknown primitive kind 7"), "{err}");
 
     // Point the root's right child back at the root: a cycle the GPU would loop on.
     let mut cycle = compiled.blob.clone();

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use glam::Vec3;
-use scene_compiler::compile::{Previous, compile_scene_reusing};
+use scene_compiler::compile::compile_scene_reusing;
 use scene_compiler::scene::{self, LoadError, PlyEncoding, Scene, Sphere, write_sphere_file};
 use scene_compiler::sphere_files::with_spheres;
 use scene_compiler::{BlobView, CompileOptions, compile_scene};

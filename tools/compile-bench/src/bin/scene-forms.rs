@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use scene_compiler::scene::{self, Scene};
-use scene_compiler::{CompileOptions, Previous, compile_scene, compile_scene_reusing};
+use scene_compiler::{CompileOptions, compile_scene, compile_scene_reusing};
 
 /// Reads a scene file to text and parses it (timed together: the file read is part of
 /// what each form costs).
