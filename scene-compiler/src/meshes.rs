@@ -79,7 +79,8 @@ fn add_instances(
     scene.bottom_levels.push(level);
     let placements: Vec<(Affine3A, Option<u32>)> = placements.collect();
     let placed = placements.par_iter().map(|&(to_world, material)| {
-        let world = cover.iter().map(|b| placed_bounds(b, &to_world)).reduce(|a, b| [a[0].min(b[0]), a[1].max(b[1])]);
+        let world =
+            cover.iter().map(|b| placed_bounds(b, &to_world)).reduce(|a, b| [a[0].min(b[0]), a[1].max(b[1])]);
         Instance { to_world, bottom_level: index, material, bounds: world.unwrap_or([Vec3::ZERO; 2]) }
     });
     scene.instances.par_extend(placed);
@@ -92,7 +93,8 @@ fn add_instances(
 /// box to 71 % on that axis's plane, and a forest's rays enter the instances whose
 /// boxes they cross (the 400-tree forest ran 30 % behind its flattened triangles).
 fn cover(triangles: &[Triangle]) -> Vec<Aabb> {
-    let bounds = |t: &Triangle| Aabb { min: t.v[0].min(t.v[1]).min(t.v[2]), max: t.v[0].max(t.v[1]).max(t.v[2]) };
+    let bounds =
+        |t: &Triangle| Aabb { min: t.v[0].min(t.v[1]).min(t.v[2]), max: t.v[0].max(t.v[1]).max(t.v[2]) };
     let all = triangles.iter().fold(Aabb::EMPTY, |b, t| b.union(bounds(t)));
     let mid = 0.5 * (all.min + all.max);
     let octant = |t: &Triangle| {

@@ -389,7 +389,7 @@ impl<'a> BlobView<'a> {
         let instances = self.header.kind_first()[PrimKind::Instance as usize] as usize;
         let bad =
             |(i, &m): (usize, &u32)| m as usize >= material_count && !(i >= instances && m == NO_MATERIAL);
-        if let Some(i) = self.prim_materials.iter().enumerate().position(|e| bad(e)) {
+        if let Some(i) = self.prim_materials.iter().enumerate().position(bad) {
             let m = self.prim_materials[i];
             let problem = format!("material id {m} out of range (blob has {material_count} materials)");
             return Err(BlobError::record(S::PrimMaterials, i, problem));

@@ -118,7 +118,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     let first_slot = kind_first[PrimKind::Triangle as usize] as usize + prims.count(PrimKind::Triangle);
     levels.write_triangles(triangles, &mut prim_materials[first_slot..], &mut prim_sources[first_slot..]);
     let roots = levels.roots();
-    let instances = records_mut::<InstanceRecord>(&mut sections_of_kind[PrimKind::Instance as usize]);
+    let instances = records_mut::<InstanceRecord>(sections_of_kind[PrimKind::Instance as usize]);
     for &(kind, within, source) in &prims.slots {
         if kind == PrimKind::Instance {
             instances[within as usize].root = roots[scene.instances[source as usize].bottom_level as usize];
