@@ -4,8 +4,9 @@
 //! The blob keeps what rendering needs, not how it was written: material names become
 //! `material0`, `material1`…, and emitters and lights get their radiance as `color`
 //! with strength or intensity 1; an image's uv transform comes back as offset, angle and
-//! scales from its rows (exact for untransformed images, else to rounding). Compiling the
-//! result renders the same image.
+//! scales from its rows (exact for untransformed images, else to rounding). Instances
+//! come back with their bottom levels (each distinct root's triangles, in their own
+//! space). Compiling the result renders the same image.
 
 use glam::Vec3;
 use scene_compiler::BlobView;
@@ -74,7 +75,57 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
     for kind in PrimKind::ALL {
         with_shape!(kind, S => *S::of_mut(&mut scene) = decode_kind::<S>(view));
     }
+    decode_levels(view, &mut scene);
     scene
+}
+
+/// Takes the instances' triangles out of `scene.triangles` (every triangle of the
+/// blob, in source order) into one bottom level per distinct root link, and points
+/// each instance (whose `bottom_level` holds its root link, `Shape::from_record`) at
+/// its level. A level's triangles are numbered after the world's, level after level
+/// (`blob::write`), so each level's sources are one range, and the world's come first.
+fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
+    use scene_compiler::blob::layout::{is_leaf, leaf_prims, prim_parts};
+    use scene_compiler::scene::BottomLevel;
+    let first = view.header.kind_first()[PrimKind::Triangle as usize] as usize;
+    let mut roots: Vec<u32> = Vec::new();
+    for instance in &mut scene.instances {
+        let root = instance.bottom_level;
+        let level = roots.iter().position(|&r| r == root).unwrap_or_else(|| {
+            roots.push(root);
+            roots.len() - 1
+        });
+        instance.bottom_level = level as u32;
+    }
+    // Per level, the range of its triangles' sources (the loader checked each tree).
+    let ranges: Vec<std::ops::Range<usize>> = roots
+        .iter()
+        .map(|&root| {
+            let (mut lo, mut hi) = (usize::MAX, 0);
+            let mut stack = vec![root];
+            while let Some(link) = stack.pop() {
+                if is_leaf(link) {
+                    let (prim, count) = leaf_prims(link);
+                    for index in prim_parts(prim).1..prim_parts(prim).1 + count {
+                        let source = view.prim_sources[first + index as usize] as usize;
+                        (lo, hi) = (lo.min(source), hi.max(source + 1));
+                    }
+                } else {
+                    let links = view.node_links[link as usize];
+                    stack.extend([links.left, links.right]);
+                }
+            }
+            lo..hi
+        })
+        .collect();
+    let Some(world) = ranges.iter().map(|r| r.start).min() else { return };
+    let levels = scene.triangles.split_off(world);
+    scene.bottom_levels = ranges
+        .into_iter()
+        .map(|r| BottomLevel {
+            triangles: std::sync::Arc::new(levels[r.start - world..r.end - world].to_vec()),
+        })
+        .collect();
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and

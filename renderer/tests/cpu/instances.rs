@@ -276,3 +276,31 @@ fn an_instance_material_replaces_the_model_material() {
         assert_eq!(m.emission.z > 0.0, expected == 1, "the instance at x = {x}");
     }
 }
+
+/// A `.blob` with instances read back (as a session on it does) has its bottom levels
+/// and instances again, and compiles (an edit of it) to a scene with the same triangles
+/// and instances that hits what the blob hits.
+#[test]
+fn a_blob_with_instances_reads_back_and_compiles_again() {
+    use renderer::load::{CompiledScene, load};
+    use scene_compiler::CompileOptions;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("three.blob");
+    std::fs::write(&path, &*compile(&three_spheres(true))).expect("write blob");
+    let options = CompileOptions::default();
+    let read = load(&path, &options).expect("the blob loads");
+    assert_eq!(read.scene.instances.len(), 3);
+    assert_eq!(read.scene.bottom_levels.len(), 1);
+    let again = CompiledScene::from_scene(read.scene.clone(), &options);
+    let (a, b) = (read.view(), again.view());
+    for kind in [PrimKind::Triangle, PrimKind::Instance, PrimKind::Sphere] {
+        assert_eq!(a.header.prim_count(kind), b.header.prim_count(kind), "{}", kind.name());
+    }
+    let (a, b) = (CpuScene::from_blob(&a), CpuScene::from_blob(&b));
+    let origin = Vec3A::new(0.0, 2.2, 7.0);
+    for x in [-1.8, 0.0, 1.8, 3.0] {
+        let dir = (Vec3A::new(x, 0.8, 0.0) - origin).normalize();
+        let (ha, hb) = (traverse(&a, origin, dir, f32::INFINITY), traverse(&b, origin, dir, f32::INFINITY));
+        assert_eq!(ha.map(|h| h.t), hb.map(|h| h.t), "towards x = {x}");
+    }
+}
