@@ -111,3 +111,8 @@ __constant__ unsigned int SOBOL_DIRECTIONS[4][32] = {
      0x208f8000u, 0x51474000u, 0xfbea2000u, 0x75d93000u, 0xa0858800u, 0x914e5400u, 0xdbe79e00u, 0x25db6d00u,
      0x58800080u, 0xe54000c0u, 0x79e00020u, 0xb6d00050u, 0x800800f8u, 0xc00c0074u, 0x200200a2u, 0x50050093u},
 };
+
+// The AOVs' own camera rays (docs/path-tracing.md, "AOVs").
+static constexpr unsigned int AOV_RAYS = 4u;
+static constexpr unsigned int AOV_RAY_SAMPLES = 4u;
+static constexpr unsigned int AOV_SEED = 0x9e3779b9u;

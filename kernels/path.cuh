@@ -63,10 +63,12 @@ __device__ __forceinline__ Path start_path(unsigned int x, unsigned int y, unsig
     p.bounce_point = make_float3(0.0f, 0.0f, 0.0f);
     p.eta_scale = 1.0f;
     if (kAovs) {
+        // A sample below AOV_RAY_SAMPLES takes its albedo, normal and depth from its AOV
+        // rays (trace_aov_rays): its path records none, and adds zeros (add_sample_aov).
+        p.aov_open = sample_index >= AOV_RAY_SAMPLES;
         p.aov_albedo = make_float3(0.0f, 0.0f, 0.0f);
         p.aov_normal = make_float3(0.0f, 0.0f, 0.0f);
-        p.aov_depth = MISS_DEPTH;
-        p.aov_open = true;
+        p.aov_depth = p.aov_open ? MISS_DEPTH : 0.0f;
     }
     return p;
 }
@@ -142,14 +144,14 @@ __device__ __forceinline__ PrincipledParams principled_params(const Shade& sh) {
     return p;
 }
 
-// The AOVs at a hit (CPU: integrator.rs `aov_albedo`): the camera distance of the first
-// hit; the albedo and normal of the first that is not a delta lobe (a mirror, glass),
-// the emission (at most 1) of an emitter that does not scatter, whose albedo would be 0.
-__device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 normal, bool principled, float t) {
-    if (p.depth == 0) p.aov_depth = t;
+// The albedo AOV of a material at a hit (CPU: integrator.rs `aov_albedo`): false for a
+// delta lobe (a mirror, glass), which the AOVs look through; else `value` is the albedo
+// of its diffuse or glossy lobe, or the emission (at most 1) of an emitter that does not
+// scatter, whose albedo would be 0.
+__device__ __forceinline__ bool aov_albedo(const Shade& sh, bool principled, float3& value) {
     const float3 albedo = xyz(sh.albedo_roughness);
     bool delta;
-    float3 value = albedo;
+    value = albedo;
     if (principled) {
         delta = principled_is_delta(principled_params(sh));
     } else if (sh.kind == BLOB_MATERIAL_METAL) {
@@ -164,10 +166,84 @@ __device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 norm
             value = fminf3(xyz(sh.emission_ior), 1.0f);
         }
     }
-    if (delta) return;
+    return !delta;
+}
+
+// The path's AOVs at a hit: the camera distance of the first hit; the albedo and normal
+// of the first that is not a delta lobe.
+__device__ __forceinline__ void record_aov(Path& p, const Shade& sh, float3 normal, bool principled, float t) {
+    if (p.depth == 0) p.aov_depth = t;
+    float3 value;
+    if (!aov_albedo(sh, principled, value)) return;
     p.aov_albedo = value;
     p.aov_normal = normal;
     p.aov_open = false;
+}
+
+// The surface of `hit`, reached by the ray (origin, dir), in the world; `local` is where
+// its primitive's own tests read it, `inst` its instance (null on the world's own
+// primitives). A hit on an instance is computed in its bottom level's space and
+// brought to the world (instances.cuh).
+__device__ __forceinline__ Surface hit_surface(const Hit& hit, float3 origin, float3 dir, Surface& local,
+                                               const InstanceRecord*& inst) {
+    inst = nullptr;
+    if (kInstances && hit.instance != NO_HIT) {
+        inst = instance_at(hit.instance);
+        float3 o, d;
+        instance_ray(inst, origin, dir, o, d);
+        local = surface(hit.prim, o, d, hit.t);
+        return instance_surface_to_world(inst, local);
+    }
+    local = surface(hit.prim, origin, dir, hit.t);
+    return local;
+}
+
+// The material of `hit` on instance `inst` (or null): the instance's, when it replaces
+// its triangles', else the primitive's.
+__device__ __forceinline__ const MaterialRecord* hit_material(const Hit& hit, const InstanceRecord* inst) {
+    const unsigned int replaced = kInstances && inst ? instance_material(hit.instance) : NO_HIT;
+    return replaced != NO_HIT ? params.materials + replaced : prim_material(hit.prim);
+}
+
+// A hit made ready to shade (CPU: integrator.rs `shade_hit`): its surface, the side the
+// ray came from, the material after its textures and the normals that shade.
+struct ShadedHit {
+    Surface s;
+    // The geometric normal facing the ray: it decides sides and offsets.
+    float3 n;
+    // Scattering and NEE shade with this (a Principled material's: normals.specular).
+    float3 ns;
+    Shade sh;
+    // A Principled material's normals (set only for one).
+    PrincipledNormals normals;
+    bool front_face;
+    bool principled;
+};
+
+// The hit `hit` of the ray (origin, dir), unit `dir`, made ready to shade: what
+// extend_path does at a hit before it shades, the same steps.
+__device__ __forceinline__ ShadedHit shade_hit(const Hit& hit, float3 origin, float3 dir) {
+    ShadedHit h;
+    Surface local;
+    const InstanceRecord* inst;
+    h.s = hit_surface(hit, origin, dir, local, inst);
+    h.front_face = dot(dir, h.s.normal) < 0.0f;
+    h.n = h.front_face ? h.s.normal : -h.s.normal;
+    h.ns = h.front_face ? h.s.shading : -h.s.shading;
+    const MaterialRecord* __restrict__ m = hit_material(hit, inst);
+    h.sh.emission_ior = __ldg(&m->emission_ior);
+    h.sh.albedo_roughness = __ldg(&m->albedo_roughness);
+    h.sh.kind = __ldg(&m->kind);
+    h.sh.pbr = kPrincipled ? __ldg(&m->pbr) : make_float4(0.0f, 0.0f, 1.0f, 1.0f);
+    if (kAppearance) textured(m, hit.prim, h.s, local, inst, h.sh, h.ns);
+    h.principled = kPrincipled && h.sh.kind == BLOB_MATERIAL_PRINCIPLED;
+    if (h.principled) {
+        h.normals.smooth = h.front_face ? h.s.shading : -h.s.shading;
+        h.normals.diffuse = h.ns;
+        h.ns = valid_shading_normal(h.n, -dir, h.ns);
+        h.normals.specular = h.ns;
+    }
+    return h;
 }
 
 // One iteration of the spec's bounce loop at depth `p.depth` (the caller checks
@@ -213,26 +289,16 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
         }
         return false;
     }
-    // A hit on an instance is computed in its bottom level's space (`local`) and
-    // brought to the world (instances.cuh).
-    const InstanceRecord* inst = nullptr;
+    // The steps of shade_hit (which the AOV rays call), written out here so that the
+    // path loop compiles to the code it did before AOV rays.
     Surface local;
-    if (kInstances && hit.instance != NO_HIT) {
-        inst = instance_at(hit.instance);
-        float3 o, d;
-        instance_ray(inst, p.origin, p.dir, o, d);
-        local = surface(hit.prim, o, d, hit.t);
-    } else {
-        local = surface(hit.prim, p.origin, p.dir, hit.t);
-    }
-    const Surface s = kInstances && inst ? instance_surface_to_world(inst, local) : local;
+    const InstanceRecord* inst;
+    const Surface s = hit_surface(hit, p.origin, p.dir, local, inst);
     const bool front_face = dot(p.dir, s.normal) < 0.0f;
     const float3 n = front_face ? s.normal : -s.normal;
     // Scattering and NEE shade with this; `n` decides sides and offsets.
     float3 ns = front_face ? s.shading : -s.shading;
-    const unsigned int replaced = kInstances && inst ? instance_material(hit.instance) : NO_HIT;
-    const MaterialRecord* __restrict__ m =
-        replaced != NO_HIT ? params.materials + replaced : prim_material(hit.prim);
+    const MaterialRecord* __restrict__ m = hit_material(hit, inst);
     float weight = 1.0f;
     if (kNee && p.bsdf_pdf > 0.0f) {
         const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
@@ -324,7 +390,9 @@ __device__ __forceinline__ float3 sample_value(const Path& p) {
     return all_finite(p.radiance) ? p.radiance : make_float3(0.0f, 0.0f, 0.0f);
 }
 
-// Adds a finished sample's AOVs (its `value` from sample_value) to a pixel's sums.
+// Adds a finished sample's AOVs (its `value` from sample_value) to a pixel's sums: the
+// squared luminance, and the albedo, normal and depth its path recorded (zeros for a
+// sample whose AOV rays add them: start_path).
 __device__ __forceinline__ void add_sample_aov(AovSum& s, const Path& p, float3 value) {
     const float l = LUMINANCE_R * value.x + LUMINANCE_G * value.y + LUMINANCE_B * value.z;
     s.albedo_depth.x += p.aov_albedo.x;
@@ -335,6 +403,89 @@ __device__ __forceinline__ void add_sample_aov(AovSum& s, const Path& p, float3 
     s.normal_l2.y += p.aov_normal.y;
     s.normal_l2.z += p.aov_normal.z;
     s.normal_l2.w += l * l;
+}
+
+// The AOVs of one camera ray (CPU: aov.rs `trace_aov_ray`): the depth of its first hit,
+// the albedo and normal of the first hit that is not a delta lobe, mirrors and glass
+// followed as a path follows them (their scatter, with this ray's numbers), with no
+// shading, light or roulette; where the ray escapes, the sky's radiance at most 1. Up
+// to max_depth segments, as a path. Adds them to the sums `albedo`, `normal`, `depth`.
+__device__ __forceinline__ void trace_aov_ray(unsigned int x, unsigned int y, Sampler& sampler, float3& albedo,
+                                              float3& normal, float& depth, unsigned int& rays) {
+    Ray ray = generate_camera_ray(x, y, sampler);
+    float3 a = make_float3(0.0f, 0.0f, 0.0f);
+    float3 nrm = make_float3(0.0f, 0.0f, 0.0f);
+    float t = MISS_DEPTH;
+    for (unsigned int d = 0; d < params.max_depth; ++d) {
+        ++rays;
+        const Hit hit = traverse(ray.origin, ray.dir);
+        if (hit.prim == NO_HIT) {
+            a = fminf3(sky(ray.dir), 1.0f);
+            break;
+        }
+        const ShadedHit h = shade_hit(hit, ray.origin, ray.dir);
+        if (d == 0) t = hit.t;
+        float3 value;
+        if (aov_albedo(h.sh, h.principled, value)) {
+            a = value;
+            nrm = h.principled ? h.normals.diffuse : h.ns;
+            break;
+        }
+        const ScatterRandoms r = draw_scatter_randoms(sampler, d);
+        const Bounce bounce = h.principled ? scatter_principled(principled_params(h.sh), ray.dir, h.normals,
+                                                                h.front_face, r)
+                                           : scatter(h.sh.kind, h.sh.albedo_roughness, h.sh.emission_ior.w, ray.dir,
+                                                     h.ns, h.front_face, r);
+        if (bounce.absorbed) break;
+        // As the path: a delta bounce that leaves on the wrong side of the surface ends it.
+        if (kPrincipled && bounce.principled && bounce.transmitted == (dot(bounce.dir, h.n) > 0.0f)) break;
+        ray.origin = offset_ray_origin(h.s, bounce.dir);
+        ray.dir = bounce.dir;
+    }
+    albedo += a;
+    normal += nrm;
+    depth += t;
+}
+
+// The seed hash of the AOV rays' sampler, from the frame's pcg_hash(seed) (CPU: aov.rs
+// `aov_seed_hash`): a sampler of their own, so the beauty draws what it draws without
+// AOVs.
+__device__ __forceinline__ unsigned int aov_seed_hash(unsigned int seed_hash) { return pcg_hash(seed_hash ^ AOV_SEED); }
+
+// Adds the AOVs of sample `sample_index`, a sample below AOV_RAY_SAMPLES, to a pixel's
+// sums (CPU: aov.rs `trace_aov_rays`): the average of AOV_RAYS AOV rays, ray k sample
+// `sample_index * AOV_RAYS + k` of the AOV rays' sampler (one sequence over the pixel's
+// samples; with Sobol points a net of samples x AOV_RAYS positions in the pixel).
+__device__ __forceinline__ void trace_aov_rays(AovSum& s, unsigned int x, unsigned int y, unsigned int pixel_index,
+                                               unsigned int sample_index, unsigned int aov_seed, unsigned int& rays) {
+    float3 albedo = make_float3(0.0f, 0.0f, 0.0f);
+    float3 normal = make_float3(0.0f, 0.0f, 0.0f);
+    float depth = 0.0f;
+    for (unsigned int k = 0; k < AOV_RAYS; ++k) {
+        Sampler sampler = sampler_init(pixel_index, sample_index * AOV_RAYS + k, aov_seed);
+        trace_aov_ray(x, y, sampler, albedo, normal, depth, rays);
+    }
+    const float inv = 1.0f / (float)AOV_RAYS;
+    s.albedo_depth.x += albedo.x * inv;
+    s.albedo_depth.y += albedo.y * inv;
+    s.albedo_depth.z += albedo.z * inv;
+    s.albedo_depth.w += depth * inv;
+    s.normal_l2.x += normal.x * inv;
+    s.normal_l2.y += normal.y * inv;
+    s.normal_l2.z += normal.z * inv;
+}
+
+// The AOV rays of the samples `first_sample .. first_sample + samples` of a pixel that
+// are below AOV_RAY_SAMPLES: all lanes of a warp trace them together, before their paths.
+// Not inlined (it runs once per pixel and launch): its registers are allocated apart
+// from the path loop's, which compiles as it did without AOV rays.
+__device__ __noinline__ void trace_pixel_aov_rays(AovSum& s, unsigned int x, unsigned int y,
+                                                     unsigned int pixel_index, unsigned int first_sample,
+                                                     unsigned int samples, unsigned int seed_hash,
+                                                     unsigned int& rays) {
+    const unsigned int aov_seed = aov_seed_hash(seed_hash);
+    const unsigned int end = first_sample + samples < AOV_RAY_SAMPLES ? first_sample + samples : AOV_RAY_SAMPLES;
+    for (unsigned int i = first_sample; i < end; ++i) trace_aov_rays(s, x, y, pixel_index, i, aov_seed, rays);
 }
 
 // One whole camera sample, as the CPU's trace_sample.

@@ -76,6 +76,12 @@ __device__ __forceinline__ void render_film() {
     if (x < params.width && y < params.height) {
         const unsigned int pixel_index = y * params.width + x;
         AovSum aov = aov_zero();
+        // The AOV rays of the launch's samples that have them, before any path: every
+        // lane of the block traces as many.
+        if (kAovs) {
+            trace_pixel_aov_rays(aov, x, y, pixel_index, params.first_sample, params.samples, pcg_hash(params.seed),
+                                 rays);
+        }
         accumulate(pixel_index, render_pixel<kNee>(x, y, pixel_index, rays, aov));
         if (kAovs) accumulate_aov(pixel_index, aov);
     }

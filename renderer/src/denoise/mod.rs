@@ -3,8 +3,9 @@
 //! A film rendered with AOVs holds, beside each pixel's radiance sum, the sum of one
 //! [`AovSample`] per sample: the albedo and shading normal of the first surface that is
 //! not a perfect mirror or glass (seen through those), the camera distance of the first
-//! hit, and the squared luminance of the sample's radiance (its second moment, for the
-//! variance). [`Aovs`] are their averages, what `render --aov` writes as EXR layers.
+//! hit (for a pixel's first samples the averages over AOV rays of their own:
+//! `backend::cpu::aov`), and the squared luminance of the sample's radiance (its second
+//! moment, for the variance). [`Aovs`] are their averages, what `render --aov` writes as EXR layers.
 //!
 //! The filter is the spatial part of SVGF (Schied et al. 2017): edge-avoiding à-trous
 //! wavelet passes (Dammertz et al. 2010) over irradiance, the radiance divided by the

@@ -7,22 +7,21 @@ use glam::Vec3A;
 
 use super::direct::{Bsdf, direct_light};
 use super::lights::Sun;
-use super::material::Lobe;
+use super::material::{Lobe, Material};
 use super::prims;
 use super::principled::Normals;
 use super::sampler::Sampler;
 use super::scatter::{ScatterRandoms, entering, principled_of, scatter};
 use super::scene::CpuScene;
 use super::shading;
-use super::shapes::offset_ray_origin;
-use super::traverse::traverse;
+use super::shapes::{Surface, offset_ray_origin};
+use super::traverse::{Hit, traverse};
 use crate::backend::constants::{
     DIM_LENS_1, DIM_LENS_2, DIM_NEE_PICK, DIM_NEE_U1, DIM_NEE_U2, DIM_PIXEL_X, DIM_PIXEL_Y, DIM_ROULETTE,
     RR_START_DEPTH, bounce_dim,
 };
 use crate::camera::CameraFrame;
 use crate::denoise::AovSample;
-use crate::denoise::filter::luminance;
 use scene_compiler::blob::layout::{NO_TEXTURE, TEXTURE_SLOT_NORMAL};
 
 /// The camera frame in SIMD lanes.
@@ -87,7 +86,9 @@ pub fn generate_camera_ray<S: Sampler>(cam: &Camera, pixel: Pixel, sampler: &mut
 /// the lights at diffuse hits, combined with BSDF sampling by MIS (ignored when the
 /// scene has no light with power). `sampler` gives each use its dimension
 /// (`backend::constants`, `DIM_*`), in the spec's order. `aov`: where to record the
-/// sample's AOVs (a film without AOVs passes `None`).
+/// AOVs of the path's own first hits, albedo, normal and depth (`None` for a film
+/// without AOVs, and for a sample whose AOVs come from rays of their own: [`super::aov`]).
+/// Its `luminance2` is the caller's.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_sample<S: Sampler>(
@@ -141,37 +142,9 @@ pub fn trace_sample<S: Sampler>(
             }
             break;
         };
-        let hit_surface = prims::hit_surface(scene, &hit, origin, dir);
-        let surface = hit_surface.world;
-        let front_face = dir.dot(surface.normal) < 0.0;
-        let n = if front_face { surface.normal } else { -surface.normal };
-        // Scattering and NEE shade with this; `n` decides sides and offsets.
-        let mut ns = if front_face { surface.shading } else { -surface.shading };
-        let untextured = prims::hit_material(scene, &hit);
-        // A copy only for a textured material: untextured hits (every hit of most scenes)
-        // keep the reference (docs/performance.md, "Choices in the code").
-        let textured;
-        let m = if untextured.textured {
-            let uv = prims::uv(scene, hit.prim, &hit_surface.local);
-            textured = untextured.textured(&scene.textures, surface.point, uv);
-            let normal_map = textured.textures[TEXTURE_SLOT_NORMAL];
-            if normal_map != NO_TEXTURE {
-                let (dpdu, dpdv) = prims::hit_dpduv(scene, &hit, &hit_surface);
-                let texel = scene.textures.eval(normal_map, surface.point, uv);
-                ns = shading::normal_mapped(texel, textured.normal_scale, ns, dpdu, dpdv);
-            }
-            &textured
-        } else {
-            untextured
-        };
-        let principled = matches!(m.lobe, Lobe::Principled { .. });
-        let normals = if principled {
-            let smooth = if front_face { surface.shading } else { -surface.shading };
-            let specular = shading::valid_shading_normal(n, -dir, ns);
-            Normals { specular, diffuse: ns, smooth }
-        } else {
-            Normals::one(ns)
-        };
+        let mut textured = None;
+        let (Shaded { surface, front_face, n, normals, principled }, m) =
+            shade_hit(scene, &hit, origin, dir, &mut textured);
         if aov_open && let Some(a) = aov.as_deref_mut() {
             if depth == 0 {
                 a.depth = hit.t;
@@ -255,12 +228,63 @@ pub fn trace_sample<S: Sampler>(
         dir = bounce.dir;
         bounce_point = surface.point;
     }
-    let value = if radiance.is_finite() { radiance } else { Vec3A::ZERO };
-    if let Some(a) = aov {
-        let l = luminance(value.to_array());
-        a.luminance2 = l * l;
-    }
-    value
+    if radiance.is_finite() { radiance } else { Vec3A::ZERO }
+}
+
+/// What shading reads at a hit: the surface, which side the ray came from, the normals.
+#[derive(Clone, Copy, Debug)]
+pub struct Shaded {
+    pub surface: Surface,
+    pub front_face: bool,
+    /// The geometric normal facing the ray: it decides sides and offsets.
+    pub n: Vec3A,
+    /// The normals that shade, after a normal map, facing the ray (`specular` is the one
+    /// scattering and next-event estimation take; `diffuse` the AOVs' normal).
+    pub normals: Normals,
+    pub principled: bool,
+}
+
+/// The hit `hit` of the ray `(origin, dir)` (unit `dir`) made ready to shade: its
+/// surface, normals and material after its textures. A textured material is copied into
+/// `textured`; an untextured hit (every hit of most scenes) keeps the scene's reference
+/// (docs/performance.md, "Choices in the code").
+#[inline(always)]
+pub fn shade_hit<'a>(
+    scene: &'a CpuScene,
+    hit: &Hit,
+    origin: Vec3A,
+    dir: Vec3A,
+    textured: &'a mut Option<Material>,
+) -> (Shaded, &'a Material) {
+    let hit_surface = prims::hit_surface(scene, hit, origin, dir);
+    let surface = hit_surface.world;
+    let front_face = dir.dot(surface.normal) < 0.0;
+    let n = if front_face { surface.normal } else { -surface.normal };
+    // Scattering and NEE shade with this; `n` decides sides and offsets.
+    let mut ns = if front_face { surface.shading } else { -surface.shading };
+    let untextured = prims::hit_material(scene, hit);
+    let m: &Material = if untextured.textured {
+        let uv = prims::uv(scene, hit.prim, &hit_surface.local);
+        let m = textured.insert(untextured.textured(&scene.textures, surface.point, uv));
+        let normal_map = m.textures[TEXTURE_SLOT_NORMAL];
+        if normal_map != NO_TEXTURE {
+            let (dpdu, dpdv) = prims::hit_dpduv(scene, hit, &hit_surface);
+            let texel = scene.textures.eval(normal_map, surface.point, uv);
+            ns = shading::normal_mapped(texel, m.normal_scale, ns, dpdu, dpdv);
+        }
+        m
+    } else {
+        untextured
+    };
+    let principled = matches!(m.lobe, Lobe::Principled { .. });
+    let normals = if principled {
+        let smooth = if front_face { surface.shading } else { -surface.shading };
+        let specular = shading::valid_shading_normal(n, -dir, ns);
+        Normals { specular, diffuse: ns, smooth }
+    } else {
+        Normals::one(ns)
+    };
+    (Shaded { surface, front_face, n, normals, principled }, m)
 }
 
 /// The albedo AOV of a material at a hit, `None` for a delta lobe (a mirror, glass),
@@ -268,7 +292,7 @@ pub fn trace_sample<S: Sampler>(
 /// (at most 1) of an emitter that does not scatter, whose albedo would be 0 and would
 /// make its light vanish when the denoiser divides by it and multiplies back.
 #[inline(always)]
-fn aov_albedo(m: &super::material::Material) -> Option<Vec3A> {
+pub fn aov_albedo(m: &Material) -> Option<Vec3A> {
     match m.lobe {
         Lobe::Lambert => Some(m.albedo),
         Lobe::Metal { fuzz } => (fuzz > 0.0).then_some(m.albedo),

@@ -1,13 +1,14 @@
 //! The CPU backend: docs/path-tracing.md in Rust, parallel over image rows with rayon.
 //!
 //! Files follow the kernels' order: [`rng`] (PCG), [`sampler`] (independent or
-//! Sobol numbers by dimension), [`integrator`] (generate camera
-//! ray, one sample), [`traverse`] (BVH and sphere), [`scatter`] (materials),
-//! [`film`] (accumulate, tonemap). [`scene`] holds the owned copy of the blob.
+//! Sobol numbers by dimension), [`integrator`] (generate camera ray, one sample),
+//! [`aov`] (a sample's AOVs, the AOV rays), [`traverse`] (BVH and sphere), [`scatter`]
+//! (materials), [`film`] (accumulate, tonemap). [`scene`] holds the owned copy of the blob.
 //! Every (pixel, sample) has its own random stream and each pixel adds its samples
 //! in sample order, so the image for a seed is the same bits for any thread count,
 //! and for one call of 8 samples or two calls of 4.
 
+pub mod aov;
 pub mod direct;
 pub mod environment;
 pub mod film;
@@ -35,6 +36,7 @@ use rayon::prelude::*;
 use scene_compiler::BlobView;
 use scene_compiler::scene::SamplerKind;
 
+use self::aov::trace_sample_with_aovs;
 use self::film::Film;
 use self::integrator::{Camera, Pixel, trace_sample};
 use self::rng::{Rng, pcg_hash};
@@ -204,17 +206,32 @@ fn render_row<S: Sampler>(
     mut aovs: Option<&mut [AovSample]>,
 ) -> u64 {
     let mut rays = 0;
+    let aov_seed_hash = aov::aov_seed_hash(seed_hash);
     for (x, sum) in row.iter_mut().enumerate() {
         let pixel = Pixel { x: x as u32, y, width: job.width, height: job.height };
         let pixel_index = y * job.width + pixel.x;
         let mut acc = *sum;
-        let mut sample_aov = AovSample::default();
         for s in 0..job.samples {
-            let mut sampler = S::start(pixel_index, job.first_sample + s, seed_hash);
-            let aov = aovs.is_some().then_some(&mut sample_aov);
-            acc += trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut sampler, &mut rays, aov);
+            let index = job.first_sample + s;
+            let mut sampler = S::start(pixel_index, index, seed_hash);
             if let Some(aovs) = aovs.as_deref_mut() {
-                aovs[x].add(&sample_aov);
+                let (value, aov) = trace_sample_with_aovs(
+                    scene,
+                    camera,
+                    pixel,
+                    pixel_index,
+                    index,
+                    aov_seed_hash,
+                    job.max_depth,
+                    job.nee,
+                    &mut sampler,
+                    &mut rays,
+                );
+                acc += value;
+                aovs[x].add(&aov);
+            } else {
+                acc +=
+                    trace_sample(scene, camera, pixel, job.max_depth, job.nee, &mut sampler, &mut rays, None);
             }
         }
         *sum = acc;
