@@ -13,7 +13,6 @@ use super::material::{Alpha, Material};
 use super::rng::ray_hash;
 use super::scene::CpuScene;
 use super::shapes::{CpuShape, LightSample, Surface, kind_of, with_shapes};
-use super::traverse::Hit;
 
 /// Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
 /// `t_closest` and sets `closest` to its primitive reference. `material`: the one that
@@ -142,6 +141,18 @@ pub fn slot(scene: &CpuScene, prim: u32) -> usize {
 #[inline(always)]
 pub fn material(scene: &CpuScene, prim: u32) -> &Material {
     &scene.materials[scene.prim_materials[slot(scene, prim)] as usize]
+}
+
+/// The closest hit of a ray (what `traverse::traverse` returns).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub t: f32,
+    /// The primitive reference (kind and index within its kind, `shapes/`): a
+    /// triangle of a bottom level when `instance` names one.
+    pub prim: u32,
+    /// The instance whose bottom level holds `prim` (an index into
+    /// `CpuScene::instances`), or [`NO_INSTANCE`](super::instances::NO_INSTANCE).
+    pub instance: u32,
 }
 
 /// A hit's surface, in the world and where its primitive's own tests read it: for a

@@ -8,21 +8,10 @@ use scene_compiler::blob::layout::{
 use scene_compiler::limits::MAX_BVH_DEPTH;
 
 use super::instances::NO_INSTANCE;
+pub use super::prims::Hit;
 use super::prims::{intersect_leaf, occludes_leaf};
 use super::scene::{ChildBoxes, CpuScene};
 use crate::backend::constants::SLAB_MIN_DIR;
-
-/// The closest hit of a ray.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    pub t: f32,
-    /// The primitive reference (kind and index within its kind, `shapes/`): a
-    /// triangle of a bottom level when `instance` names one.
-    pub prim: u32,
-    /// The instance whose bottom level holds `prim` (an index into
-    /// `CpuScene::instances`), or [`NO_INSTANCE`].
-    pub instance: u32,
-}
 
 /// Whether leaf link `leaf` holds instances.
 #[inline(always)]
