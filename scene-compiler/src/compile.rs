@@ -5,12 +5,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, Aabb, BottomTree, BuildOptions, Bvh, BvhStats};
-use crate::scene::{BottomLevel, Material, Scene, Sky};
-use crate::shapes;
+use crate::scene::{BottomLevel, Material, Scene, Sky, Triangle};
+use crate::shapes::{self, Shape};
 use crate::{meshes, sphere_files, terrain};
-use rayon::prelude::*;
 
 /// How to compile; the defaults match `scene-compiler build` without flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,11 +152,7 @@ pub fn compile_scene_reusing(
             bvh_refitted = refitted.is_some();
             refitted.unwrap_or_else(|| {
                 let tree = bvh::build_kinds(&bounds, &shapes::kind_starts(scene), &options.bvh);
-                let tree = match options.layout {
-                    NodeLayout::DepthFirst => tree,
-                    NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
-                };
-                (Arc::new(tree), None)
+                (Arc::new(in_layout(tree, options.layout)), None)
             })
         }
     };
@@ -199,6 +196,14 @@ pub fn compile_scene_reusing(
     }
 }
 
+/// `tree` in the node order `layout` names (a fresh build is depth-first).
+fn in_layout(tree: Bvh, layout: NodeLayout) -> Bvh {
+    match layout {
+        NodeLayout::DepthFirst => tree,
+        NodeLayout::VanEmdeBoas => bvh::veb::reorder(&tree),
+    }
+}
+
 /// A tree per bottom level: the previous compile's where it was built over the same
 /// triangles (the same level first, then any, so a mesh that moved in the list is still
 /// found), else a fresh build, levels in parallel. Also how many were built.
@@ -221,19 +226,9 @@ fn bottom_trees(
             match reused {
                 Some(tree) => (Arc::clone(tree), false),
                 None => {
-                    let bounds: Vec<Aabb> = level
-                        .triangles
-                        .iter()
-                        .map(|t| Aabb {
-                            min: t.v[0].min(t.v[1]).min(t.v[2]),
-                            max: t.v[0].max(t.v[1]).max(t.v[2]),
-                        })
-                        .collect();
-                    let bvh = bvh::build(&bounds, &options.bvh);
-                    let bvh = match options.layout {
-                        NodeLayout::DepthFirst => bvh,
-                        NodeLayout::VanEmdeBoas => bvh::veb::reorder(&bvh),
-                    };
+                    let bounds: Vec<Aabb> =
+                        level.triangles.iter().map(|t| Triangle::record_bounds(&t.record())).collect();
+                    let bvh = in_layout(bvh::build(&bounds, &options.bvh), options.layout);
                     (Arc::new(BottomTree { triangles: Arc::clone(&level.triangles), bvh }), true)
                 }
             }

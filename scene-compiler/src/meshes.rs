@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::bvh::Aabb;
 use crate::scene::{BottomLevel, Instance, Material, Mesh, MeshData, Scene, Triangle};
-use crate::shapes::placed_bounds;
+use crate::shapes::{Shape, placed_bounds};
 use crate::tangents;
 
 /// `scene` with its meshes' triangles appended to its triangles, their bottom levels
@@ -77,9 +77,8 @@ fn add_instances(
     level: BottomLevel,
     placements: impl Iterator<Item = (Affine3A, Option<u32>)>,
 ) {
-    let bounds = level.triangles.iter().fold(Aabb::EMPTY, |b, t| {
-        b.union(Aabb { min: t.v[0].min(t.v[1]).min(t.v[2]), max: t.v[0].max(t.v[1]).max(t.v[2]) })
-    });
+    let bounds =
+        level.triangles.iter().fold(Aabb::EMPTY, |b, t| b.union(Triangle::record_bounds(&t.record())));
     let index = scene.bottom_levels.len() as u32;
     scene.bottom_levels.push(level);
     let placements: Vec<(Affine3A, Option<u32>)> = placements.collect();
