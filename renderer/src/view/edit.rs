@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use glam::Vec3;
-use scene_compiler::scene::{Scene, Sphere};
+use scene_compiler::scene::{PlacedInstance, Scene, Sphere};
 
 use super::selected::{Selected, Thing, with_thing};
 use crate::load::SceneError;
@@ -65,6 +65,39 @@ impl<T: Clone + Send + 'static> Change for Splice<T> {
 
     fn bytes(&self) -> usize {
         size_of::<Self>() + self.insert.len() * size_of::<T>()
+    }
+}
+
+/// Items `at..at + remove` of mesh `mesh`'s `instances` replaced by `insert`: an
+/// instance edited (one by one) or deleted (one by none). A plain [`Splice`] of the
+/// meshes would hold the mesh's every instance.
+pub struct InstanceSplice {
+    mesh: usize,
+    at: usize,
+    remove: usize,
+    insert: Vec<PlacedInstance>,
+}
+
+impl InstanceSplice {
+    pub fn new(mesh: usize, at: usize, remove: usize, insert: Vec<PlacedInstance>) -> Box<InstanceSplice> {
+        Box::new(InstanceSplice { mesh, at, remove, insert })
+    }
+}
+
+impl Change for InstanceSplice {
+    fn make(&self, scene: &mut Scene) -> Box<dyn Change> {
+        let Some(mesh) = scene.meshes.get_mut(self.mesh) else {
+            return InstanceSplice::new(self.mesh, self.at, 0, Vec::new());
+        };
+        let list = &mut mesh.instances;
+        let end = (self.at + self.remove).min(list.len());
+        let at = self.at.min(end);
+        let removed: Vec<PlacedInstance> = list.splice(at..end, self.insert.iter().copied()).collect();
+        InstanceSplice::new(self.mesh, at, self.insert.len(), removed)
+    }
+
+    fn bytes(&self) -> usize {
+        size_of::<Self>() + self.insert.len() * size_of::<PlacedInstance>()
     }
 }
 
@@ -261,8 +294,12 @@ impl Editor {
     }
 
     /// Whether the selection can be deleted: it exists, and is not the scene's last
-    /// thing (a scene without any does not validate).
+    /// thing (a scene without any does not validate); an instance, when it is one of
+    /// its mesh's `instances` (an instance file's are the file's) and not the mesh's last.
     pub fn can_delete(&self, scene: &Scene) -> bool {
+        if let Some(Selected::Instance { mesh, k }) = self.selected {
+            return scene.meshes.get(mesh).is_some_and(|m| k < m.instances.len() && m.instance_count() > 1);
+        }
         let things: usize =
             Selected::KINDS.iter().map(|kind| with_thing!(kind(0), T, _i => T::list(scene).len())).sum();
         self.selected.is_some_and(|s| s.exists_in(scene)) && things + scene.sphere_files.len() > 1
@@ -276,8 +313,10 @@ impl Editor {
         if !self.can_delete(scene) {
             return Ok(());
         }
-        let change: Box<dyn Change> =
-            with_thing!(selected, T, i => Splice::new(T::list_mut, i, 1, Vec::<T>::new()));
+        let change: Box<dyn Change> = match selected {
+            Selected::Instance { mesh, k } => InstanceSplice::new(mesh, k, 1, Vec::new()),
+            _ => with_thing!(selected, T, i => Splice::new(T::list_mut, i, 1, Vec::<T>::new())),
+        };
         self.apply(session, change, EditKey::Structure)?;
         self.selected = None;
         Ok(())

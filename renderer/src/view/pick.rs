@@ -12,8 +12,10 @@
 //! scene read back from a blob has any) followed by every mesh's, mesh after mesh
 //! (`scene_compiler::meshes::with_triangles`): a triangle selects its mesh. An
 //! instanced mesh's triangles are its bottom level's: a hit on one carries its
-//! instance, and the instances come mesh after mesh too, so an instance selects its
-//! mesh.
+//! instance, and the instances come mesh after mesh too, each mesh's in the order
+//! `with_triangles` places them ([`MeshInstances`]), so a hit selects the mesh's
+//! placement it belongs to (a glTF mesh that the file places several times, in a mesh
+//! placed once, selects the mesh).
 
 use glam::{Vec3, Vec3A};
 use scene_compiler::blob::layout::{PrimKind, prim_parts};
@@ -35,8 +37,44 @@ pub struct Picker {
     own_spheres: usize,
     /// Per mesh, the index of its first triangle among the blob's triangles.
     mesh_starts: Vec<usize>,
-    /// Per mesh, the index of its first instance among the blob's instances.
-    instance_starts: Vec<usize>,
+    /// Per mesh, where its instances are among the blob's.
+    instances: Vec<MeshInstances>,
+}
+
+/// One mesh's instances among the blob's: from `start`, its model's (when it is
+/// instanced and has triangles of its own), one per placement, then each glTF part's,
+/// its placements within each of the mesh's.
+#[derive(Clone, Debug)]
+struct MeshInstances {
+    start: usize,
+    /// Whether the mesh is instanced (its placements are selected one by one); else its
+    /// one placement is the mesh.
+    instanced: bool,
+    placements: usize,
+    own: bool,
+    /// Per instanced glTF part, how many times the file places it.
+    parts: Vec<usize>,
+}
+
+impl MeshInstances {
+    /// The mesh's placement that the blob's instance `source` (one of this mesh's) is
+    /// a copy of.
+    fn placement(&self, source: usize) -> Option<usize> {
+        let mut offset = source.checked_sub(self.start)?;
+        if self.own {
+            if offset < self.placements {
+                return Some(offset);
+            }
+            offset -= self.placements;
+        }
+        for &part in &self.parts {
+            if offset < self.placements * part {
+                return Some(offset / part);
+            }
+            offset -= self.placements * part;
+        }
+        None
+    }
 }
 
 impl Picker {
@@ -53,19 +91,17 @@ impl Picker {
                 Some(start)
             })
             .collect();
-        let instance_starts = scene
+        let instances = scene
             .meshes
             .iter()
             .scan(0, |next, mesh| {
-                let start = *next;
-                let placements = if mesh.is_instanced() {
-                    mesh.instances.len() + mesh.placements.instances.len()
-                } else {
-                    1
-                };
-                let own = usize::from(mesh.is_instanced() && !mesh.data.triangles.is_empty());
-                *next += placements * (own + mesh.data.instanced.len());
-                Some(start)
+                let placements = mesh.placement_count();
+                let own = mesh.is_instanced() && !mesh.data.triangles.is_empty();
+                let parts: Vec<usize> = mesh.data.instanced.iter().map(|p| p.placements.len()).collect();
+                let instanced = mesh.is_instanced();
+                let span = MeshInstances { start: *next, instanced, placements, own, parts };
+                *next += placements * (usize::from(own) + span.parts.iter().sum::<usize>());
+                Some(span)
             })
             .collect();
         Picker {
@@ -73,7 +109,7 @@ impl Picker {
             terrain_starts,
             own_spheres: scene.spheres.len(),
             mesh_starts,
-            instance_starts,
+            instances,
         }
     }
 
@@ -92,10 +128,13 @@ impl Picker {
         if hit.instance != NO_INSTANCE {
             let slot = self.scene.kind_first[PrimKind::Instance as usize] + hit.instance;
             let source = self.scene.prim_sources[slot as usize] as usize;
-            return match self.instance_starts.partition_point(|&start| start <= source) {
-                0 => None,
-                after => Some(Selected::Mesh(after - 1)),
-            };
+            let mesh = self.instances.partition_point(|m| m.start <= source).checked_sub(1)?;
+            let k = self.instances[mesh].placement(source)?;
+            return Some(if self.instances[mesh].instanced {
+                Selected::Instance { mesh, k }
+            } else {
+                Selected::Mesh(mesh)
+            });
         }
         let (kind, index) = prim_parts(hit.prim);
         let slot = self.scene.kind_first[kind as usize] + index;

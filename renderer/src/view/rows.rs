@@ -5,7 +5,9 @@
 
 use eframe::egui::{self, DragValue};
 use glam::Vec3;
-use scene_compiler::scene::{Cuboid, Material, MaterialKind, Mesh, Sphere, Terrain, TerrainSurface};
+use scene_compiler::scene::{
+    Cuboid, Material, MaterialKind, Mesh, PlacedInstance, Sphere, Terrain, TerrainSurface, Transform,
+};
 
 /// The least a radius, size, cell or height scale is dragged to: they must stay positive.
 const MIN_SIZE: f32 = 1e-3;
@@ -86,9 +88,11 @@ pub fn terrain_notes(ui: &mut egui::Ui, terrain: &Terrain) {
     }
 }
 
-/// A mesh's material: the model's own (when it has any) or one of the scene's; the
-/// field changed.
+/// A mesh's transform and its material: the model's own (when it has any) or one of
+/// the scene's; the field changed.
 pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
+    let speed = drag_speed(mesh);
+    let mut field = transform_rows(ui, &mut mesh.transform, speed);
     let label = ui.label("material");
     let own = "model's own materials";
     let current = match mesh.material {
@@ -107,7 +111,71 @@ pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> 
     });
     combo.response.labelled_by(label.id);
     ui.end_row();
-    changed.then_some("material")
+    if changed {
+        field = Some("material");
+    }
+    field
+}
+
+/// An instance's transform and its material: its mesh's (`mesh_material`, the name
+/// shown for "none") or one of the scene's; the field changed.
+pub fn instance_rows(
+    ui: &mut egui::Ui,
+    instance: &mut PlacedInstance,
+    mesh: &Mesh,
+    materials: &[Material],
+) -> Option<&'static str> {
+    let mut field = transform_rows(ui, &mut instance.transform, drag_speed(mesh));
+    let label = ui.label("material");
+    let mesh_own = "the mesh's material";
+    let current = match instance.material {
+        None => mesh_own,
+        Some(m) => materials.get(m as usize).map_or("?", |m| m.name.as_str()),
+    };
+    let mut changed = false;
+    let combo = egui::ComboBox::from_id_salt("instance material").selected_text(current).show_ui(ui, |ui| {
+        changed |= ui.selectable_value(&mut instance.material, None, mesh_own).changed();
+        for (i, m) in materials.iter().enumerate() {
+            changed |= ui.selectable_value(&mut instance.material, Some(i as u32), m.name.as_str()).changed();
+        }
+    });
+    combo.response.labelled_by(label.id);
+    ui.end_row();
+    if changed {
+        field = Some("material");
+    }
+    field
+}
+
+/// A transform's translation (dragged by `speed`), rotation in degrees and scale; the
+/// field changed.
+fn transform_rows(ui: &mut egui::Ui, transform: &mut Transform, speed: f32) -> Option<&'static str> {
+    let mut field = None;
+    if vector_drags(ui, ["translate x", "translate y", "translate z"], &mut transform.translate, speed)
+        .contains(&true)
+    {
+        field = Some("translate");
+    }
+    if vector_drags(ui, ["rotate x", "rotate y", "rotate z"], &mut transform.rotate_deg, 0.5).contains(&true)
+    {
+        field = Some("rotate");
+    }
+    if positive_drag(ui, "scale", &mut transform.scale) {
+        field = Some("scale");
+    }
+    field
+}
+
+/// How far a drag moves a mesh or an instance per pixel: 1 % of its model's size (at
+/// scale 1), so a tree and a city both take a drag across the panel to cross.
+fn drag_speed(mesh: &Mesh) -> f32 {
+    let positions = &mesh.data.positions;
+    let extent =
+        match (positions.iter().copied().reduce(Vec3::min), positions.iter().copied().reduce(Vec3::max)) {
+            (Some(min), Some(max)) => (max - min).max_element(),
+            _ => 1.0,
+        };
+    (extent * 0.01).max(MIN_SIZE)
 }
 
 /// What a mesh's panel says besides its rows: its file and size, and the model's own
@@ -117,6 +185,9 @@ pub fn mesh_notes(ui: &mut egui::Ui, mesh: &Mesh) {
     let instances = mesh.instance_count();
     let placed = if instances > 0 { format!(" · {instances} instances") } else { String::new() };
     ui.label(format!("model {} · {} triangles{placed}", mesh.file, data.stored_triangles()));
+    if instances > 0 {
+        ui.label("its transform applies after each instance's; select an instance to move it alone");
+    }
     if mesh.material.is_some() {
         return;
     }

@@ -1,10 +1,14 @@
 //! What the editor has selected: one sphere, box, terrain or mesh, by its index in
-//! the scene's list of that kind; and [`Thing`], what the editor knows of each kind.
+//! the scene's list of that kind, or one instance of an instanced mesh; and [`Thing`],
+//! what the editor knows of each kind of list.
 //!
 //! Every kind implements [`Thing`] once; code that handles "the selection" reaches the
 //! kind's implementation through [`with_thing!`], the one match on [`Selected`]. A new
 //! editable kind is a variant here, its line in `with_thing!` and [`Selected::KINDS`],
-//! and its `impl Thing`.
+//! and its `impl Thing`. An instance is not an item of a scene list but a placement of
+//! its mesh: `with_thing!` gives its mesh, and what differs for an instance (whether it
+//! exists, its material, outline and name, its rows, deleting it) is decided here and in
+//! `edit.rs` before that.
 
 use std::fmt;
 
@@ -24,10 +28,16 @@ pub enum Selected {
     Terrain(usize),
     /// A model file placed in the scene; its triangles select it.
     Mesh(usize),
+    /// Placement `k` of an instanced mesh (`Mesh::placement`: its `instances`, then its
+    /// instance file's); its triangles select it.
+    Instance {
+        mesh: usize,
+        k: usize,
+    },
 }
 
 /// Runs `$body` with `$T` standing for the [`Thing`] type of `$selected`'s kind and
-/// `$index` for its index.
+/// `$index` for its index (an instance's: its mesh's).
 macro_rules! with_thing {
     ($selected:expr, $T:ident, $index:ident => $body:expr) => {
         match $selected {
@@ -43,7 +53,8 @@ macro_rules! with_thing {
                 type $T = scene_compiler::scene::Terrain;
                 $body
             }
-            $crate::view::selected::Selected::Mesh($index) => {
+            $crate::view::selected::Selected::Mesh($index)
+            | $crate::view::selected::Selected::Instance { mesh: $index, .. } => {
                 type $T = scene_compiler::scene::Mesh;
                 $body
             }
@@ -92,33 +103,50 @@ impl Selected {
     pub const KINDS: [fn(usize) -> Selected; 4] =
         [Selected::Sphere, Selected::Box, Selected::Terrain, Selected::Mesh];
 
-    /// Its index in its kind's list.
-    pub fn index(self) -> usize {
-        with_thing!(self, _T, index => index)
-    }
-
     /// Whether `scene` holds it: an undo or a reload can take it away.
     pub fn exists_in(self, scene: &Scene) -> bool {
+        if let Selected::Instance { mesh, k } = self {
+            return scene.meshes.get(mesh).is_some_and(|m| k < m.instance_count());
+        }
         with_thing!(self, T, i => i < T::list(scene).len())
     }
 
-    /// Its material (see [`Thing::material`]).
+    /// Its material (see [`Thing::material`]); an instance's own, else its mesh's.
     pub fn material(self, scene: &Scene) -> Option<u32> {
+        if let Selected::Instance { mesh, k } = self {
+            let mesh = scene.meshes.get(mesh).filter(|m| k < m.instance_count())?;
+            return mesh.placement(k).1.or(mesh.material);
+        }
         with_thing!(self, T, i => T::list(scene).get(i).and_then(T::material))
     }
 
     /// How it is drawn over the render.
     pub fn outline(self, scene: &Scene) -> Option<Outline> {
+        if let Selected::Instance { mesh, k } = self {
+            let mesh = scene.meshes.get(mesh).filter(|m| k < m.instance_count())?;
+            let (min, max) = model_box(mesh)?;
+            return Some(Outline::Box { min, max, to_world: mesh.placement(k).0 });
+        }
         with_thing!(self, T, i => T::list(scene).get(i).and_then(T::outline))
     }
 }
 
 /// The name the outline and the selection editor show: `sphere 3`, `box 0`, `terrain 1`,
-/// `mesh 2`.
+/// `mesh 2`, `mesh 2 · instance 7`.
 impl fmt::Display for Selected {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Selected::Instance { mesh, k } = self {
+            return write!(f, "mesh {mesh} · instance {k}");
+        }
         with_thing!(*self, T, i => write!(f, "{} {i}", T::NAME))
     }
+}
+
+/// A mesh's model-space bounding box. One pass over the positions per frame: about a
+/// millisecond per million vertices.
+fn model_box(mesh: &Mesh) -> Option<(Vec3, Vec3)> {
+    let positions = &mesh.data.positions;
+    Some((positions.iter().copied().reduce(Vec3::min)?, positions.iter().copied().reduce(Vec3::max)?))
 }
 
 impl Thing for Sphere {
@@ -220,12 +248,13 @@ impl Thing for Mesh {
     fn source(&self) -> Option<&str> {
         Some(&self.file)
     }
-    /// The model-space bounding box placed by its transform. One pass over the
-    /// positions per frame: about a millisecond per million vertices.
+    /// The model-space bounding box placed by its transform; an instanced mesh's
+    /// instances are outlined one at a time, when selected.
     fn outline(&self) -> Option<Outline> {
-        let positions = &self.data.positions;
-        let min = positions.iter().copied().reduce(Vec3::min)?;
-        let max = positions.iter().copied().reduce(Vec3::max)?;
+        if self.is_instanced() {
+            return None;
+        }
+        let (min, max) = model_box(self)?;
         Some(Outline::Box { min, max, to_world: self.transform.matrix() })
     }
     fn rows(&mut self, ui: &mut egui::Ui, materials: &[Material]) -> Option<&'static str> {

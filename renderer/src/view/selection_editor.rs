@@ -8,10 +8,11 @@
 use eframe::egui::{self, RichText};
 use scene_compiler::scene::Scene;
 
-use super::edit::{self, Change, EditKey, Edits, Set};
+use super::edit::{self, Change, EditKey, Edits, InstanceSplice, Set};
 use super::material_editor::material_panel;
 use super::orbit::Orbit;
-use super::selected::{Thing, with_thing};
+use super::rows::instance_rows;
+use super::selected::{Selected, Thing, with_thing};
 use super::texture_editor::TextureUi;
 
 /// The Selection section: its buttons, the selected thing's rows and its material's.
@@ -52,12 +53,17 @@ impl SelectionPanel {
             return;
         };
         ui.label(RichText::new(format!("selected: {selected}")).strong());
-        let mut edit: Option<(Box<dyn Change>, EditKey)> = with_thing!(selected, T, i => {
-            let mut thing = <T as Clone>::clone(&T::list(scene)[i]);
-            let rows = egui::Grid::new("selected").num_columns(2).show(ui, |ui| thing.rows(ui, &scene.materials));
-            T::list(scene)[i].notes(ui);
-            rows.inner.map(|field| (edit::replace(i, thing), EditKey::Field(selected, field)))
-        });
+        let mut edit: Option<(Box<dyn Change>, EditKey)> = match selected {
+            Selected::Instance { mesh, k } => instance_rows_and_notes(ui, scene, mesh, k)
+                .map(|(change, field)| (change, EditKey::Field(selected, field))),
+            _ => with_thing!(selected, T, i => {
+                let mut thing = <T as Clone>::clone(&T::list(scene)[i]);
+                let rows =
+                    egui::Grid::new("selected").num_columns(2).show(ui, |ui| thing.rows(ui, &scene.materials));
+                T::list(scene)[i].notes(ui);
+                rows.inner.map(|field| (edit::replace(i, thing), EditKey::Field(selected, field)))
+            }),
+        };
         // A material edit below overrides one above: two in one frame is not a thing a pointer does.
         if let Some(index) = selected.material(scene)
             && (index as usize) < scene.materials.len()
@@ -69,4 +75,31 @@ impl SelectionPanel {
             edits.apply(change, key);
         }
     }
+}
+
+/// Instance `k` of mesh `mesh`: one of its `instances` gets rows that edit it; one of
+/// its instance file's is shown, to be edited in the file. The change and the field
+/// changed, if one was.
+fn instance_rows_and_notes(
+    ui: &mut egui::Ui,
+    scene: &Scene,
+    mesh: usize,
+    k: usize,
+) -> Option<(Box<dyn Change>, &'static str)> {
+    let owner = &scene.meshes[mesh];
+    let Some(&instance) = owner.instances.get(k) else {
+        let v = k - owner.instances.len();
+        let placed = owner.placements.instances[v];
+        let file = owner.instance_file.as_deref().unwrap_or_default();
+        let t = placed.transform;
+        ui.label(format!("translate {} · rotate {} · scale {}", t.translate, t.rotate_deg, t.scale));
+        ui.label(format!("vertex {v} of instance_file `{file}`: move it by editing that file"));
+        return None;
+    };
+    let mut edited = instance;
+    let rows = egui::Grid::new("selected instance")
+        .num_columns(2)
+        .show(ui, |ui| instance_rows(ui, &mut edited, owner, &scene.materials));
+    ui.label(format!("instance {k} of model {} (the mesh's `instances`)", owner.file));
+    rows.inner.map(|field| (InstanceSplice::new(mesh, k, 1, vec![edited]) as Box<dyn Change>, field))
 }

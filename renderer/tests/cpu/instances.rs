@@ -61,7 +61,7 @@ fn three_spheres(instanced: bool) -> Scene {
         vec![Mesh {
             file: "m.ply".into(),
             material: Some(1),
-            instances: placements(),
+            instances: placements().into_iter().map(Into::into).collect(),
             data: model,
             ..Mesh::default()
         }]
@@ -256,7 +256,13 @@ fn an_instance_material_replaces_the_model_material() {
     s.meshes = vec![Mesh {
         file: "m.ply".into(),
         material: Some(0),
-        instances: vec![Transform { translate: Vec3::new(-1.5, 0.0, 0.0), ..Transform::default() }],
+        instances: vec![
+            Transform { translate: Vec3::new(-1.5, 0.0, 0.0), ..Transform::default() }.into(),
+            scene_compiler::scene::PlacedInstance {
+                transform: Transform { translate: Vec3::new(0.0, 2.5, 0.0), ..Transform::default() },
+                material: Some(1),
+            },
+        ],
         data: data(&icosphere(2, 1.0)),
         placements: Arc::new(scene_compiler::scene::InstanceFileData {
             path: "i.ply".into(),
@@ -269,11 +275,14 @@ fn an_instance_material_replaces_the_model_material() {
     }];
     let cpu = cpu(&s);
     let origin = Vec3A::new(0.0, 0.0, 6.0);
-    for (x, expected) in [(-1.5, 0), (1.5, 1)] {
-        let dir = (Vec3A::new(x, 0.0, 0.0) - origin).normalize();
+    // The RON instance without a material, the one with, the instance file's.
+    for (at, expected) in
+        [(Vec3A::new(-1.5, 0.0, 0.0), 0), (Vec3A::new(0.0, 2.5, 0.0), 1), (Vec3A::X * 1.5, 1)]
+    {
+        let dir = (at - origin).normalize();
         let hit = traverse(&cpu, origin, dir, f32::INFINITY).expect("hits the instance");
         let m = prims::hit_material(&cpu, &hit);
-        assert_eq!(m.emission.z > 0.0, expected == 1, "the instance at x = {x}");
+        assert_eq!(m.emission.z > 0.0, expected == 1, "the instance at {at}");
     }
 }
 

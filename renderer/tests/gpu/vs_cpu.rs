@@ -295,10 +295,13 @@ fn instances_gpu_matches_cpu() {
         Mesh {
             file: "ico.ply".into(),
             material: Some(1),
-            instances: vec![Transform {
-                translate: Vec3::new(-1.0, 0.5, 1.0),
-                rotate_deg: Vec3::new(0.0, 20.0, 0.0),
-                scale: 0.5,
+            instances: vec![PlacedInstance {
+                transform: Transform {
+                    translate: Vec3::new(-1.0, 0.5, 1.0),
+                    rotate_deg: Vec3::new(0.0, 20.0, 0.0),
+                    scale: 0.5,
+                },
+                material: Some(2),
             }],
             placements: Arc::new(InstanceFileData {
                 path: "i.ply".into(),

@@ -128,7 +128,8 @@ impl ListItem for Mesh {
     }
 
     fn materials_mut(&mut self) -> impl Iterator<Item = &mut u32> {
-        self.material.as_mut().into_iter()
+        let instances = self.instances.iter_mut().filter_map(|i| i.material.as_mut());
+        self.material.as_mut().into_iter().chain(instances)
     }
 
     /// Its triangles, an instanced model's once, and its instances.
@@ -142,7 +143,7 @@ impl ListItem for Mesh {
 
     #[cfg(test)]
     fn examples(folder: &Path) -> Vec<Mesh> {
-        use super::model::{MeshData, Transform};
+        use super::model::{MeshData, PlacedInstance, Transform};
         use glam::Vec3;
         use std::sync::Arc;
         // As read from m.obj (the folder of the wrong values has none).
@@ -159,12 +160,18 @@ impl ListItem for Mesh {
             scale: 0.5,
         };
         let instances = vec![
-            Transform {
-                translate: Vec3::new(-2.0, 0.0, 4.0),
-                rotate_deg: Vec3::new(0.0, 30.0, 0.0),
-                scale: 1.5,
+            PlacedInstance {
+                transform: Transform {
+                    translate: Vec3::new(-2.0, 0.0, 4.0),
+                    rotate_deg: Vec3::new(0.0, 30.0, 0.0),
+                    scale: 1.5,
+                },
+                material: Some(3),
             },
-            Transform { translate: Vec3::new(0.25, 1.0, -1.0), ..Transform::default() },
+            PlacedInstance {
+                transform: Transform { translate: Vec3::new(0.25, 1.0, -1.0), ..Transform::default() },
+                material: None,
+            },
         ];
         vec![Mesh {
             file: "m.obj".into(),
@@ -189,7 +196,7 @@ impl ListItem for Mesh {
         Mesh {
             transform: nan_transform(),
             material: Some(9),
-            instances: vec![nan_transform()],
+            instances: vec![PlacedInstance { transform: nan_transform(), material: Some(9) }],
             placements: Arc::new(placements),
             ..self
         }

@@ -443,8 +443,12 @@ impl Checker<'_> {
             let field = |name: &'static str| move || path.index(i).field(name);
             let transform_ok = self.transform(&field("transform"), &mesh.transform);
             let mut instances_ok = true;
-            for (k, t) in mesh.instances.iter().enumerate() {
-                instances_ok &= self.transform(&|| field("instances")().index(k), t);
+            for (k, instance) in mesh.instances.iter().enumerate() {
+                let at = || field("instances")().index(k);
+                instances_ok &= self.transform(&at, &instance.transform);
+                if let Some(m) = instance.material {
+                    self.material(&|| at().field("material"), m, "");
+                }
             }
             // Unread, loading said why; without a file, there is nothing to check.
             let file_read = mesh.instance_file.is_none() || !mesh.placements.is_unread();
@@ -453,11 +457,10 @@ impl Checker<'_> {
             {
                 instances_ok &= self.instance_file(&field("instance_file"), name, &mesh.placements);
             }
-            // An instance file whose every instance names a material needs none of the
-            // model's (one whose file was not read may).
-            let all_replaced = mesh.instances.is_empty()
-                && mesh.instance_file.is_some()
-                && mesh.placements.instances.iter().all(|p| p.material.is_some());
+            // Instances that each name a material need none of the model's (an
+            // instance file that was not read counts as naming them: loading said why).
+            let all_replaced = mesh.is_instanced()
+                && mesh.instances.iter().chain(&mesh.placements.instances).all(|p| p.material.is_some());
             match mesh.material {
                 Some(m) => self.material(&field("material"), m, ""),
                 None if !mesh.data.is_unread() && mesh.data.materials.is_empty() && !all_replaced => {

@@ -120,6 +120,22 @@ fn optional_properties_absent_are_the_identity_rotation_scale_1_and_no_material(
     }
 }
 
+/// An instance's `material` names one of the scene's: a name the scene lacks is an
+/// error where it is written, and instances that all name one need none of the model's.
+#[test]
+fn an_instance_material_is_checked_where_it_is_written() {
+    let dir = folder();
+    let entry =
+        r#"(file: "ico.obj", instances: [(translate: (1, 0, 0), material: "a"), (material: "glas")]),"#;
+    let err = parse_in(dir.path(), entry).unwrap_err();
+    let (message, line, column) = first_error(&err);
+    assert!(message.contains("unknown material `glas`"), "{message}");
+    assert_eq!((line, column), (5, 8 + entry.find("\"glas\"").unwrap() + 1), "{message}");
+    assert_eq!(err.diagnostics().len(), 1, "the other instance names a material: the model needs none");
+    let fixed = entry.replace("glas", "c");
+    assert!(parse_in(dir.path(), &fixed).is_ok());
+}
+
 /// `transform` applies after each instance's own, for `instances` and the file's alike,
 /// and a file's `material` replaces the model's.
 #[test]
@@ -127,14 +143,15 @@ fn the_mesh_transform_applies_after_each_instance() {
     let dir = folder();
     std::fs::write(dir.path().join("f.ply"), write_instance_file(&forest(), PlyEncoding::BinaryLittleEndian))
         .unwrap();
-    let entry = r#"(file: "ico.obj", material: "a", transform: (translate: (0, 1, 0), rotate_deg: (0, 90, 0), scale: 2), instances: [(translate: (1, 0, 2), rotate_deg: (0, 30, 0), scale: 1.5)], instance_file: "f.ply"),"#;
+    let entry = r#"(file: "ico.obj", material: "a", transform: (translate: (0, 1, 0), rotate_deg: (0, 90, 0), scale: 2), instances: [(translate: (1, 0, 2), rotate_deg: (0, 30, 0), scale: 1.5), (translate: (0, 0, 5), material: "c")], instance_file: "f.ply"),"#;
     let scene = parse_in(dir.path(), entry).unwrap();
     let mesh = &scene.meshes[0];
     let outer = mesh.transform.matrix();
     let own =
         Transform { translate: Vec3::new(1.0, 0.0, 2.0), rotate_deg: Vec3::new(0.0, 30.0, 0.0), scale: 1.5 };
-    assert_eq!(mesh.instances, [own]);
-    let mut want = vec![(outer * own.matrix(), None)];
+    let glass = Transform { translate: Vec3::new(0.0, 0.0, 5.0), ..Transform::default() };
+    assert_eq!(mesh.instances, [own.into(), PlacedInstance { transform: glass, material: Some(2) }]);
+    let mut want = vec![(outer * own.matrix(), None), (outer * glass.matrix(), Some(2))];
     want.extend(forest().iter().map(|p| (outer * p.transform.matrix(), p.material)));
     assert_eq!(mesh.placements(), want);
     // A point of the model: scaled by the instance, rotated, moved, then the same by the mesh.

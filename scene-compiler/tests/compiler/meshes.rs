@@ -251,7 +251,7 @@ fn an_instanced_mesh_is_stored_once_and_a_moved_instance_rebuilds_only_the_top_l
 
     let mut moved = many.clone();
     moved.meshes[0].instances[40] =
-        Transform { translate: glam::Vec3::new(1.0, 2.0, -3.0), ..Transform::default() };
+        Transform { translate: glam::Vec3::new(1.0, 2.0, -3.0), ..Transform::default() }.into();
     let again = compile_scene_reusing(&moved, &options, Some(b.previous(&many)));
     assert_eq!(again.bottom_built, 0, "the model's tree is reused");
     assert!(std::sync::Arc::ptr_eq(&again.bottom_trees[0], &b.bottom_trees[0]));

@@ -734,10 +734,11 @@ pub struct Mesh {
     /// `instance_file`, it applies after each instance's own.
     #[serde(default, skip_serializing_if = "values::is_default")]
     pub transform: Transform,
-    /// Copies of the model, each placed by its own transform (then `transform`): the
-    /// model is stored and built once, however many there are.
+    /// Copies of the model, each placed by its own transform (then `transform`), and
+    /// with its own `material` when it names one: the model is stored and built once,
+    /// however many there are.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub instances: Vec<Transform>,
+    pub instances: Vec<PlacedInstance>,
     /// A PLY file of more instances (docs/scene-format.md, "Instance files"), placed
     /// after `instances`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -757,7 +758,7 @@ impl Mesh {
     }
 
     /// Every placement of the model in the world, each with the material that replaces
-    /// the model's (an instance file's `material`), in order: `instances`, then the
+    /// the mesh's (an instance's `material`), in order: `instances`, then the
     /// instance file's; a mesh without either has its `transform` alone.
     pub fn placements(&self) -> Vec<(glam::Affine3A, Option<u32>)> {
         (0..self.placement_count()).map(|k| self.placement(k)).collect()
@@ -777,7 +778,7 @@ impl Mesh {
             return (outer, None);
         }
         match self.instances.get(k) {
-            Some(t) => (outer * t.matrix(), None),
+            Some(p) => (outer * p.transform.matrix(), p.material),
             None => {
                 let p = &self.placements.instances[k - self.instances.len()];
                 (outer * p.transform.matrix(), p.material)
@@ -808,13 +809,22 @@ impl InstanceFileData {
     }
 }
 
-/// One instance of an instance file.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One instance of a mesh: an entry of its `instances` (written as a transform's fields
+/// and an optional `material`, `model/text.rs`) or a vertex of its instance file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "text::InstanceText", into = "text::InstanceText")]
 pub struct PlacedInstance {
-    /// `x y z`, `rx ry rz` (degrees) and `scale`.
+    /// A file's `x y z`, `rx ry rz` (degrees) and `scale`.
     pub transform: Transform,
-    /// The file's `material`: an index into the scene's materials, replacing the model's.
+    /// An index into the scene's materials, replacing the mesh's (and the model's).
     pub material: Option<u32>,
+}
+
+impl From<Transform> for PlacedInstance {
+    /// An instance placed by `transform`, keeping the mesh's material.
+    fn from(transform: Transform) -> PlacedInstance {
+        PlacedInstance { transform, material: None }
+    }
 }
 
 /// A placed copy of a bottom level ([`Scene::bottom_levels`]), made by compiling.

@@ -25,7 +25,7 @@ use serde::ser::{self, Impossible, SerializeStruct, SerializeStructVariant};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use smol_str::SmolStr;
 
-use super::{Band, Maps, Material, Scene, Terrain, TerrainSurface, Texture};
+use super::{Band, Maps, Material, PlacedInstance, Scene, Terrain, TerrainSurface, Texture, Transform};
 use crate::scene::material::{MAP_FIELDS, MaterialKind};
 
 /// What a text says that its model cannot hold, gathered while ron reads it.
@@ -229,6 +229,41 @@ pub(crate) mod material {
             written(|w| w.intern(name))
                 .ok_or_else(|| E::custom("a material name is read only with its scene"))
         }
+    }
+}
+
+/// A mesh's instance as written: a transform's fields, and the `material` that replaces
+/// the mesh's. `Transform` cannot be flattened into it: serde's `flatten` does not go
+/// with `deny_unknown_fields`, which a misspelt field needs for its message.
+#[derive(Clone, Copy, Serialize, Deserialize)]
+#[serde(rename = "Instance", default, deny_unknown_fields)]
+pub(crate) struct InstanceText {
+    #[serde(with = "crate::scene::values::v3")]
+    translate: glam::Vec3,
+    #[serde(with = "crate::scene::values::v3")]
+    rotate_deg: glam::Vec3,
+    scale: f32,
+    #[serde(with = "material::option", skip_serializing_if = "Option::is_none")]
+    material: Option<u32>,
+}
+
+impl Default for InstanceText {
+    fn default() -> InstanceText {
+        PlacedInstance::default().into()
+    }
+}
+
+impl From<InstanceText> for PlacedInstance {
+    fn from(i: InstanceText) -> PlacedInstance {
+        let transform = Transform { translate: i.translate, rotate_deg: i.rotate_deg, scale: i.scale };
+        PlacedInstance { transform, material: i.material }
+    }
+}
+
+impl From<PlacedInstance> for InstanceText {
+    fn from(p: PlacedInstance) -> InstanceText {
+        let Transform { translate, rotate_deg, scale } = p.transform;
+        InstanceText { translate, rotate_deg, scale, material: p.material }
     }
 }
 
