@@ -168,11 +168,16 @@ impl Loop<'_> {
             (Changed::Scene, Ok(())) => {
                 let Some(scene) = session.current().cloned() else { return Ok(false) };
                 let times = self.frame(&scene, reload.content_changed)?;
-                let reused = match (scene.times.bvh_reused, scene.times.bvh_refitted) {
+                let mut reused = match (scene.times.bvh_reused, scene.times.bvh_refitted) {
                     (true, _) => " (BVH reused)",
                     (false, true) => " (BVH refitted)",
                     (false, false) => "",
-                };
+                }
+                .to_owned();
+                let (levels, built) = (scene.times.bottom_levels, scene.times.bottom_levels_built);
+                if levels > 0 {
+                    reused += &format!(" ({built} of {levels} mesh trees built)");
+                }
                 say(&format!(
                     "gen {} scene: detect {}, compile {}{reused}, {}",
                     reload.generation,

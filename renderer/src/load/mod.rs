@@ -121,6 +121,11 @@ pub struct LoadTimes {
     pub bvh_refitted: bool,
     /// For a `.ron`: turning terrains into boxes (part of `compile`).
     pub terrains: Option<Duration>,
+    /// For a `.ron`: the instanced meshes' trees, and how many of them were built (the
+    /// others came back unchanged from the previous compile: an edit that moves
+    /// instances builds none).
+    pub bottom_levels: usize,
+    pub bottom_levels_built: usize,
 }
 
 /// A scene that loaded: the scene, its validated blob, and what it took.
@@ -197,6 +202,8 @@ impl CompiledScene {
             bvh_reused: compiled.bvh_reused,
             bvh_refitted: compiled.bvh_refitted,
             terrains: Some(compiled.terrain_time),
+            bottom_levels: compiled.bottom_trees.len(),
+            bottom_levels_built: compiled.bottom_built,
         };
         CompiledScene {
             scene,

@@ -1,7 +1,8 @@
 //! `renderer view`: a live editor. The window shows the scene path-traced
 //! progressively; the scene file hot-reloads through a [`Session`]; spheres, boxes,
-//! terrains and meshes can be picked (or chosen in the outline) and edited, spheres
-//! added, any of them deleted, with undo/redo, and the scene saved back as RON.
+//! terrains, meshes and a mesh's instances can be picked (or chosen in the outline) and
+//! edited, spheres added, any of them deleted, with undo/redo, and the scene saved back
+//! as RON.
 //!
 //! [`ViewApp`] holds the session, the editor and one value per part of the window, each
 //! a type with its own state: [`ViewApp::show`] lays them out and hands each an explicit

@@ -280,6 +280,74 @@ mod tests {
     }
 
     #[test]
+    fn an_instances_triangles_pick_that_instance_and_a_plain_meshs_pick_the_mesh() {
+        use scene_compiler::procedural::icosphere;
+        use scene_compiler::scene::{InstanceFileData, Mesh, MeshData, PlacedInstance, Transform};
+        let mut scene = three_spheres();
+        scene.spheres.clear();
+        scene.camera.look_from = Vec3::new(0.0, 0.0, 12.0);
+        scene.camera.look_at = Vec3::ZERO;
+        scene.camera.aperture = 0.0;
+        let ico = icosphere(2, 1.0);
+        let data = Arc::new(MeshData {
+            path: PathBuf::from("ico.ply"),
+            positions: ico.positions,
+            triangles: ico.triangles,
+            ..MeshData::default()
+        });
+        let at = |x: f32, y: f32| Transform { translate: Vec3::new(x, y, 0.0), ..Transform::default() };
+        let plain = Mesh {
+            file: "ico.ply".into(),
+            material: Some(0),
+            transform: at(0.0, 3.0),
+            data: data.clone(),
+            ..Mesh::default()
+        };
+        let instanced = Mesh {
+            file: "ico.ply".into(),
+            material: Some(0),
+            instances: vec![at(-3.0, 0.0).into(), at(0.0, 0.0).into()],
+            instance_file: Some("i.ply".into()),
+            placements: Arc::new(InstanceFileData {
+                path: PathBuf::from("i.ply"),
+                instances: vec![PlacedInstance { transform: at(3.0, 0.0), material: None }],
+            }),
+            data,
+            ..Mesh::default()
+        };
+        scene.meshes = vec![plain, instanced];
+        let picker = picker(&scene);
+        let camera = CameraFrame::new(&scene.camera, 400, 300);
+        let pick_point = |p: Vec3| {
+            let (s, t, _) = project(&camera, p, 0.0).expect("in front of the camera");
+            picker.pick(&camera, s, t)
+        };
+        assert_eq!(pick_point(Vec3::new(0.0, 3.0, 0.0)), Some(Selected::Mesh(0)));
+        for (k, x) in [-3.0, 0.0, 3.0].into_iter().enumerate() {
+            assert_eq!(pick_point(Vec3::new(x, 0.0, 0.0)), Some(Selected::Instance { mesh: 1, k }), "x {x}");
+        }
+    }
+
+    /// A mesh's instances among the blob's: its model's, one per placement, then each
+    /// glTF part's, the part's placements within each of the mesh's.
+    #[test]
+    fn a_blob_instance_maps_to_the_placement_it_copies() {
+        let span = MeshInstances { start: 10, instanced: true, placements: 3, own: true, parts: vec![2, 1] };
+        let placements: Vec<Option<usize>> = (8..24).map(|source| span.placement(source)).collect();
+        let own = [0, 1, 2].map(Some);
+        let first_part = [0, 0, 1, 1, 2, 2].map(Some);
+        let second_part = [0, 1, 2].map(Some);
+        let want: Vec<Option<usize>> = [None, None]
+            .into_iter()
+            .chain(own)
+            .chain(first_part)
+            .chain(second_part)
+            .chain([None, None])
+            .collect();
+        assert_eq!(placements, want);
+    }
+
+    #[test]
     fn a_sphere_files_spheres_render_but_are_not_picked() {
         let mut scene = three_spheres();
         let (own, from_file) = (scene.spheres[0], scene.spheres[1]);

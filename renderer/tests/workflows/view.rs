@@ -2,7 +2,7 @@
 //! clicking its pixel, edit its radius in the panel, undo/redo, save; select boxes and
 //! terrains in the outline and edit them; a material's texture shown, edited and its
 //! image swapped; a material switched to Principled and its maps read as data; a
-//! mesh's material overridden; hot reload of a broken file, the
+//! mesh's material overridden; an instance moved, given a material and deleted; hot reload of a broken file, the
 //! byte-identical round trip of a save without edits. The rendered
 //! snapshot of the window needs wgpu: it lives in tools/editor-snapshot.
 
@@ -717,6 +717,73 @@ fn a_meshs_material_is_overridden_from_the_panel_saved_and_undone() {
     // Back to the model's own from the combo box.
     choose(&mut harness, "material", "model's own materials");
     assert_eq!(current(&harness).meshes[0].material, None);
+
+    // Moved, turned and scaled by its transform's rows.
+    for (row, value) in [("translate x", 0.5), ("rotate y", 30.0), ("scale", 2.0)] {
+        harness.get_by_label(row).set_value_accesskit(value);
+        harness.run_steps(2);
+    }
+    let t = current(&harness).meshes[0].transform;
+    assert_eq!((t.translate.x, t.rotate_deg.y, t.scale), (0.5, 30.0, 2.0));
+    assert!(harness.state().session.last_error().is_none());
+}
+
+/// The quad scene with the quad placed twice by `instances`, the second in red.
+fn instanced_scene(dir: &Path) -> PathBuf {
+    let path = mesh_scene(dir);
+    let text = std::fs::read_to_string(&path).expect("scene written").replace(
+        "meshes: [(file: \"quad.obj\")]",
+        "meshes: [(file: \"quad.obj\", instances: [(translate: (-1.2, 0.0, 0.0)), (translate: (1.2, 0.0, 0.0), material: \"red\")])]",
+    );
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+#[test]
+fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = instanced_scene(dir.path());
+    let mut harness = harness(&path);
+    let instances = |h: &Harness<'_, ViewApp>| current(h).meshes[0].instances.clone();
+    let before = instances(&harness);
+    harness.get_by_label("Instances of mesh 0 · quad.obj (2)").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label("mesh 0 · instance 0").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(harness.state().editor.selected, Some(Selected::Instance { mesh: 0, k: 0 }));
+
+    harness.get_by_label("translate y").set_value_accesskit(0.5);
+    harness.run_steps(2);
+    assert_eq!(instances(&harness)[0].transform.translate, glam::Vec3::new(-1.2, 0.5, 0.0));
+    assert_eq!(instances(&harness)[1], before[1], "the other instance stays");
+    let times = harness.state().session.current().expect("current").times;
+    assert_eq!((times.bottom_levels, times.bottom_levels_built), (1, 0), "only the top level is rebuilt");
+
+    choose(&mut harness, "material", "red");
+    assert_eq!(instances(&harness)[0].material, Some(1));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(instances(&harness)[0].material, None, "Ctrl+Z takes the material back, not the move");
+    assert_eq!(instances(&harness)[0].transform.translate.y, 0.5);
+    choose(&mut harness, "material", "red");
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
+    assert_eq!(read_back, current(&harness));
+    assert_eq!(read_back.meshes[0].instances[0].material, Some(1));
+
+    harness.get_by_label("Delete").click_accesskit();
+    harness.run_steps(2);
+    assert_eq!(instances(&harness), [before[1]], "the first instance is gone, the second stays");
+    assert_eq!(harness.state().editor.selected, None);
+    // The mesh's last instance is not deleted: without it the mesh would be placed
+    // by its own transform, which is not what deleting an instance means.
+    harness.get_by_label("mesh 0 · instance 0").click_accesskit();
+    harness.run_steps(2);
+    let scene = current(&harness);
+    assert!(!harness.state().editor.can_delete(&scene));
 }
 
 /// 1-based line and column (in characters) of the first `needle` in `text`.
