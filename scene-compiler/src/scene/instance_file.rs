@@ -24,7 +24,8 @@ use glam::Vec3;
 use ply_rs_bw::{parser, ply};
 
 use super::model::{InstanceFileData, PlacedInstance, Transform};
-use super::sphere_file::{PlyEncoding, type_name};
+use super::ply_elements::{check_counts, type_name};
+use super::sphere_file::PlyEncoding;
 use crate::limits;
 
 /// What an error about the file's layout adds: the layout it should have.
@@ -52,6 +53,7 @@ pub fn read(path: &Path) -> Result<InstanceFileData, String> {
     if vertex.count > limits::MAX_INSTANCES {
         return Err(format!("{} instances, more than the format's {}", vertex.count, limits::MAX_INSTANCES));
     }
+    check_counts(&header, size)?;
     // Elements come in header order: those before the vertices are read and dropped.
     for element in header.elements.values() {
         let what = |e: parser::ParseError| format!("element `{}`: {e}", element.name);

@@ -24,7 +24,7 @@
 //! Not here: placing a mesh in the world (`crate::meshes`, at compile time).
 
 use std::cell::RefCell;
-use std::io::{BufReader, Cursor};
+use std::io::{BufReader, Cursor, Read as _};
 use std::path::Path;
 
 use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
@@ -333,11 +333,12 @@ impl ply::PropertyAccess for PlyFace {
 }
 
 fn read_ply(path: &Path) -> Result<Geometry, String> {
-    let (file, _) = files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
-    let mut reader = parser::Reader::new(BufReader::new(file));
+    let (file, size) = files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::new(file.take(size)));
     let vertex_parser = parser::Parser::<PlyVertex>::new();
     let face_parser = parser::Parser::<PlyFace>::new();
     let header = vertex_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
+    super::ply_elements::check_counts(&header, size)?;
     let mut g = Geometry::default();
     let mut faces = Vec::new();
     // Elements come in header order; others (edges, materials) are read and dropped.

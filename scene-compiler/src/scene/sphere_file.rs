@@ -11,11 +11,13 @@
 //! Not here: placing the spheres in the world (`crate::sphere_files`, at compile time).
 
 use std::fmt::Write as _;
-use std::io::BufReader;
+use std::io::{BufReader, Read as _};
 use std::path::Path;
 
 use glam::Vec3;
 use ply_rs_bw::{parser, ply};
+
+use super::ply_elements::{check_counts, type_name};
 
 use super::model::{Sphere, SphereListData};
 use crate::limits;
@@ -31,8 +33,8 @@ pub enum PlyEncoding {
 /// Reads the sphere file at `path`; each sphere's `material` is its `material` property
 /// (0 without one), an index into the scene entry's `materials`, checked by the caller.
 pub fn read(path: &Path) -> Result<SphereListData, String> {
-    let (file, _) = crate::files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
-    let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, file));
+    let (file, size) = crate::files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, file.take(size)));
     let point_parser = parser::Parser::<PlyPoint>::new();
     let header = point_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
     let Some(vertex) = header.elements.get("vertex") else {
@@ -45,6 +47,7 @@ pub fn read(path: &Path) -> Result<SphereListData, String> {
     if vertex.count > limits::MAX_SPHERES {
         return Err(format!("{} spheres, more than the format's {}", vertex.count, limits::MAX_SPHERES));
     }
+    check_counts(&header, size)?;
     // Elements come in header order: those before the vertices are read and dropped.
     for element in header.elements.values() {
         let what = |e: parser::ParseError| format!("element `{}`: {e}", element.name);
@@ -78,16 +81,6 @@ fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
         Some(other) => {
             Err(format!("property `material` is {}: it must be an integer type", type_name(other)))
         }
-    }
-}
-
-/// A property type as a PLY header spells it (`int`, `list of float`); instance files
-/// (`instance_file.rs`) name theirs with it too.
-pub(super) fn type_name(t: &ply::PropertyType) -> String {
-    let scalar = |s: &ply::ScalarType| format!("{s:?}").to_ascii_lowercase();
-    match t {
-        ply::PropertyType::Scalar(s) => scalar(s),
-        ply::PropertyType::List(_, s) => format!("a list of {}", scalar(s)),
     }
 }
 

@@ -195,6 +195,42 @@ pub(crate) fn floats(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+/// A header that declares more entries than its file can hold is refused before any is
+/// read, by all three PLY readers: an element without properties takes no bytes per
+/// entry, so 2^40 of them took memory without end (an abort) from a file of 200 bytes.
+#[test]
+fn ply_headers_that_declare_more_than_the_file_holds_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let points =
+        "element vertex 1\nproperty float x\nproperty float y\nproperty float z\nproperty float radius\n";
+    let header = |before: &str, rest: &str| {
+        format!("ply\nformat binary_little_endian 1.0\n{before}{rest}end_header\n").into_bytes()
+    };
+    let one_point = floats(&[0.0, 0.0, 0.0, 1.0]);
+    let empty = header("element junk 1099511627776\n", points);
+    let huge = header("element junk 1099511627776\nproperty uchar a\n", points);
+    for (name, head, wanted) in
+        [("empty.ply", empty, "no properties"), ("huge.ply", huge, "more than the file's")]
+    {
+        put(dir, name, [head, one_point.clone()].concat());
+        let entries = [
+            format!(r#"sphere_files: [(file: "{name}", materials: ["clay"])]"#),
+            format!(r#"meshes: [(file: "ico.ply", material: "clay", instance_file: "{name}")]"#),
+            format!(r#"meshes: [(file: "{name}", material: "clay")]"#),
+        ];
+        write(&icosphere(1, 1.0), Format::PlyLittleEndian, &dir.join("ico.ply")).expect("write");
+        for entry in entries {
+            let text = format!(
+                r#"Scene(camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40), materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }}, {entry})"#
+            );
+            let err = scene::parse(&text, &dir.join("scene.ron").display().to_string()).expect_err(&entry);
+            let message = err.diagnostics()[0].message().to_owned();
+            assert!(message.contains("element `junk`") && message.contains(wanted), "{entry}: {message}");
+        }
+    }
+}
+
 #[test]
 fn hostile_gltf_files() {
     let dir = tempfile::tempdir().expect("temp dir");
