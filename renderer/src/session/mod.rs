@@ -261,7 +261,7 @@ impl Session {
     fn reload_scene(&mut self, settled: bool, inputs: bool) -> Option<Reload> {
         let start = Instant::now();
         self.retry_at = None;
-        let detect = age(std::fs::metadata(&self.scene_path).and_then(|m| m.modified()));
+        let detect = age(self.newest_change());
         let bytes = match std::fs::read(&self.scene_path) {
             Ok(bytes) => bytes,
             // Deleted (or mid-rename): keep the last good scene; its return reloads.
@@ -307,6 +307,19 @@ impl Session {
                 Some(self.failed(error, detect, start.elapsed()))
             }
         }
+    }
+
+    /// The newest modification time of the scene file and the inputs of the current
+    /// scene: a reload that an image or model file caused is timed from its save.
+    fn newest_change(&self) -> std::io::Result<SystemTime> {
+        let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified());
+        let mut newest = modified(&self.scene_path)?;
+        if let Some(current) = &self.current {
+            for input in current.scene.input_files() {
+                newest = newest.max(modified(input).unwrap_or(SystemTime::UNIX_EPOCH));
+            }
+        }
+        Ok(newest)
     }
 
     /// Compiles file content and makes it current, or records the error.

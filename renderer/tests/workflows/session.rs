@@ -598,8 +598,17 @@ fn saving_a_sphere_file_reloads_the_scene_by_rename_or_in_place() {
     assert_eq!(file_spheres(&session), Some(3));
     assert!(session.current().is_some_and(|c| c.scene.spheres.is_empty()));
 
+    // The scene file an hour old: a reload the sphere file caused is timed from its save.
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_modified(an_hour_ago))
+        .expect("set mtime");
     save_by_rename(&points, sphere_ply(5));
-    wait_for(&mut session, "the renamed-over sphere file", |s, _| file_spheres(s) == Some(5));
+    let reloads = wait_for(&mut session, "the renamed-over sphere file", |s, _| file_spheres(s) == Some(5));
+    let detect = reloads.last().expect("a reload").detect;
+    assert!(detect < Duration::from_secs(60), "detect {detect:?} counts from the scene file's save");
 
     std::fs::write(&points, sphere_ply(7)).expect("write in place");
     wait_for(&mut session, "the sphere file written in place", |s, _| file_spheres(s) == Some(7));
