@@ -465,3 +465,37 @@ fn an_instanced_mesh_counts_its_triangles_once() {
     assert_eq!(data.instanced[0].placements.len(), 1000);
     assert_eq!(data.instanced[0].placements[999].translation, glam::Vec3A::new(0.0, 0.0, 999.0));
 }
+
+/// A glTF mesh that many nodes place compiles to one bottom level: the blob holds its
+/// triangles once, and each more node adds an instance, not a copy.
+#[test]
+fn node_reuse_compiles_to_one_bottom_level_the_blobs_size_says_so() {
+    use scene_compiler::CompileOptions;
+    use scene_compiler::blob::BlobView;
+    use scene_compiler::compile::compile_scene;
+    use scene_compiler::records::layout::PrimKind;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let per_mesh = 2_000;
+    let blob_with = |nodes: usize| {
+        let mut g = Gltf::new();
+        let mesh = g.mesh(per_mesh, 0.0, None);
+        g.node(json!({"children": (1..=nodes).collect::<Vec<usize>>()}), true);
+        for i in 0..nodes {
+            g.node(json!({"mesh": mesh, "translation": [0, 3 * i, 0]}), false);
+        }
+        let name = format!("nodes{nodes}");
+        g.save(dir.path(), &name);
+        let scene = parse_mesh(dir.path(), &format!("{name}.gltf")).expect("the file loads");
+        compile_scene(&scene, &CompileOptions::default()).blob
+    };
+    let (ten, hundred) = (blob_with(10), blob_with(100));
+    for (blob, nodes) in [(&ten, 10), (&hundred, 100)] {
+        let view = BlobView::parse(blob).expect("valid");
+        assert_eq!(view.header.prim_count(PrimKind::Triangle), per_mesh as u32, "the triangles once");
+        assert_eq!(view.header.prim_count(PrimKind::Instance), nodes);
+    }
+    // 90 more nodes: their instance records, per-primitive rows and the top level's
+    // nodes (a copy of the mesh would be 2000 triangles, over 200 kB).
+    let per_node = (hundred.len() - ten.len()) / 90;
+    assert!(per_node < 400, "{per_node} bytes per node");
+}
