@@ -62,7 +62,7 @@ pub fn read_within(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     match bytes
         .par_chunks_mut(PIECE)
         .enumerate()
-        .try_for_each(|(i, piece)| read_piece(&file, i * PIECE, piece))
+        .try_for_each(|(i, piece)| read_exact_at(&file, (i * PIECE) as u64, piece))
     {
         Ok(()) => {}
         // The file shrank while it was read (an editor rewriting it in place): what
@@ -81,18 +81,18 @@ pub fn read_within(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Fills `piece` from `file` at `offset`; `UnexpectedEof` when the file is shorter.
-fn read_piece(file: &File, offset: usize, piece: &mut [u8]) -> io::Result<()> {
+/// Fills `piece` from `file` at `offset`, without moving the file's cursor (so tasks on
+/// several cores can read one file); `UnexpectedEof` when the file is shorter.
+pub(crate) fn read_exact_at(file: &File, offset: u64, piece: &mut [u8]) -> io::Result<()> {
     #[cfg(unix)]
     {
-        std::os::unix::fs::FileExt::read_exact_at(file, piece, offset as u64)
+        std::os::unix::fs::FileExt::read_exact_at(file, piece, offset)
     }
     #[cfg(windows)]
     {
         let mut done = 0;
         while done < piece.len() {
-            match std::os::windows::fs::FileExt::seek_read(file, &mut piece[done..], (offset + done) as u64)?
-            {
+            match std::os::windows::fs::FileExt::seek_read(file, &mut piece[done..], offset + done as u64)? {
                 0 => return Err(io::ErrorKind::UnexpectedEof.into()),
                 n => done += n,
             }

@@ -3,7 +3,8 @@
 //! (`.gltf` with its buffers, `.glb`, data URIs) through `gltf`, with what asset
 //! pipelines such as gltfpack write (`KHR_mesh_quantization`: `gltf_primitive`;
 //! `EXT_meshopt_compression` / `KHR_meshopt_compression`: `gltf_buffers`); polygons are
-//! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says).
+//! triangulated (OBJ, PLY as fans, glTF strips and fans as the spec says). The common
+//! binary PLY layout is read in bulk (`ply_bulk`), the crate reading the header.
 //!
 //! What is read: positions, triangles, vertex normals (when every vertex has one),
 //! texture coordinates and glTF tangents (OBJ: when every vertex has them; glTF: when
@@ -24,7 +25,7 @@
 //! Not here: placing a mesh in the world (`crate::meshes`, at compile time).
 
 use std::cell::RefCell;
-use std::io::{BufReader, Cursor, Read as _};
+use std::io::{BufReader, Cursor, Seek};
 use std::path::Path;
 
 use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
@@ -32,7 +33,7 @@ use ply_rs_bw::{parser, ply};
 
 use super::model::{InstancedPart, MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
-use super::{gltf_buffers, gltf_check, gltf_draco, gltf_instancing, gltf_primitive, obj_check};
+use super::{gltf_buffers, gltf_check, gltf_draco, gltf_instancing, gltf_primitive, obj_check, ply_bulk};
 use crate::{files, limits};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
@@ -333,12 +334,30 @@ impl ply::PropertyAccess for PlyFace {
 }
 
 fn read_ply(path: &Path) -> Result<Geometry, String> {
-    let (file, size) = files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
-    let mut reader = parser::Reader::new(BufReader::new(file.take(size)));
+    let (file, len) = files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::new(file));
+    let header = parser::Parser::<PlyVertex>::new()
+        .read_header(&mut reader)
+        .map_err(|e| format!("not a PLY file: {e}"))?;
+    super::ply_elements::check_counts(&header, len)?;
+    let header_len = reader.get_mut().stream_position().map_err(|e| e.to_string())?;
+    let no_materials = "a PLY file has no materials".to_string();
+    if let Some(bulk) = ply_bulk::read(reader.get_ref().get_ref(), len, header_len, &header)? {
+        let ply_bulk::Bulk { positions, normals, triangles } = bulk;
+        return Ok(Geometry { positions, normals, triangles, no_materials, ..Geometry::default() });
+    }
+    let mut g = read_ply_payload(&mut reader, &header)?;
+    g.no_materials = no_materials;
+    Ok(g)
+}
+
+/// The payload after `header`, read by the crate element by element: any PLY layout.
+fn read_ply_payload<R: std::io::BufRead>(
+    reader: &mut parser::Reader<R>,
+    header: &ply::Header,
+) -> Result<Geometry, String> {
     let vertex_parser = parser::Parser::<PlyVertex>::new();
     let face_parser = parser::Parser::<PlyFace>::new();
-    let header = vertex_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
-    super::ply_elements::check_counts(&header, size)?;
     let mut g = Geometry::default();
     let mut faces = Vec::new();
     // Elements come in header order; others (edges, materials) are read and dropped.
@@ -347,21 +366,18 @@ fn read_ply(path: &Path) -> Result<Geometry, String> {
         match element.name.as_str() {
             "vertex" => {
                 let vertices =
-                    vertex_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
+                    vertex_parser.read_payload_for_element(reader, element, header).map_err(what)?;
                 if vertices.iter().all(|v| v.2 == 3) {
                     g.normals = vertices.iter().map(|v| v.1).collect();
                 }
                 g.positions = vertices.into_iter().map(|v| v.0).collect();
             }
-            "face" => {
-                faces = face_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?
-            }
+            "face" => faces = face_parser.read_payload_for_element(reader, element, header).map_err(what)?,
             _ => {
-                vertex_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
+                vertex_parser.read_payload_for_element(reader, element, header).map_err(what)?;
             }
         }
     }
-    g.no_materials = "a PLY file has no materials".into();
     g.triangles.reserve(faces.len());
     for (f, face) in faces.iter().enumerate() {
         if face.0.len() < 3 {
@@ -755,7 +771,119 @@ fn count_gltf(
 
 #[cfg(test)]
 mod tests {
+    use std::io::Seek;
+
+    use ply_rs_bw::parser;
     use serde_json::json;
+
+    /// A binary little-endian PLY of `vertices` vertices with the float properties
+    /// `properties` (values made up from the vertex and property numbers) and `faces`
+    /// faces of `list uchar {index}` (`faces[i]` lists its vertices), after `extra`
+    /// header lines.
+    fn ply(properties: &[&str], vertices: usize, index: &str, faces: &[Vec<i64>], extra: &str) -> Vec<u8> {
+        let mut out = format!("ply\nformat binary_little_endian 1.0\n{extra}element vertex {vertices}\n");
+        for p in properties {
+            out += &format!("property float {p}\n");
+        }
+        out += &format!(
+            "element face {}\nproperty list uchar {index} vertex_indices\nend_header\n",
+            faces.len()
+        );
+        let mut bytes = out.into_bytes();
+        for v in 0..vertices {
+            for p in 0..properties.len() {
+                bytes.extend(((v * 7 + p) as f32 * 0.37 - 100.0).sin().to_le_bytes());
+            }
+        }
+        for face in faces {
+            bytes.push(face.len() as u8);
+            for &i in face {
+                bytes.extend((i as u32).to_le_bytes());
+            }
+        }
+        bytes
+    }
+
+    /// `bytes` with the first `from` replaced by `to`.
+    fn replaced(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+        let at = bytes.windows(from.len()).position(|w| w == from.as_bytes()).expect("found");
+        [&bytes[..at], to.as_bytes(), &bytes[at + from.len()..]].concat()
+    }
+
+    /// `path` read by the crate alone (the path every other layout takes) and in bulk.
+    fn both_ways(path: &std::path::Path) -> (super::Geometry, Option<super::ply_bulk::Bulk>) {
+        let file = std::fs::File::open(path).expect("open");
+        let len = file.metadata().expect("metadata").len();
+        let mut reader = parser::Reader::new(std::io::BufReader::new(file));
+        let header = parser::Parser::<super::PlyVertex>::new().read_header(&mut reader).expect("header");
+        let at = reader.get_mut().stream_position().expect("position");
+        let bulk = super::ply_bulk::read(reader.get_ref().get_ref(), len, at, &header).expect("bulk read");
+        (super::read_ply_payload(&mut reader, &header).expect("crate read"), bulk)
+    }
+
+    fn bits(v: &[glam::Vec3]) -> Vec<[u32; 3]> {
+        v.iter().map(|p| p.to_array().map(f32::to_bits)).collect()
+    }
+
+    /// The bulk reader gives what the crate gives, bit for bit, across many tasks'
+    /// pieces: positions and normals among other properties in any order, signed
+    /// indices (a negative one kept as `u32::MAX`) and unsigned ones; a face that is
+    /// not a triangle leaves the file to the crate.
+    #[test]
+    fn bulk_ply_reads_as_the_crate_does() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let n = 100_003;
+        let mut faces: Vec<Vec<i64>> =
+            (0..n as i64).map(|i| vec![i, (i * 31 + 1) % n as i64, (i * 17 + 2) % n as i64]).collect();
+        faces[5][1] = -3;
+        let cases = [
+            (vec!["nz", "x", "quality", "y", "nx", "z", "ny"], "int", true),
+            (vec!["x", "y", "z", "nx", "ny"], "uint", false),
+        ];
+        for (properties, index, normals) in cases {
+            let path = dir.path().join(format!("{index}.ply"));
+            std::fs::write(&path, ply(&properties, n, index, &faces, "comment made by a test\n"))
+                .expect("write");
+            let (crate_read, bulk) = both_ways(&path);
+            let bulk = bulk.expect("this layout is read in bulk");
+            assert_eq!(bits(&bulk.positions), bits(&crate_read.positions), "{index}");
+            assert_eq!(bits(&bulk.normals), bits(&crate_read.normals), "{index}");
+            assert_eq!(bulk.normals.is_empty(), !normals);
+            assert_eq!(bulk.triangles, crate_read.triangles, "{index}");
+        }
+        assert_eq!(super::read_ply(&dir.path().join("int.ply")).expect("read").triangles[5][1], u32::MAX);
+        let mut with_quad = faces.clone();
+        with_quad[n - 1] = vec![0, 1, 2, 3];
+        let path = dir.path().join("quad.ply");
+        std::fs::write(&path, ply(&["x", "y", "z"], n, "int", &with_quad, "")).expect("write");
+        let (crate_read, bulk) = both_ways(&path);
+        assert!(bulk.is_none(), "a quad is the crate's to triangulate");
+        assert_eq!(crate_read.triangles.len(), n + 1);
+        assert_eq!(super::read_ply(&path).expect("read").triangles, crate_read.triangles);
+    }
+
+    /// Truncated payloads and headers that claim more than the file holds are errors
+    /// (the crate's), never a panic nor an allocation of what the header claims.
+    #[test]
+    fn truncated_or_hostile_binary_ply_is_an_error() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let faces = vec![vec![0, 1, 2]; 10];
+        let whole = ply(&["x", "y", "z"], 3, "int", &faces, "");
+        let path = dir.path().join("m.ply");
+        // The payload is 3 * 12 + 10 * 13 bytes: cuts in a face, between two, in the vertices.
+        for cut in [1, 13, 14, 150] {
+            std::fs::write(&path, &whole[..whole.len() - cut]).expect("write");
+            let error = super::read_ply(&path).err().expect("a truncated file is an error");
+            assert!(error.contains("element `face`") || error.contains("element `vertex`"), "{error}");
+        }
+        std::fs::write(&path, replaced(&whole, "element vertex 3\n", "element vertex 4000000000\n"))
+            .expect("write");
+        let error = super::read_ply(&path).err().expect("a header that claims 4e9 vertices");
+        assert!(error.contains("element `vertex`"), "{error}");
+        let claims = replaced(&whole, "element face 10\n", "element face 18446744073709551615\n");
+        std::fs::write(&path, claims).expect("write");
+        assert!(super::read_ply(&path).is_err(), "a header that claims 2^64 - 1 faces");
+    }
 
     /// A glTF of `meshes` meshes, each of the same 10 separate triangles, placed by
     /// `nodes` nodes (node i places mesh i % meshes), written into `dir`.

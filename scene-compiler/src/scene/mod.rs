@@ -37,6 +37,7 @@ mod mesh_file;
 mod model;
 mod model_materials;
 mod obj_check;
+mod ply_bulk;
 mod ply_elements;
 mod reflect;
 mod spans;

@@ -19,6 +19,8 @@ mod instance;
 mod sphere;
 mod triangle;
 
+use rayon::prelude::*;
+
 use crate::bvh::Aabb;
 use crate::records::layout::{PrimKind, Record};
 use crate::scene::Scene;
@@ -53,7 +55,7 @@ macro_rules! with_shape {
 }
 
 /// What the compiler needs of every shape.
-pub trait Shape: Sized + Clone + PartialEq {
+pub trait Shape: Sized + Clone + PartialEq + Sync {
     /// Stored in leaf links and primitive references.
     const KIND: PrimKind;
     /// The shape's record in its own blob section.
@@ -77,11 +79,12 @@ pub trait Shape: Sized + Clone + PartialEq {
     fn surface_area(record: &Self::Record) -> f64;
 }
 
-/// Every primitive's bounds, kind after kind: what the BVH is built over.
+/// Every primitive's bounds, kind after kind: what the BVH is built over. On all
+/// cores: at 5M triangles one core took 0.16 s on the 2-core dev machine.
 pub fn bounds(scene: &Scene) -> Vec<Aabb> {
     let mut bounds = Vec::with_capacity(PrimKind::ALL.iter().map(|&kind| count(scene, kind)).sum());
     for kind in PrimKind::ALL {
-        with_shape!(kind, S => bounds.extend(S::of(scene).iter().map(|s| S::record_bounds(&s.record()))));
+        with_shape!(kind, S => bounds.par_extend(S::of(scene).par_iter().map(|s| S::record_bounds(&s.record()))));
     }
     bounds
 }
