@@ -151,7 +151,8 @@ pub fn compile_scene_reusing(
             });
             bvh_refitted = refitted.is_some();
             refitted.unwrap_or_else(|| {
-                let tree = bvh::build_kinds(&bounds, &shapes::kind_starts(scene), &options.bvh);
+                let alone_from = (bounds.len() - scene.instances.len()) as u32;
+                let tree = bvh::build_kinds(&bounds, &shapes::kind_starts(scene), alone_from, &options.bvh);
                 (Arc::new(in_layout(tree, options.layout)), None)
             })
         }

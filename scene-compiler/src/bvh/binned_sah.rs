@@ -58,7 +58,7 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 /// If `prims` has `2^30` or more entries (the most a `PrimRef` numbers; blobs hold far
 /// fewer, `limits::MAX_PRIMS_PER_KIND` per kind).
 pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
-    build_kinds(prims, &[], opts)
+    build_kinds(prims, &[], u32::MAX, opts)
 }
 
 /// [`build`] over primitives of several kinds, numbered kind after kind: `kind_starts`
@@ -67,10 +67,15 @@ pub fn build(prims: &[Aabb], opts: &BuildOptions) -> Bvh {
 /// instead, which adds up to `kind_starts.len()` levels under it, so the SAH tree
 /// above is kept that much shallower and the whole still fits [`MAX_DEPTH`].
 ///
+/// Primitives numbered from `alone_from` on (the instances, the last kind; `u32::MAX`
+/// for none) each get a leaf of their own, whatever the SAH says: a ray that meets a
+/// leaf enters each of its instances (a walk of their bottom levels, from a transform of
+/// the ray), where a leaf of one is culled by its own box in the parent node.
+///
 /// # Panics
 ///
 /// As [`build`], and if `kind_starts` has more than three entries.
-pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], opts: &BuildOptions) -> Bvh {
+pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], alone_from: u32, opts: &BuildOptions) -> Bvh {
     assert!(kind_starts.len() <= KIND_STARTS, "at most {} primitive kinds", KIND_STARTS + 1);
     let mut starts = ONE_KIND;
     starts[..kind_starts.len()].copy_from_slice(kind_starts);
@@ -79,6 +84,7 @@ pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], opts: &BuildOptions) -> 
         max_leaf_size: opts.max_leaf_size.clamp(1, MAX_LEAF_SIZE) as usize,
         max_depth: MAX_DEPTH - kind_starts.len() as u32,
         kind_starts: starts,
+        alone_from,
     };
     build_with(prims, &settings)
 }
@@ -281,7 +287,7 @@ mod tests {
     use crate::rng::SplitMix64;
 
     fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
-        Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND }
+        Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND, alone_from: u32::MAX }
     }
 
     /// Centers uniform in a cube of side `side`, radii in `[0.1, 1)`.

@@ -96,7 +96,7 @@ fn the_builder_keeps_every_leaf_to_one_kind() {
         prims.push(Aabb { min: c - 0.2, max: c + 0.2 });
     }
     let kind_start = 1500;
-    let tree = bvh::build_kinds(&prims, &[kind_start], &Default::default());
+    let tree = bvh::build_kinds(&prims, &[kind_start], u32::MAX, &Default::default());
     let kind = |prim: u32| u32::from(prim >= kind_start);
     let mut seen = vec![false; prims.len()];
     for node in &tree.nodes {
@@ -111,7 +111,10 @@ fn the_builder_keeps_every_leaf_to_one_kind() {
     assert!(seen.iter().all(|&s| s), "every primitive is in a leaf");
     assert!(bvh::stats(&tree).depth <= 64);
     // With one kind the tree is the plain build.
-    assert_eq!(bvh::build_kinds(&prims, &[], &Default::default()), bvh::build(&prims, &Default::default()));
+    assert_eq!(
+        bvh::build_kinds(&prims, &[], u32::MAX, &Default::default()),
+        bvh::build(&prims, &Default::default())
+    );
 }
 
 #[test]

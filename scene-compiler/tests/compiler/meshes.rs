@@ -249,6 +249,17 @@ fn an_instanced_mesh_is_stored_once_and_a_moved_instance_rebuilds_only_the_top_l
     assert!(per_instance < 400, "{per_instance} bytes per instance");
     assert_eq!((a.bottom_built, b.bottom_built), (1, 1));
 
+    // Instances are never grouped in a leaf, even where the SAH would group them: a ray
+    // enters every instance of a leaf it meets, so each is culled by its own box.
+    let mut crowded = many.clone();
+    crowded.meshes[0].instances = (0..40)
+        .map(|i| {
+            Transform { translate: glam::Vec3::new(0.01 * i as f32, 0.0, 0.0), ..Transform::default() }.into()
+        })
+        .collect();
+    let leaves = compile_scene(&crowded, &options).bvh_stats.leaf_size_histogram;
+    assert_eq!(leaves, [0, 40], "40 instances, 40 leaves of one");
+
     let mut moved = many.clone();
     moved.meshes[0].instances[40] =
         Transform { translate: glam::Vec3::new(1.0, 2.0, -3.0), ..Transform::default() }.into();

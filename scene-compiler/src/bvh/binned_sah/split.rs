@@ -35,6 +35,9 @@ pub(super) struct Settings {
     /// Where each primitive kind after the first starts in the input numbering
     /// (`u32::MAX` where unused): a leaf holds one kind (`binned_sah.rs`: `push_leaf`).
     pub kind_starts: [u32; KIND_STARTS],
+    /// Primitives numbered from here (instances; `u32::MAX`: none) each get a leaf of
+    /// their own (`binned_sah.rs`: `build_kinds`).
+    pub alone_from: u32,
 }
 
 /// Room for the starts of every kind but the first.
@@ -47,6 +50,13 @@ impl Settings {
     #[inline]
     pub fn kind_of(&self, index: u32) -> usize {
         self.kind_starts.iter().filter(|&&start| start <= index).count()
+    }
+
+    /// The most primitives a leaf over `refs` may hold: one where any of them must be
+    /// alone, else `max_leaf_size`.
+    #[inline]
+    pub fn max_leaf(&self, refs: &[PrimRef]) -> usize {
+        if refs.iter().any(|r| r.index() >= self.alone_from) { 1 } else { self.max_leaf_size }
     }
 }
 
@@ -204,7 +214,7 @@ pub(super) fn split(
     } else {
         best_binned_split(refs, extent.centroids, settings.bins, scratch)
     };
-    if n <= settings.max_leaf_size {
+    if n <= settings.max_leaf_size && n <= settings.max_leaf(refs) {
         // Both sides multiplied by SA_parent, so a node of zero area (all points)
         // compares 0 <= 0 and stays a leaf instead of dividing by zero.
         let parent_area = extent.bounds.surface_area();
@@ -403,7 +413,7 @@ fn partition(refs: &mut [PrimRef], goes_left: impl Fn(Vec3A) -> bool) -> (usize,
 /// primitives: that is never deeper than splitting further.
 pub(super) fn split_median(refs: &mut [PrimRef], extent: &Extent, settings: &Settings) -> Option<Split> {
     let n = refs.len();
-    if n <= settings.max_leaf_size.max(1) {
+    if n <= settings.max_leaf(refs).max(1) {
         return None;
     }
     let spread = extent.centroids.max - extent.centroids.min;
@@ -445,8 +455,13 @@ mod tests {
             .collect()
     }
 
-    const SETTINGS: Settings =
-        Settings { bins: 16, max_leaf_size: 4, max_depth: 64, kind_starts: super::ONE_KIND };
+    const SETTINGS: Settings = Settings {
+        bins: 16,
+        max_leaf_size: 4,
+        max_depth: 64,
+        kind_starts: super::ONE_KIND,
+        alone_from: u32::MAX,
+    };
 
     #[test]
     fn two_far_apart_primitives_are_split() {
