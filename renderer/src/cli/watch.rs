@@ -174,7 +174,18 @@ impl Loop<'_> {
                     (false, false) => "",
                 }
                 .to_owned();
-                let (levels, built) = (scene.times.bottom_levels, scene.times.bottom_levels_built);
+                let t = &scene.times;
+                if let (Some(primitives), Some(bvh)) = (t.terrains, t.bvh_build) {
+                    let encode = t.compile.unwrap_or_default().saturating_sub(primitives + bvh);
+                    reused = format!(
+                        " (parse {}, primitives {}, BVH {}, encode {}){reused}",
+                        ms(t.load_parse),
+                        ms(primitives),
+                        ms(bvh),
+                        ms(encode)
+                    );
+                }
+                let (levels, built) = (t.bottom_levels, t.bottom_levels_built);
                 if levels > 0 {
                     reused += &format!(" ({built} of {levels} mesh trees built)");
                 }
