@@ -15,7 +15,8 @@
 //! - [`Session::apply`] validates the edited model by the rules a file obeys
 //!   (`scene::check`), without writing it out; its errors name the value's path.
 //! - [`Session::save`] refuses (Err, nothing written) a scene that does not validate,
-//!   and any session on a `.blob`.
+//!   and any session on a `.blob`; it writes the instance files whose instances the
+//!   scene moved before the scene file.
 //! - A `.blob` session's [`CompiledScene::scene`] is decoded from the blob (material
 //!   names become `material0`…).
 //! - The initial load counts as generation 1; a scene that fails at open leaves 0.
@@ -215,6 +216,7 @@ impl Session {
             );
         }
         self.check(scene).map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
+        write_instance_files(scene)?;
         let text = scene::to_ron(scene);
         let compiled =
             CompiledScene::recompile(scene.clone(), &self.options.compile, self.current.as_deref());
@@ -385,6 +387,25 @@ impl Session {
             content_changed: false,
         }
     }
+}
+
+/// Writes back each instance file whose instances `scene` changed (the editor moves a
+/// file's instances in memory): the file is read again and, where it differs, replaced
+/// atomically in its own encoding. A file that cannot be written back without loss
+/// (`InstanceFileData::rewrite`) is never edited, so never written. The watcher's event
+/// for the write recompiles the scene once, and finds it unchanged.
+fn write_instance_files(scene: &Scene) -> anyhow::Result<()> {
+    for mesh in scene.meshes.iter().filter(|m| m.instance_file.is_some()) {
+        let data = &mesh.placements;
+        let Ok(encoding) = data.rewrite else { continue };
+        let on_disk = scene::read_instance_file(&data.path).map_err(|e| {
+            anyhow::anyhow!("not saved: cannot read instance file `{}` again: {e}", data.path.display())
+        })?;
+        if on_disk.instances != data.instances {
+            write_atomically(&data.path, &scene::write_instance_file(&data.instances, encoding))?;
+        }
+    }
+    Ok(())
 }
 
 /// Time since `modified` (zero when unknown or in the future).

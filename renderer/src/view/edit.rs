@@ -101,6 +101,38 @@ impl Change for InstanceSplice {
     }
 }
 
+/// Vertex `v` of mesh `mesh`'s instance file set to `value` (the file's instances are
+/// one shared list: the first edit copies it, the scene's copies keep theirs). Saving
+/// writes the file (`Session::save`).
+pub struct FilePlacement {
+    mesh: usize,
+    v: usize,
+    value: PlacedInstance,
+}
+
+impl FilePlacement {
+    pub fn new(mesh: usize, v: usize, value: PlacedInstance) -> Box<FilePlacement> {
+        Box::new(FilePlacement { mesh, v, value })
+    }
+}
+
+impl Change for FilePlacement {
+    fn make(&self, scene: &mut Scene) -> Box<dyn Change> {
+        let slot = scene
+            .meshes
+            .get_mut(self.mesh)
+            .and_then(|m| std::sync::Arc::make_mut(&mut m.placements).instances.get_mut(self.v));
+        match slot {
+            Some(slot) => FilePlacement::new(self.mesh, self.v, std::mem::replace(slot, self.value)),
+            None => FilePlacement::new(self.mesh, self.v, self.value),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        size_of::<Self>()
+    }
+}
+
 /// One field of the scene (the camera, the settings) set to `value`.
 pub struct Set<T> {
     field: fn(&mut Scene) -> &mut T,

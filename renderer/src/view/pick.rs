@@ -311,6 +311,7 @@ mod tests {
             placements: Arc::new(InstanceFileData {
                 path: PathBuf::from("i.ply"),
                 instances: vec![PlacedInstance { transform: at(3.0, 0.0), material: None }],
+                ..Default::default()
             }),
             data,
             ..Mesh::default()

@@ -117,15 +117,31 @@ pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> 
     field
 }
 
-/// An instance's transform and its material: its mesh's (`mesh_material`, the name
-/// shown for "none") or one of the scene's; the field changed.
+/// Which materials an instance may be given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceMaterials {
+    /// Its mesh's or one of the scene's: an entry of a mesh's `instances`.
+    MeshOrScene,
+    /// One of the scene's: a vertex of an instance file with a `material` property,
+    /// where every vertex names one.
+    Scene,
+    /// Its mesh's alone: a vertex of an instance file without one (naming a material
+    /// would give every other vertex material 0).
+    Mesh,
+}
+
+/// An instance's transform and, as `choice` allows, its material; the field changed.
 pub fn instance_rows(
     ui: &mut egui::Ui,
     instance: &mut PlacedInstance,
     mesh: &Mesh,
     materials: &[Material],
+    choice: InstanceMaterials,
 ) -> Option<&'static str> {
     let mut field = transform_rows(ui, &mut instance.transform, drag_speed(mesh));
+    if choice == InstanceMaterials::Mesh {
+        return field;
+    }
     let label = ui.label("material");
     let mesh_own = "the mesh's material";
     let current = match instance.material {
@@ -134,7 +150,9 @@ pub fn instance_rows(
     };
     let mut changed = false;
     let combo = egui::ComboBox::from_id_salt("instance material").selected_text(current).show_ui(ui, |ui| {
-        changed |= ui.selectable_value(&mut instance.material, None, mesh_own).changed();
+        if choice == InstanceMaterials::MeshOrScene {
+            changed |= ui.selectable_value(&mut instance.material, None, mesh_own).changed();
+        }
         for (i, m) in materials.iter().enumerate() {
             changed |= ui.selectable_value(&mut instance.material, Some(i as u32), m.name.as_str()).changed();
         }

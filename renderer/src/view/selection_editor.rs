@@ -8,10 +8,10 @@
 use eframe::egui::{self, RichText};
 use scene_compiler::scene::Scene;
 
-use super::edit::{self, Change, EditKey, Edits, InstanceSplice, Set};
+use super::edit::{self, Change, EditKey, Edits, FilePlacement, InstanceSplice, Set};
 use super::material_editor::material_panel;
 use super::orbit::Orbit;
-use super::rows::instance_rows;
+use super::rows::{InstanceMaterials, instance_rows};
 use super::selected::{Selected, Thing, with_thing};
 use super::texture_editor::TextureUi;
 
@@ -77,9 +77,10 @@ impl SelectionPanel {
     }
 }
 
-/// Instance `k` of mesh `mesh`: one of its `instances` gets rows that edit it; one of
-/// its instance file's is shown, to be edited in the file. The change and the field
-/// changed, if one was.
+/// Instance `k` of mesh `mesh`: one of its `instances`, or a vertex of its instance
+/// file that can be written back (`InstanceFileData::rewrite`), gets rows that edit it;
+/// another vertex is shown, to be edited in its file. The change and the field changed,
+/// if one was.
 fn instance_rows_and_notes(
     ui: &mut egui::Ui,
     scene: &Scene,
@@ -87,19 +88,33 @@ fn instance_rows_and_notes(
     k: usize,
 ) -> Option<(Box<dyn Change>, &'static str)> {
     let owner = &scene.meshes[mesh];
-    let Some(&instance) = owner.instances.get(k) else {
-        let v = k - owner.instances.len();
-        let placed = owner.placements.instances[v];
-        let file = owner.instance_file.as_deref().unwrap_or_default();
+    if let Some(&instance) = owner.instances.get(k) {
+        let mut edited = instance;
+        let rows = egui::Grid::new("selected instance").num_columns(2).show(ui, |ui| {
+            instance_rows(ui, &mut edited, owner, &scene.materials, InstanceMaterials::MeshOrScene)
+        });
+        ui.label(format!("instance {k} of model {} (the mesh's `instances`)", owner.file));
+        return rows
+            .inner
+            .map(|field| (InstanceSplice::new(mesh, k, 1, vec![edited]) as Box<dyn Change>, field));
+    }
+    let v = k - owner.instances.len();
+    let file = owner.instance_file.as_deref().unwrap_or_default();
+    let placed = owner.placements.instances[v];
+    if let Err(why) = &owner.placements.rewrite {
         let t = placed.transform;
         ui.label(format!("translate {} · rotate {} · scale {}", t.translate, t.rotate_deg, t.scale));
-        ui.label(format!("vertex {v} of instance_file `{file}`: move it by editing that file"));
+        ui.label(format!("vertex {v} of instance_file `{file}`, which is edited in the file: {why}"));
         return None;
+    }
+    let choice = match placed.material {
+        Some(_) => InstanceMaterials::Scene,
+        None => InstanceMaterials::Mesh,
     };
-    let mut edited = instance;
+    let mut edited = placed;
     let rows = egui::Grid::new("selected instance")
         .num_columns(2)
-        .show(ui, |ui| instance_rows(ui, &mut edited, owner, &scene.materials));
-    ui.label(format!("instance {k} of model {} (the mesh's `instances`)", owner.file));
-    rows.inner.map(|field| (InstanceSplice::new(mesh, k, 1, vec![edited]) as Box<dyn Change>, field))
+        .show(ui, |ui| instance_rows(ui, &mut edited, owner, &scene.materials, choice));
+    ui.label(format!("vertex {v} of instance_file `{file}`: saving writes that file"));
+    rows.inner.map(|field| (FilePlacement::new(mesh, v, edited) as Box<dyn Change>, field))
 }

@@ -270,6 +270,7 @@ fn an_instance_material_replaces_the_model_material() {
                 transform: Transform { translate: Vec3::new(1.5, 0.0, 0.0), ..Transform::default() },
                 material: Some(1),
             }],
+            ..Default::default()
         }),
         ..Mesh::default()
     }];

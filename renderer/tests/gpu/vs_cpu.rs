@@ -313,6 +313,7 @@ fn instances_gpu_matches_cpu() {
                     },
                     material: Some(3),
                 }],
+                ..Default::default()
             }),
             data: Arc::new(geometry.clone()),
             ..Mesh::default()

@@ -786,6 +786,69 @@ fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() 
     assert!(!harness.state().editor.can_delete(&scene));
 }
 
+/// The quad scene with the quad placed by an instance file `trees.ply` of three
+/// instances (`extra`: a property the editor does not know, so it cannot write it back).
+fn instance_file_scene(dir: &Path, extra: bool) -> PathBuf {
+    let path = mesh_scene(dir);
+    let ply = if extra {
+        "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nproperty float id\nend_header\n-2 0 0 7\n0 0 0 8\n2 0 0 9\n".as_bytes().to_vec()
+    } else {
+        let at = |x: f32| {
+            scene::Transform { translate: glam::Vec3::new(x, 0.0, 0.0), ..Default::default() }.into()
+        };
+        scene::write_instance_file(&[at(-2.0), at(0.0), at(2.0)], scene::PlyEncoding::BinaryLittleEndian)
+    };
+    std::fs::write(dir.join("trees.ply"), ply).expect("temp dir is writable");
+    let text = std::fs::read_to_string(&path).expect("scene written").replace(
+        "meshes: [(file: \"quad.obj\")]",
+        "meshes: [(file: \"quad.obj\", instance_file: \"trees.ply\")]",
+    );
+    std::fs::write(&path, text).expect("temp dir is writable");
+    path
+}
+
+#[test]
+fn an_instance_files_instance_moves_and_saving_writes_the_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = instance_file_scene(dir.path(), false);
+    let mut harness = harness(&path);
+    harness.get_by_label("Instances of mesh 0 · quad.obj (3)").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label("mesh 0 · instance 1").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label_contains("vertex 1 of instance_file `trees.ply`: saving writes that file");
+    harness.get_by_label("translate y").set_value_accesskit(1.5);
+    harness.run_steps(2);
+    let file_instances = |h: &Harness<'_, ViewApp>| current(h).meshes[0].placements.instances.clone();
+    assert_eq!(file_instances(&harness)[1].transform.translate, glam::Vec3::new(0.0, 1.5, 0.0));
+    assert!(harness.state().session.last_error().is_none());
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    harness.run_steps(2);
+    assert_eq!(file_instances(&harness)[1].transform.translate.y, 0.0, "Ctrl+Z moves it back");
+    harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
+    harness.run_steps(2);
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let on_disk = scene::read_instance_file(&dir.path().join("trees.ply")).expect("the file reads back");
+    assert_eq!(on_disk.instances, file_instances(&harness), "the moved instance is in the file");
+    assert_eq!(on_disk.rewrite, Ok(scene::PlyEncoding::BinaryLittleEndian), "in its own encoding");
+    let read_back = scene::load_file(&path).expect("the saved scene is valid");
+    assert!(read_back.meshes[0].instances.is_empty(), "the move is the file's, not the scene's");
+    assert_eq!(read_back, current(&harness));
+
+    // A file with a property of its own is shown, not edited.
+    let other = tempfile::tempdir().expect("temp dir");
+    let mut harness = self::harness(&instance_file_scene(other.path(), true));
+    harness.get_by_label("Instances of mesh 0 · quad.obj (3)").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label("mesh 0 · instance 1").click_accesskit();
+    harness.run_steps(2);
+    harness.get_by_label_contains("which is edited in the file: its vertices have a property `id`");
+    assert!(harness.query_by_label("translate y").is_none());
+}
+
 /// 1-based line and column (in characters) of the first `needle` in `text`.
 fn locate(text: &str, needle: &str) -> (usize, usize) {
     let offset = text.find(needle).expect("needle is in the text");

@@ -54,12 +54,14 @@ pub fn read(path: &Path) -> Result<InstanceFileData, String> {
         return Err(format!("{} instances, more than the format's {}", vertex.count, limits::MAX_INSTANCES));
     }
     check_counts(&header, size)?;
+    let rewrite = rewritable(&header);
     // Elements come in header order: those before the vertices are read and dropped.
     for element in header.elements.values() {
         let what = |e: parser::ParseError| format!("element `{}`: {e}", element.name);
         let points = point_parser.read_payload_for_element(&mut reader, element, &header).map_err(what)?;
         if element.name == "vertex" {
-            return lower(points, has_material, path);
+            let instances = lower(points, has_material)?;
+            return Ok(InstanceFileData { path: path.to_path_buf(), instances, rewrite });
         }
     }
     Err("the `vertex` element was not read".into())
@@ -107,9 +109,32 @@ fn check_properties(vertex: &ply::ElementDef) -> Result<bool, String> {
     }
 }
 
+/// Whether [`write`] can stand for the file: its encoding when it holds a `vertex`
+/// element alone, of properties [`read`] reads (`float`s and an integer `material`),
+/// else why not. Comments are not kept.
+fn rewritable(header: &ply::Header) -> Result<PlyEncoding, String> {
+    use ply::{PropertyType::Scalar, ScalarType::Double};
+    if let Some(other) = header.elements.values().find(|e| e.name != "vertex") {
+        return Err(format!("it has an element `{}` besides `vertex`", other.name));
+    }
+    for (name, property) in header.elements.get("vertex").into_iter().flat_map(|v| &v.properties) {
+        if name != "material" && !FLOATS.contains(&name.as_str()) {
+            return Err(format!("its vertices have a property `{name}` besides the instances'"));
+        }
+        if property.data_type == Scalar(Double) {
+            return Err(format!("its `{name}` is double, which would be written as float"));
+        }
+    }
+    Ok(match header.encoding {
+        ply::Encoding::Ascii => PlyEncoding::Ascii,
+        ply::Encoding::BinaryLittleEndian => PlyEncoding::BinaryLittleEndian,
+        ply::Encoding::BinaryBigEndian => PlyEncoding::BinaryBigEndian,
+    })
+}
+
 /// The points as instances; a `material` below 0 is an error (the other values are the
 /// scene's checks).
-fn lower(points: Vec<PlyInstance>, has_material: bool, path: &Path) -> Result<InstanceFileData, String> {
+fn lower(points: Vec<PlyInstance>, has_material: bool) -> Result<Vec<PlacedInstance>, String> {
     let mut instances = Vec::with_capacity(points.len());
     for (i, p) in points.into_iter().enumerate() {
         let material = if has_material {
@@ -124,7 +149,7 @@ fn lower(points: Vec<PlyInstance>, has_material: bool, path: &Path) -> Result<In
         let transform = Transform { translate: Vec3::new(x, y, z), rotate_deg: Vec3::new(rx, ry, rz), scale };
         instances.push(PlacedInstance { transform, material });
     }
-    Ok(InstanceFileData { path: path.to_path_buf(), instances })
+    Ok(instances)
 }
 
 /// One vertex's values, whatever the property types (doubles rounded to `f32`), in the

@@ -190,8 +190,8 @@ impl ListItem for Mesh {
         use std::sync::Arc;
         // The first instance of the file, which is the one reported.
         let placements = InstanceFileData {
-            path: self.placements.path.clone(),
             instances: vec![PlacedInstance { transform: nan_transform(), material: Some(9) }],
+            ..(*self.placements).clone()
         };
         Mesh {
             transform: nan_transform(),
@@ -251,7 +251,7 @@ impl ListItem for SphereList {
 }
 
 /// The instance file `i.ply` that [`Mesh::examples`] names, as read from `folder` (the
-/// schema tests write it there).
+/// schema tests write it there, big-endian).
 #[cfg(test)]
 pub(super) fn instance_file_example(folder: &Path) -> super::model::InstanceFileData {
     use super::model::{InstanceFileData, PlacedInstance, Transform};
@@ -265,6 +265,7 @@ pub(super) fn instance_file_example(folder: &Path) -> super::model::InstanceFile
             placed(Vec3::new(3.0, 0.0, -2.5), Vec3::new(5.0, 90.0, -15.0), 0.75, 1),
             placed(Vec3::new(-6.0, 0.5, 1.0), Vec3::ZERO, 2.0, 3),
         ],
+        rewrite: Ok(super::PlyEncoding::BinaryBigEndian),
     }
 }
 

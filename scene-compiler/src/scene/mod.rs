@@ -55,7 +55,7 @@ use ron::{Options, extensions::Extensions};
 
 pub use diagnostic::{Diagnostic, LoadError};
 pub use image_file::srgb_to_linear;
-pub use instance_file::write as write_instance_file;
+pub use instance_file::{read as read_instance_file, write as write_instance_file};
 #[cfg(test)]
 pub(crate) use material::every_kind;
 pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};

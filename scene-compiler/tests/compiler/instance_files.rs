@@ -71,6 +71,7 @@ fn every_encoding_reads_back_what_the_writer_wrote() {
         let mesh = &scene.meshes[0];
         assert!(mesh.is_instanced());
         assert_eq!(mesh.placements.instances, forest(), "{name}");
+        assert_eq!(mesh.placements.rewrite, Ok(encoding), "{name}: the writer can stand for it");
         assert_eq!(mesh.placements.path, path);
         assert!(scene.input_files().contains(&path.as_path()), "a live session watches the instance file");
         // Each placement is the file's transform (no `transform`: the identity after it).
@@ -79,6 +80,36 @@ fn every_encoding_reads_back_what_the_writer_wrote() {
         for ((matrix, material), p) in placements.iter().zip(forest()) {
             assert_eq!((*matrix, *material), (p.transform.matrix(), p.material));
         }
+    }
+}
+
+/// A file that holds more than the writer writes (another property or element, doubles)
+/// says why it cannot be written back: the editor leaves its instances to the file.
+#[test]
+fn a_file_with_more_than_instances_is_not_rewritten() {
+    let dir = folder();
+    let header = |more: &str| {
+        format!(
+            "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\n{more}end_header\n0 0 0{}\n",
+            if more.contains("property") { " 1" } else { "" }
+        )
+    };
+    let cases = [
+        ("id.ply", header("property float id\n"), "a property `id`"),
+        ("double.ply", header("property double scale\n"), "`scale` is double"),
+        (
+            "element.ply",
+            "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nelement note 1\nproperty uchar n\nend_header\n0 0 0\n7\n".to_owned(),
+            "an element `note`",
+        ),
+    ];
+    for (name, text, why) in cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let scene =
+            parse_in(dir.path(), &format!(r#"(file: "ico.obj", material: "a", instance_file: "{name}"),"#))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rewrite = &scene.meshes[0].placements.rewrite;
+        assert!(rewrite.as_ref().is_err_and(|e| e.contains(why)), "{name}: {rewrite:?}");
     }
 }
 

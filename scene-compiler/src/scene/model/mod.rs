@@ -15,6 +15,7 @@ use glam::{Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
+use super::sphere_file::PlyEncoding;
 use super::values;
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
@@ -795,11 +796,21 @@ impl Mesh {
 }
 
 /// An instance file's placements (`scene/instance_file.rs`).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InstanceFileData {
     /// The file as opened; empty when the mesh names none or it is not read yet.
     pub path: PathBuf,
     pub instances: Vec<PlacedInstance>,
+    /// Whether edited instances can be written back into the file without losing
+    /// anything it holds: its encoding, or why not (other elements or properties,
+    /// doubles).
+    pub rewrite: Result<PlyEncoding, String>,
+}
+
+impl Default for InstanceFileData {
+    fn default() -> InstanceFileData {
+        InstanceFileData { path: PathBuf::new(), instances: Vec::new(), rewrite: Err("not read".to_owned()) }
+    }
 }
 
 impl InstanceFileData {
