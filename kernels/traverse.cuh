@@ -58,14 +58,19 @@ struct NodeRay {
 };
 
 
-__device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
+// The node ray from `origin` with inverse direction `inv_dir`.
+__device__ __forceinline__ NodeRay node_ray_inv(float3 origin, float3 inv_dir) {
     NodeRay r;
-    r.inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
+    r.inv_dir = inv_dir;
     r.neg_origin_inv_dir = -origin * r.inv_dir;
     r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
     r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);
     r.row_z = 4u + (__float_as_uint(r.inv_dir.z) >> 31);
     return r;
+}
+
+__device__ __forceinline__ NodeRay node_ray(float3 origin, float3 dir) {
+    return node_ray_inv(origin, make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z)));
 }
 
 // Where the ray enters and leaves both child boxes of inner node `node` (within
@@ -127,6 +132,12 @@ __device__ __forceinline__ WalkRay world_ray(float3 origin, float3 dir) {
     return WalkRay{origin, dir, node_ray(origin, dir), NO_HIT, NO_HIT};
 }
 
+// The world's ray again, when the walk leaves an instance: its inverse direction kept
+// from the start (`world_inv`), not divided out again at every instance left.
+__device__ __forceinline__ WalkRay back_to_world(float3 origin, float3 dir, float3 world_inv) {
+    return WalkRay{origin, dir, node_ray_inv(origin, world_inv), NO_HIT, NO_HIT};
+}
+
 // Enters the first instance of leaf `leaf` (the rest of the leaf and the marker pushed
 // as `entry(link)`): `w` becomes the ray in its space; returns its root link.
 template <typename Entry, typename Stack>
@@ -162,6 +173,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
     const DeviceNode* __restrict__ nodes = params.nodes;
     WalkRay w = world_ray(origin, dir);
+    const float3 world_inv = w.nodes.inv_dir;
     float t_closest = PT_INFINITY;
     unsigned int closest = NO_HIT;
     unsigned int instance = NO_HIT;
@@ -200,7 +212,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
         while (stack_len > 0) {
             const uint2 entry = stack[--stack_len];
             if (kInstances && entry.x == EXIT_INSTANCE) {
-                w = world_ray(origin, dir);
+                w = back_to_world(origin, dir, world_inv);
                 continue;
             }
             if (__uint_as_float(entry.y) < t_closest) {
@@ -222,6 +234,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
 __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     WalkRay w = world_ray(origin, dir);
+    const float3 world_inv = w.nodes.inv_dir;
     unsigned int stack[WALK_STACK];
     unsigned int stack_len = 0;
     unsigned int node = params.bvh_root;
@@ -249,7 +262,7 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
             if (stack_len == 0) return false;
             node = stack[--stack_len];
             if (!(kInstances && node == EXIT_INSTANCE)) break;
-            w = world_ray(origin, dir);
+            w = back_to_world(origin, dir, world_inv);
         }
     }
 }
