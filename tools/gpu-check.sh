@@ -6,16 +6,7 @@
 # kernel switch (RTIOW; textures, alpha and Principled; meshes with AOVs and the
 # denoiser). Everything goes to $OUT (default gpu-out).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-BUNDLE=${BUNDLE:-gpu-bundle}
-OUT=${OUT:-gpu-out}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:$PATH"
-export RENDERER_REPO_ROOT="$PWD/$BUNDLE"
-export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
+. "$(dirname "$0")/gpu-env.sh"
 R="$BUNDLE/bin/renderer"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/device.txt"
 timeout 240 "$BUNDLE/tests/gpu" --include-ignored --test-threads 1 --skip nvrtc_compile ${TESTS:-} 2>&1 |

@@ -5,8 +5,7 @@
 # `meshes.ron` with its icosphere subdivided $SUBDIVISIONS times (default 10: 21M
 # triangles), built by each compiler in turn, $ROUNDS rounds (default 3).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-BUNDLE=${BUNDLE:-gpu-bundle}
+. "$(dirname "$0")/gpu-env.sh"
 K=${SUBDIVISIONS:-10}
 W=$(mktemp -d)
 "$BUNDLE/bin/scene-gen" mesh --subdivisions "$K" -o "$W/ico.ply" > /dev/null

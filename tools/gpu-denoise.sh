@@ -3,16 +3,7 @@
 # the GPU tests, the denoiser's time at 1920x1080 (bench --denoise) on RTIOW and the
 # meshes, and compute-sanitizer memcheck on a denoised render with every AOV.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-BUNDLE=${BUNDLE:-gpu-bundle}
-OUT=${OUT:-gpu-out}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:$PATH"
-export RENDERER_REPO_ROOT="$PWD/$BUNDLE"
-export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
+. "$(dirname "$0")/gpu-env.sh"
 R="$BUNDLE/bin/renderer"
 timeout 300 "$BUNDLE/tests/gpu" --include-ignored --test-threads 1 --nocapture ${TESTS:-} 2>&1 | grep -E "^test |test result|GPU against|pixels that differ|panicked" | tee "$OUT/gpu-tests.txt"
 for scene in rtiow_final meshes; do

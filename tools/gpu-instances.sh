@@ -6,16 +6,8 @@
 # nodes, and compute-sanitizer on an instanced render. Everything goes to $OUT
 # (default gpu-out); FOREST=N changes the big forest's instance count.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-BUNDLE=${BUNDLE:-gpu-bundle}
-OUT=${OUT:-gpu-out}
+. "$(dirname "$0")/gpu-env.sh"
 FOREST=${FOREST:-1000000}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:$PATH"
-export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
 B="$BUNDLE/bin"
 W=$(mktemp -d)
 log="$OUT/instances.txt"

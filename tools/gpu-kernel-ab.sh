@@ -5,19 +5,19 @@
 # with the working tree's (`--kernels`), three rounds alternating; then
 # compute-sanitizer and the GPU-vs-CPU tests on the working tree's kernels.
 set -uo pipefail
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export PATH=/usr/local/cuda/bin:/usr/local/cuda/compute-sanitizer:$PATH
-export RENDERER_KERNEL_CACHE=$(mktemp -d)
-B=gpu-bundle/bin; W=$(mktemp -d)
+. "$(dirname "$0")/gpu-env.sh"
+B="$BUNDLE/bin"
+W=$(mktemp -d)
 $B/scene-gen forest --instances 400 --subdivisions 5 -o $W/small.ron > /dev/null
 $B/scene-gen forest --instances 100000 --subdivisions 5 -o $W/big.ron > /dev/null
 bench() { timeout 120 $B/renderer bench "$2" --backend cuda --width 1280 --height 720 --spp 30 --max-depth 16 --frames 10 --kernels "$1" 2>&1 | grep -E "median" | head -1; }
 for r in 1 2 3; do
-  for k in gpu-bundle/kernels kernels; do
+  for k in "$BUNDLE/kernels" kernels; do
     echo "$k small: $(bench $k $W/small.ron)"
     echo "$k big100k: $(bench $k $W/big.ron)"
   done
 done
-for k in gpu-bundle/kernels kernels; do echo "$k rtiow: $(bench $k gpu-bundle/assets/scenes/rtiow_final.ron)"; done
+for k in "$BUNDLE/kernels" kernels; do echo "$k rtiow: $(bench $k "$BUNDLE/assets/scenes/rtiow_final.ron")"; done
 timeout 150 compute-sanitizer --tool memcheck $B/renderer render $W/small.ron --backend cuda --kernels kernels --width 160 --height 90 --spp 2 --denoise --aov albedo,normal,depth -o $W/s.exr 2>&1 | tail -1
-RENDERER_REPO_ROOT=$PWD timeout 200 gpu-bundle/tests/gpu --include-ignored --test-threads 1 --skip nvrtc_compile vs_cpu 2>&1 | grep -E "test result|FAILED|panicked"
+RENDERER_REPO_ROOT=$PWD timeout 200 "$BUNDLE/tests/gpu" --include-ignored --test-threads 1 --skip nvrtc_compile vs_cpu 2>&1 | grep -E "test result|FAILED|panicked"
+rm -rf "$W"

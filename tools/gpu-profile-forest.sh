@@ -4,15 +4,7 @@
 # time, instructions, active lanes per instruction, caches, local memory traffic of
 # the render kernel's first launch. Goes to $OUT/profile-forest.txt (default gpu-out).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-BUNDLE=${BUNDLE:-gpu-bundle}
-OUT=${OUT:-gpu-out}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$CUDA_HOME/bin:$PATH"
-export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
+. "$(dirname "$0")/gpu-env.sh"
 B="$BUNDLE/bin"
 W=$(mktemp -d)
 "$B/scene-gen" forest --instances 400 --subdivisions 5 -o "$W/small.ron" > /dev/null

@@ -24,22 +24,8 @@
 #
 # Env: OUT (output folder), BUNDLE (default gpu-bundle), CUDA_HOME (default /usr/local/cuda).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-
-BUNDLE=${BUNDLE:-gpu-bundle}
-OUT=${OUT:-gpu-out}
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-mkdir -p "$OUT"
+. "$(dirname "$0")/gpu-env.sh"
 [ -x "$BUNDLE/bin/renderer" ] || { echo "no $BUNDLE/bin/renderer: run tools/gpu-bundle.sh first" >&2; exit 2; }
-
-# libnvrtc (and its builtins) live here; the renderer also looks there by itself.
-export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PATH="$CUDA_HOME/bin:$CUDA_HOME/compute-sanitizer:$PATH"
-# The tests find assets/ and kernels/ here (their build-time source path does not exist).
-export RENDERER_REPO_ROOT="$PWD/$BUNDLE"
-# A fresh cache per run: the first start compiles, later starts in this run load it.
-export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
 export RUST_BACKTRACE=1
 
 summary="$OUT/summary.txt"
