@@ -18,7 +18,7 @@ use super::{Failure, OrFail, session_failure};
 use crate::backend::select::{self, BackendChoice};
 use crate::backend::{Backend, FilmLayers, FilmSize, FrameStats, Tonemap};
 use crate::job::{Overrides, RenderJob};
-use crate::load::{CompiledScene, SceneError};
+use crate::load::{CompiledScene, LoadTimes, SceneError};
 use crate::output::{self, ImageFormat};
 use crate::session::{Changed, Reload, SPP_PER_FRAME, Session, SessionOptions};
 use crate::timing::{mega_per_second, ms};
@@ -168,29 +168,9 @@ impl Loop<'_> {
             (Changed::Scene, Ok(())) => {
                 let Some(scene) = session.current().cloned() else { return Ok(false) };
                 let times = self.frame(&scene, reload.content_changed)?;
-                let mut reused = match (scene.times.bvh_reused, scene.times.bvh_refitted) {
-                    (true, _) => " (BVH reused)",
-                    (false, true) => " (BVH refitted)",
-                    (false, false) => "",
-                }
-                .to_owned();
-                let t = &scene.times;
-                if let (Some(primitives), Some(bvh)) = (t.terrains, t.bvh_build) {
-                    let encode = t.compile.unwrap_or_default().saturating_sub(primitives + bvh);
-                    reused = format!(
-                        " (parse {}, primitives {}, BVH {}, encode {}){reused}",
-                        ms(t.load_parse),
-                        ms(primitives),
-                        ms(bvh),
-                        ms(encode)
-                    );
-                }
-                let (levels, built) = (t.bottom_levels, t.bottom_levels_built);
-                if levels > 0 {
-                    reused += &format!(" ({built} of {levels} mesh trees built)");
-                }
+                let details = compile_details(&scene.times);
                 say(&format!(
-                    "gen {} scene: detect {}, compile {}{reused}, {}",
+                    "gen {} scene: detect {}, compile {}{details}, {}",
                     reload.generation,
                     ms(reload.detect),
                     ms(reload.compile),
@@ -321,4 +301,30 @@ fn say(line: &str) {
 fn default_output(scene: &Path) -> PathBuf {
     let stem = scene.file_stem().map_or_else(|| "watch".into(), |s| s.to_os_string());
     PathBuf::from(stem).with_extension("png")
+}
+
+/// What `watch` says after a reload's compile time: its stages (parse, primitives, BVH,
+/// encode), whether the BVH was reused or refitted, and, with instances, how many of
+/// the meshes' own trees were built.
+fn compile_details(t: &LoadTimes) -> String {
+    let mut details = String::new();
+    if let (Some(primitives), Some(bvh)) = (t.terrains, t.bvh_build) {
+        let encode = t.compile.unwrap_or_default().saturating_sub(primitives + bvh);
+        details += &format!(
+            " (parse {}, primitives {}, BVH {}, encode {})",
+            ms(t.load_parse),
+            ms(primitives),
+            ms(bvh),
+            ms(encode)
+        );
+    }
+    details += match (t.bvh_reused, t.bvh_refitted) {
+        (true, _) => " (BVH reused)",
+        (false, true) => " (BVH refitted)",
+        (false, false) => "",
+    };
+    if t.bottom_levels > 0 {
+        details += &format!(" ({} of {} mesh trees built)", t.bottom_levels_built, t.bottom_levels);
+    }
+    details
 }

@@ -56,16 +56,22 @@ impl<T: Clone + Send + 'static> Splice<T> {
 
 impl<T: Clone + Send + 'static> Change for Splice<T> {
     fn make(&self, scene: &mut Scene) -> Box<dyn Change> {
-        let list = (self.list)(scene);
-        let end = (self.at + self.remove).min(list.len());
-        let at = self.at.min(end);
-        let removed: Vec<T> = list.splice(at..end, self.insert.iter().cloned()).collect();
+        let (at, removed) = splice_list((self.list)(scene), self.at, self.remove, &self.insert);
         Splice::new(self.list, at, self.insert.len(), removed)
     }
 
     fn bytes(&self) -> usize {
         size_of::<Self>() + self.insert.len() * size_of::<T>()
     }
+}
+
+/// Replaces items `at..at + remove` of `list` (clamped to its length) by `insert`;
+/// returns where they went and the items they replaced, what the inverse change puts
+/// back.
+fn splice_list<T: Clone>(list: &mut Vec<T>, at: usize, remove: usize, insert: &[T]) -> (usize, Vec<T>) {
+    let end = (at + remove).min(list.len());
+    let at = at.min(end);
+    (at, list.splice(at..end, insert.iter().cloned()).collect())
 }
 
 /// Items `at..at + remove` of mesh `mesh`'s `instances` replaced by `insert`: an
@@ -89,10 +95,7 @@ impl Change for InstanceSplice {
         let Some(mesh) = scene.meshes.get_mut(self.mesh) else {
             return InstanceSplice::new(self.mesh, self.at, 0, Vec::new());
         };
-        let list = &mut mesh.instances;
-        let end = (self.at + self.remove).min(list.len());
-        let at = self.at.min(end);
-        let removed: Vec<PlacedInstance> = list.splice(at..end, self.insert.iter().copied()).collect();
+        let (at, removed) = splice_list(&mut mesh.instances, self.at, self.remove, &self.insert);
         InstanceSplice::new(self.mesh, at, self.insert.len(), removed)
     }
 

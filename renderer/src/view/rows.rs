@@ -93,25 +93,10 @@ pub fn terrain_notes(ui: &mut egui::Ui, terrain: &Terrain) {
 pub fn mesh_rows(ui: &mut egui::Ui, mesh: &mut Mesh, materials: &[Material]) -> Option<&'static str> {
     let speed = drag_speed(mesh);
     let mut field = transform_rows(ui, &mut mesh.transform, speed);
-    let label = ui.label("material");
-    let own = "model's own materials";
-    let current = match mesh.material {
-        None => own,
-        Some(m) => materials.get(m as usize).map_or("?", |m| m.name.as_str()),
-    };
-    let mut changed = false;
-    let combo = egui::ComboBox::from_id_salt("mesh material").selected_text(current).show_ui(ui, |ui| {
-        // A model without materials of its own needs one of the scene's.
-        ui.add_enabled_ui(!mesh.data.materials.is_empty(), |ui| {
-            changed |= ui.selectable_value(&mut mesh.material, None, own).changed();
-        });
-        for (i, m) in materials.iter().enumerate() {
-            changed |= ui.selectable_value(&mut mesh.material, Some(i as u32), m.name.as_str()).changed();
-        }
-    });
-    combo.response.labelled_by(label.id);
-    ui.end_row();
-    if changed {
+    // A model without materials of its own needs one of the scene's.
+    let own = Some(!mesh.data.materials.is_empty());
+    if optional_material_row(ui, "mesh material", materials, &mut mesh.material, "model's own materials", own)
+    {
         field = Some("material");
     }
     field
@@ -142,27 +127,42 @@ pub fn instance_rows(
     if choice == InstanceMaterials::Mesh {
         return field;
     }
+    let mesh_own = (choice == InstanceMaterials::MeshOrScene).then_some(true);
+    let material = &mut instance.material;
+    if optional_material_row(ui, "instance material", materials, material, "the mesh's material", mesh_own) {
+        field = Some("material");
+    }
+    field
+}
+
+/// The "material" row of a material that may be none (`None` in `material`, shown as
+/// `none`, offered when `offered` is `Some`: enabled or greyed out) or one of the
+/// scene's; true when changed.
+fn optional_material_row(
+    ui: &mut egui::Ui,
+    id_salt: &str,
+    materials: &[Material],
+    material: &mut Option<u32>,
+    none: &str,
+    offered: Option<bool>,
+) -> bool {
     let label = ui.label("material");
-    let mesh_own = "the mesh's material";
-    let current = match instance.material {
-        None => mesh_own,
+    let current = match *material {
+        None => none,
         Some(m) => materials.get(m as usize).map_or("?", |m| m.name.as_str()),
     };
     let mut changed = false;
-    let combo = egui::ComboBox::from_id_salt("instance material").selected_text(current).show_ui(ui, |ui| {
-        if choice == InstanceMaterials::MeshOrScene {
-            changed |= ui.selectable_value(&mut instance.material, None, mesh_own).changed();
+    let combo = egui::ComboBox::from_id_salt(id_salt).selected_text(current).show_ui(ui, |ui| {
+        if let Some(enabled) = offered {
+            ui.add_enabled_ui(enabled, |ui| changed |= ui.selectable_value(material, None, none).changed());
         }
         for (i, m) in materials.iter().enumerate() {
-            changed |= ui.selectable_value(&mut instance.material, Some(i as u32), m.name.as_str()).changed();
+            changed |= ui.selectable_value(material, Some(i as u32), m.name.as_str()).changed();
         }
     });
     combo.response.labelled_by(label.id);
     ui.end_row();
-    if changed {
-        field = Some("material");
-    }
-    field
+    changed
 }
 
 /// A transform's translation (dragged by `speed`), rotation in degrees and scale; the
@@ -187,12 +187,7 @@ fn transform_rows(ui: &mut egui::Ui, transform: &mut Transform, speed: f32) -> O
 /// How far a drag moves a mesh or an instance per pixel: 1 % of its model's size (at
 /// scale 1), so a tree and a city both take a drag across the panel to cross.
 fn drag_speed(mesh: &Mesh) -> f32 {
-    let positions = &mesh.data.positions;
-    let extent =
-        match (positions.iter().copied().reduce(Vec3::min), positions.iter().copied().reduce(Vec3::max)) {
-            (Some(min), Some(max)) => (max - min).max_element(),
-            _ => 1.0,
-        };
+    let extent = super::selected::model_box(mesh).map_or(1.0, |(min, max)| (max - min).max_element());
     (extent * 0.01).max(MIN_SIZE)
 }
 

@@ -142,9 +142,9 @@ impl fmt::Display for Selected {
     }
 }
 
-/// A mesh's model-space bounding box. One pass over the positions per frame: about a
-/// millisecond per million vertices.
-fn model_box(mesh: &Mesh) -> Option<(Vec3, Vec3)> {
+/// A mesh's model-space bounding box (its outline; how far its rows' drags move it).
+/// One pass over the positions per frame: about a millisecond per million vertices.
+pub(super) fn model_box(mesh: &Mesh) -> Option<(Vec3, Vec3)> {
     let positions = &mesh.data.positions;
     Some((positions.iter().copied().reduce(Vec3::min)?, positions.iter().copied().reduce(Vec3::max)?))
 }

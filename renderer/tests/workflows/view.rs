@@ -739,6 +739,14 @@ fn instanced_scene(dir: &Path) -> PathBuf {
     path
 }
 
+/// Opens the outline's list `list` of a mesh's instances and clicks its entry `entry`.
+fn choose_instance(harness: &mut Harness<'_, ViewApp>, list: &str, entry: &str) {
+    for label in [list, entry] {
+        harness.get_by_label(label).click_accesskit();
+        harness.run_steps(2);
+    }
+}
+
 #[test]
 fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -746,10 +754,7 @@ fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() 
     let mut harness = harness(&path);
     let instances = |h: &Harness<'_, ViewApp>| current(h).meshes[0].instances.clone();
     let before = instances(&harness);
-    harness.get_by_label("Instances of mesh 0 · quad.obj (2)").click_accesskit();
-    harness.run_steps(2);
-    harness.get_by_label("mesh 0 · instance 0").click_accesskit();
-    harness.run_steps(2);
+    choose_instance(&mut harness, "Instances of mesh 0 · quad.obj (2)", "mesh 0 · instance 0");
     assert_eq!(harness.state().editor.selected, Some(Selected::Instance { mesh: 0, k: 0 }));
 
     harness.get_by_label("translate y").set_value_accesskit(0.5);
@@ -812,10 +817,7 @@ fn an_instance_files_instance_moves_and_saving_writes_the_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = instance_file_scene(dir.path(), false);
     let mut harness = harness(&path);
-    harness.get_by_label("Instances of mesh 0 · quad.obj (3)").click_accesskit();
-    harness.run_steps(2);
-    harness.get_by_label("mesh 0 · instance 1").click_accesskit();
-    harness.run_steps(2);
+    choose_instance(&mut harness, "Instances of mesh 0 · quad.obj (3)", "mesh 0 · instance 1");
     harness.get_by_label_contains("vertex 1 of instance_file `trees.ply`: saving writes that file");
     harness.get_by_label("translate y").set_value_accesskit(1.5);
     harness.run_steps(2);
@@ -841,10 +843,7 @@ fn an_instance_files_instance_moves_and_saving_writes_the_file() {
     // A file with a property of its own is shown, not edited.
     let other = tempfile::tempdir().expect("temp dir");
     let mut harness = self::harness(&instance_file_scene(other.path(), true));
-    harness.get_by_label("Instances of mesh 0 · quad.obj (3)").click_accesskit();
-    harness.run_steps(2);
-    harness.get_by_label("mesh 0 · instance 1").click_accesskit();
-    harness.run_steps(2);
+    choose_instance(&mut harness, "Instances of mesh 0 · quad.obj (3)", "mesh 0 · instance 1");
     harness.get_by_label_contains("which is edited in the file: its vertices have a property `id`");
     assert!(harness.query_by_label("translate y").is_none());
 }

@@ -69,7 +69,7 @@ pub fn trace_sample_with_aovs<S: Sampler>(
 /// positions in the pixel).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn trace_aov_rays<S: Sampler>(
+fn trace_aov_rays<S: Sampler>(
     scene: &CpuScene,
     cam: &Camera,
     pixel: Pixel,

@@ -481,7 +481,7 @@ fn runs(
 /// primitives: that is never deeper than splitting further.
 pub(super) fn split_median(refs: &mut [PrimRef], extent: &Extent, settings: &Settings) -> Option<Split> {
     let n = refs.len();
-    if n <= settings.max_leaf(refs).max(1) {
+    if n <= settings.max_leaf_size.max(1) && n <= settings.max_leaf(refs).max(1) {
         return None;
     }
     let spread = extent.centroids.max - extent.centroids.min;
