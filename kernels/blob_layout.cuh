@@ -2,7 +2,7 @@
 // scene-compiler/src/records/layout.rs. Do not edit: change the Rust records instead.
 #pragma once
 
-#define BLOB_FORMAT_VERSION 13u
+#define BLOB_FORMAT_VERSION 14u
 #define BLOB_FLAG_SHADING_NORMALS 2u
 #define BLOB_LEAF_FLAG 0x80000000u
 #define BLOB_LEAF_COUNT_SHIFT 25u
@@ -33,6 +33,7 @@
 #define BLOB_MATERIAL_PRINCIPLED 4u
 #define BLOB_NO_TEXTURE 0xffffffffu
 #define BLOB_NO_MATERIAL 0xffffffffu
+#define BLOB_NO_NORMAL 0x80008000u
 #define BLOB_ALPHA_OPAQUE 0u
 #define BLOB_ALPHA_MASK 1u
 #define BLOB_ALPHA_BLEND 2u
@@ -52,8 +53,8 @@
 #define BLOB_SECTION_BOXES 6
 #define BLOB_SECTION_TRIANGLES 7
 #define BLOB_SECTION_INSTANCES 8
-#define BLOB_SECTION_TRIANGLE_NORMALS 9
-#define BLOB_SECTION_TRIANGLE_UVS 10
+#define BLOB_SECTION_VERTICES 9
+#define BLOB_SECTION_VERTEX_UVS 10
 #define BLOB_SECTION_TRIANGLE_TANGENTS 11
 #define BLOB_SECTION_PRIM_MATERIALS 12
 #define BLOB_SECTION_PRIM_SOURCES 13
@@ -166,17 +167,13 @@ static_assert(__builtin_offsetof(BoxRecord, min) == 0, "layout drift");
 static_assert(__builtin_offsetof(BoxRecord, max) == 16, "layout drift");
 #endif
 
-// A triangle of a mesh, in world space, in BVH leaf order: its three vertices as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out.
-struct __align__(16) TriangleRecord {
-    float4 v0; // offset   0: The first vertex xyz, w unused (0).
-    float4 v1; // offset  16: The second vertex xyz, w unused (0).
-    float4 v2; // offset  32: The third vertex xyz, w unused (0).
+// A triangle of a mesh, in BVH leaf order: the indices of its three vertices in the vertices section, as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out. A world triangle's vertices are in world space, a bottom level's in its mesh's own.
+struct __align__(4) TriangleRecord {
+    unsigned int v[3]; // offset   0: The vertices' indices.
 };
-static_assert(sizeof(TriangleRecord) == 48, "layout drift");
+static_assert(sizeof(TriangleRecord) == 12, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(TriangleRecord, v0) == 0, "layout drift");
-static_assert(__builtin_offsetof(TriangleRecord, v1) == 16, "layout drift");
-static_assert(__builtin_offsetof(TriangleRecord, v2) == 32, "layout drift");
+static_assert(__builtin_offsetof(TriangleRecord, v) == 0, "layout drift");
 #endif
 
 // A placed copy of a mesh (docs/blob-format.md, "Instances"): a bottom-level tree of triangles in the mesh's own space (its root link; leaves name triangles only), and the affine maps between that space and the world. Its material is its prim_materials entry: NO_MATERIAL keeps the triangles' own.
@@ -198,28 +195,24 @@ static_assert(__builtin_offsetof(InstanceRecord, root) == 128, "layout drift");
 static_assert(__builtin_offsetof(InstanceRecord, reserved) == 132, "layout drift");
 #endif
 
-// A triangle's unit vertex normals, same index as its TriangleRecord (present when FLAG_SHADING_NORMALS is set; a triangle of a mesh without normals gets its geometric normal thrice). They shade; the geometric normal decides inside and outside.
-struct __align__(16) TriangleNormalsRecord {
-    float4 n0; // offset   0: v0's normal xyz, w unused (0).
-    float4 n1; // offset  16: v1's normal xyz, w unused (0).
-    float4 n2; // offset  32: v2's normal xyz, w unused (0).
+// A mesh's vertex, shared by the triangles that name it: the vertices section holds the world's meshes' vertices (in world space), then each bottom level's, in its model file's order.
+struct __align__(16) VertexRecord {
+    float position[3]; // offset   0: The position xyz.
+    unsigned int normal; // offset  12: The unit shading normal, octahedral-coded (the low 16 bits x, the high 16 bits y, each a signed 16-bit fraction of 32767), or NO_NORMAL for a vertex of a mesh without normals, as are all three of its triangle's: such a triangle shades with its geometric normal. Normals only shade; the geometric normal decides inside and outside.
 };
-static_assert(sizeof(TriangleNormalsRecord) == 48, "layout drift");
+static_assert(sizeof(VertexRecord) == 16, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(TriangleNormalsRecord, n0) == 0, "layout drift");
-static_assert(__builtin_offsetof(TriangleNormalsRecord, n1) == 16, "layout drift");
-static_assert(__builtin_offsetof(TriangleNormalsRecord, n2) == 32, "layout drift");
+static_assert(__builtin_offsetof(VertexRecord, position) == 0, "layout drift");
+static_assert(__builtin_offsetof(VertexRecord, normal) == 12, "layout drift");
 #endif
 
-// A triangle's vertex texture coordinates, same index as its TriangleRecord (present when FLAG_TRIANGLE_UVS is set; a triangle of a mesh without them gets (0, 0), (1, 0), (0, 1), so its coordinates are its barycentrics).
-struct __align__(16) TriangleUvsRecord {
-    float4 uv01; // offset   0: (u0, v0, u1, v1).
-    float4 uv2; // offset  16: (u2, v2, 0, 0).
+// A vertex's texture coordinates, same index as its VertexRecord (present when FLAG_TRIANGLE_UVS is set). A vertex of a mesh without them holds two NaNs, as do all three of its triangle's vertices: such a triangle's coordinates are its barycentrics (b1, b2).
+struct __align__(8) VertexUvRecord {
+    float uv[2]; // offset   0: (u, v).
 };
-static_assert(sizeof(TriangleUvsRecord) == 32, "layout drift");
+static_assert(sizeof(VertexUvRecord) == 8, "layout drift");
 #ifndef __CUDACC_RTC__
-static_assert(__builtin_offsetof(TriangleUvsRecord, uv01) == 0, "layout drift");
-static_assert(__builtin_offsetof(TriangleUvsRecord, uv2) == 16, "layout drift");
+static_assert(__builtin_offsetof(VertexUvRecord, uv) == 0, "layout drift");
 #endif
 
 // A triangle's unit vertex tangents, same index as its TriangleRecord (present when FLAG_TRIANGLE_TANGENTS is set): glTF's TANGENT, the bitangent being w * (n x t) with n the shading normal, pointing up the image (towards decreasing v). A triangle with a normal-mapped material has its mesh's (the file's TANGENT, else MikkTSpace); any other has the tangent its texture coordinates give per face (its edges without them), thrice.

@@ -23,9 +23,9 @@ struct __align__(16) LaunchParams {
     const MaterialRecord* materials; // offset 168: Blob section.
     const DeviceNode* nodes; // offset 176: The inner nodes, repacked from the blob's node sections.
     const LightRecord* lights; // offset 184: Blob section: the lights with their alias table.
-    const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light).
-    const TriangleNormalsRecord* triangle_normals; // offset 200: Blob section: the triangles' vertex normals, or null when the blob has none.
-    const TriangleUvsRecord* triangle_uvs; // offset 208: Blob section: the triangles' texture coordinates, or null when the blob has none.
+    const float* prim_light_pdfs; // offset 192: Blob section: each primitive's light pick probability (0: not a light), or null when no primitive is a light.
+    const VertexRecord* vertices; // offset 200: Blob section: the vertices the triangles index.
+    const VertexUvRecord* vertex_uvs; // offset 208: Blob section: the vertices' texture coordinates, or null when the blob has none.
     const TextureRecord* textures; // offset 216: Blob section: the textures materials point at, or null when the blob has none.
     const float4* texels; // offset 224: Blob section: the image textures' texels (linear rgb, w 0).
     const NoiseRecord* noise; // offset 232: Blob section: the Perlin table, or null when no texture is noise.
@@ -67,8 +67,8 @@ static_assert(__builtin_offsetof(LaunchParams, materials) == 168, "layout drift"
 static_assert(__builtin_offsetof(LaunchParams, nodes) == 176, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, lights) == 184, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, prim_light_pdfs) == 192, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, triangle_normals) == 200, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, triangle_uvs) == 208, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, vertices) == 200, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, vertex_uvs) == 208, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, textures) == 216, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, texels) == 224, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, noise) == 232, "layout drift");

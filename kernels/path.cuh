@@ -301,7 +301,8 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     const MaterialRecord* __restrict__ m = hit_material(hit, inst);
     float weight = 1.0f;
     if (kNee && p.bsdf_pdf > 0.0f) {
-        const float pick_pdf = __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]);
+        // Null when no primitive is a light.
+        const float pick_pdf = params.prim_light_pdfs ? __ldg(&params.prim_light_pdfs[prim_slot(hit.prim)]) : 0.0f;
         if (pick_pdf > 0.0f) {
             const float light_pdf = pick_pdf * pdf_towards(hit.prim, p.bounce_point, s);
             weight = p.bsdf_pdf * p.bsdf_pdf / (p.bsdf_pdf * p.bsdf_pdf + light_pdf * light_pdf);

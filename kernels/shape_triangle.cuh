@@ -11,9 +11,54 @@
 #include "surface.cuh"
 #include "vec3.cuh"
 
-// Triangle `i` (index within the kind); its section is LaunchParams::prims[BLOB_PRIM_TRIANGLE].
-__device__ __forceinline__ const TriangleRecord* triangle_at(unsigned int i) {
-    return &reinterpret_cast<const TriangleRecord*>(params.prims[BLOB_PRIM_TRIANGLE])[i];
+// Triangle `i` (index within the kind; its section is LaunchParams::prims[BLOB_PRIM_TRIANGLE]):
+// its corners gathered from the vertices its record names (params.vertices), with their
+// normal codes (the w lane of each 16-byte vertex) and their indices.
+struct TriangleVertices {
+    float3 v0, v1, v2;
+    unsigned int n0, n1, n2;
+    uint3 index;
+};
+
+__device__ __forceinline__ TriangleVertices triangle_at(unsigned int i) {
+    const TriangleRecord* tri = &reinterpret_cast<const TriangleRecord*>(params.prims[BLOB_PRIM_TRIANGLE])[i];
+    TriangleVertices t;
+    t.index = make_uint3(__ldg(&tri->v[0]), __ldg(&tri->v[1]), __ldg(&tri->v[2]));
+    const float4* vertices = reinterpret_cast<const float4*>(params.vertices);
+    const float4 a = __ldg(&vertices[t.index.x]), b = __ldg(&vertices[t.index.y]), c = __ldg(&vertices[t.index.z]);
+    t.v0 = xyz(a);
+    t.v1 = xyz(b);
+    t.v2 = xyz(c);
+    t.n0 = __float_as_uint(a.w);
+    t.n1 = __float_as_uint(b.w);
+    t.n2 = __float_as_uint(c.w);
+    return t;
+}
+
+// The unit normal of octahedral code `code` (not BLOB_NO_NORMAL), as the CPU decodes it
+// (scene_compiler::records::normal::decode).
+__device__ __forceinline__ float3 decode_normal(unsigned int code) {
+    const float x = static_cast<float>(static_cast<short>(code & 0xffffu)) * (1.0f / 32767.0f);
+    const float y = static_cast<float>(static_cast<short>(code >> 16)) * (1.0f / 32767.0f);
+    const float z = 1.0f - fabsf(x) - fabsf(y);
+    float3 n = make_float3(x, y, z);
+    if (z < 0.0f) {
+        n.x = (1.0f - fabsf(y)) * (x >= 0.0f ? 1.0f : -1.0f);
+        n.y = (1.0f - fabsf(x)) * (y >= 0.0f ? 1.0f : -1.0f);
+    }
+    return n * (1.0f / sqrtf(dot(n, n)));
+}
+
+// The texture coordinates of the triangle's vertices (params.vertex_uvs); false when the
+// blob has none or its mesh has none (NaN in its first vertex's).
+__device__ __forceinline__ bool triangle_uvs(uint3 index, float2& a, float2& b, float2& c) {
+    if (!params.vertex_uvs) return false;
+    const float2* uvs = reinterpret_cast<const float2*>(params.vertex_uvs);
+    a = __ldg(&uvs[index.x]);
+    if (isnan(a.x)) return false;
+    b = __ldg(&uvs[index.y]);
+    c = __ldg(&uvs[index.z]);
+    return true;
 }
 
 __device__ __forceinline__ float tri_lane(float3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
@@ -81,26 +126,20 @@ __device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 
     return true;
 }
 
-// Triangle `i`'s vertex normals, when the blob has them (params.triangle_normals).
-__device__ __forceinline__ const TriangleNormalsRecord* triangle_normals_at(unsigned int i) {
-    return params.triangle_normals ? params.triangle_normals + i : nullptr;
-}
-
 // The hit with barycentrics `b`: the interpolated point, its error bound, the unit
 // geometric normal ((v1 - v0) x (v2 - v0) points out) and the shading normal: the
-// vertex normals `vn` (if any) interpolated, turned to the geometric normal's side.
-__device__ __forceinline__ Surface triangle_surface(float3 v0, float3 v1, float3 v2, float3 b,
-                                                    const TriangleNormalsRecord* vn) {
-    const float3 p0 = v0 * b.x, p1 = v1 * b.y, p2 = v2 * b.z;
+// vertex normals (if its mesh has them) interpolated, turned to the geometric normal's side.
+__device__ __forceinline__ Surface triangle_surface(const TriangleVertices& t, float3 b) {
+    const float3 p0 = t.v0 * b.x, p1 = t.v1 * b.y, p2 = t.v2 * b.z;
     Surface s;
     s.point = p0 + p1 + p2;
     s.error = TRIANGLE_ERR * (fabs3(p0) + fabs3(p1) + fabs3(p2));
-    const float3 n = cross(v1 - v0, v2 - v0);
+    const float3 n = cross(t.v1 - t.v0, t.v2 - t.v0);
     // Times the reciprocal, as glam's normalize on the CPU.
     s.normal = n * (1.0f / sqrtf(dot(n, n)));
     s.shading = s.normal;
-    if (vn) {
-        const float3 m = xyz(__ldg(&vn->n0)) * b.x + xyz(__ldg(&vn->n1)) * b.y + xyz(__ldg(&vn->n2)) * b.z;
+    if (t.n0 != BLOB_NO_NORMAL) {
+        const float3 m = decode_normal(t.n0) * b.x + decode_normal(t.n1) * b.y + decode_normal(t.n2) * b.z;
         const float len2 = dot(m, m);
         if (len2 > 0.0f) {
             const float3 unit = m * (1.0f / sqrtf(len2));
@@ -121,14 +160,14 @@ __device__ __forceinline__ float3 triangle_barycentrics(float3 v0, float3 v1, fl
     return make_float3(1.0f - b1 - b2, b1, b2);
 }
 
-// The vertices' texture coordinates (params.triangle_uvs, when the blob has them)
-// interpolated with the barycentrics of `p` (recovered from the point), or the
-// barycentrics (b1, b2) themselves without any.
-__device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, unsigned int i, float3 p) {
-    const float3 b = triangle_barycentrics(v0, v1, v2, p);
-    if (!params.triangle_uvs) return make_float2(b.y, b.z);
-    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
-    return make_float2(uv01.x * b.x + uv01.z * b.y + uv2.x * b.z, uv01.y * b.x + uv01.w * b.y + uv2.y * b.z);
+// The vertices' texture coordinates (when the triangle has them) interpolated with the
+// barycentrics of `p` (recovered from the point), or the barycentrics (b1, b2) themselves
+// without any.
+__device__ __forceinline__ float2 triangle_uv(const TriangleVertices& t, float3 p) {
+    const float3 b = triangle_barycentrics(t.v0, t.v1, t.v2, p);
+    float2 uv0, uv1, uv2;
+    if (!triangle_uvs(t.index, uv0, uv1, uv2)) return make_float2(b.y, b.z);
+    return make_float2(uv0.x * b.x + uv1.x * b.y + uv2.x * b.z, uv0.y * b.x + uv1.y * b.y + uv2.y * b.z);
 }
 
 // A normal map's frame at `hit`: with the blob's vertex tangents (params.triangle_tangents,
@@ -138,10 +177,10 @@ __device__ __forceinline__ float2 triangle_uv(float3 v0, float3 v1, float3 v2, u
 // `Triangle::tangent_dpduv`). Without them, the directions in which the texture
 // coordinates grow, from the edges and their coordinates (per triangle); the edges
 // themselves without coordinates or when they are degenerate.
-__device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, unsigned int i, const Surface& hit,
+__device__ __forceinline__ void triangle_dpduv(const TriangleVertices& t, unsigned int i, const Surface& hit,
                                                float3& dpdu, float3& dpdv) {
     if (params.triangle_tangents) {
-        const float3 b = triangle_barycentrics(v0, v1, v2, hit.point);
+        const float3 b = triangle_barycentrics(t.v0, t.v1, t.v2, hit.point);
         const TriangleTangentsRecord* r = &params.triangle_tangents[i];
         const float4 t0 = __ldg(&r->t0), t1 = __ldg(&r->t1), t2 = __ldg(&r->t2);
         dpdu = xyz(t0) * b.x + xyz(t1) * b.y + xyz(t2) * b.z;
@@ -150,12 +189,12 @@ __device__ __forceinline__ void triangle_dpduv(float3 v0, float3 v1, float3 v2, 
         dpdv = w < 0.0f ? bitangent : -bitangent;
         return;
     }
-    const float3 e1 = v1 - v0, e2 = v2 - v0;
+    const float3 e1 = t.v1 - t.v0, e2 = t.v2 - t.v0;
     dpdu = e1;
     dpdv = e2;
-    if (!params.triangle_uvs) return;
-    const float4 uv01 = __ldg(&params.triangle_uvs[i].uv01), uv2 = __ldg(&params.triangle_uvs[i].uv2);
-    const float d1x = uv01.z - uv01.x, d1y = uv01.w - uv01.y, d2x = uv2.x - uv01.x, d2y = uv2.y - uv01.y;
+    float2 uv0, uv1, uv2;
+    if (!triangle_uvs(t.index, uv0, uv1, uv2)) return;
+    const float d1x = uv1.x - uv0.x, d1y = uv1.y - uv0.y, d2x = uv2.x - uv0.x, d2y = uv2.y - uv0.y;
     const float det = d1x * d2y - d2x * d1y;
     if (!(fabsf(det) >= UV_MIN_DET && fabsf(det) < PT_INFINITY)) return;
     const float inv = 1.0f / det;

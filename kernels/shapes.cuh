@@ -50,10 +50,9 @@ __device__ __forceinline__ bool hit_prim<BLOB_PRIM_SPHERE>(unsigned int i, float
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_TRIANGLE>(unsigned int i, float3 origin, float3 dir, float t_max,
                                                              float& t) {
-    const TriangleRecord* tri = triangle_at(i);
+    const TriangleVertices tri = triangle_at(i);
     float3 b;
-    return intersect_triangle(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), origin, dir, t_max,
-                              t, b);
+    return intersect_triangle(tri.v0, tri.v1, tri.v2, origin, dir, t_max, t, b);
 }
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 origin, float3 dir, float t_max,
@@ -139,12 +138,11 @@ __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, flo
             if (!kMeshes) __builtin_unreachable();
             // The closest-hit search hit it at `t`, so the test, run again with no bound,
             // gives its barycentrics.
-            const TriangleRecord* tri = triangle_at(i);
-            const float3 v0 = xyz(__ldg(&tri->v0)), v1 = xyz(__ldg(&tri->v1)), v2 = xyz(__ldg(&tri->v2));
+            const TriangleVertices tri = triangle_at(i);
             float t_hit;
             float3 b = make_float3(1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f);
-            intersect_triangle(v0, v1, v2, origin, dir, PT_INFINITY, t_hit, b);
-            return triangle_surface(v0, v1, v2, b, triangle_normals_at(i));
+            intersect_triangle(tri.v0, tri.v1, tri.v2, origin, dir, PT_INFINITY, t_hit, b);
+            return triangle_surface(tri, b);
         }
     }
     __builtin_unreachable();
@@ -165,8 +163,8 @@ __device__ __forceinline__ bool sample_towards(unsigned int prim, float3 p, floa
         }
         case BLOB_PRIM_TRIANGLE: {
             if (!kMeshes) __builtin_unreachable();
-            const TriangleRecord* tri = triangle_at(i);
-            return triangle_sample(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), p, o, u1, u2, s);
+            const TriangleVertices tri = triangle_at(i);
+            return triangle_sample(tri.v0, tri.v1, tri.v2, p, o, u1, u2, s);
         }
     }
     __builtin_unreachable();
@@ -185,8 +183,8 @@ __device__ __forceinline__ float pdf_towards(unsigned int prim, float3 from, con
         }
         case BLOB_PRIM_TRIANGLE: {
             if (!kMeshes) __builtin_unreachable();
-            const TriangleRecord* tri = triangle_at(i);
-            return triangle_pdf_towards(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), from, hit);
+            const TriangleVertices tri = triangle_at(i);
+            return triangle_pdf_towards(tri.v0, tri.v1, tri.v2, from, hit);
         }
     }
     __builtin_unreachable();
@@ -204,8 +202,7 @@ __device__ __forceinline__ float2 surface_uv(unsigned int prim, const Surface& h
         }
         case BLOB_PRIM_TRIANGLE: {
             if (!kMeshes) __builtin_unreachable();
-            const TriangleRecord* tri = triangle_at(i);
-            return triangle_uv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, hit.point);
+            return triangle_uv(triangle_at(i), hit.point);
         }
     }
     __builtin_unreachable();
@@ -230,8 +227,7 @@ __device__ __forceinline__ void surface_dpduv(unsigned int prim, const Surface& 
         }
         case BLOB_PRIM_TRIANGLE: {
             if (!kMeshes) __builtin_unreachable();
-            const TriangleRecord* tri = triangle_at(i);
-            triangle_dpduv(xyz(__ldg(&tri->v0)), xyz(__ldg(&tri->v1)), xyz(__ldg(&tri->v2)), i, hit, dpdu, dpdv);
+            triangle_dpduv(triangle_at(i), i, hit, dpdu, dpdv);
             return;
         }
     }

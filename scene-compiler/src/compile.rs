@@ -214,7 +214,8 @@ fn bottom_trees(
     options: &CompileOptions,
 ) -> (Vec<Arc<BottomTree>>, usize) {
     let same = |tree: &&Arc<BottomTree>, level: &BottomLevel| {
-        Arc::ptr_eq(&tree.triangles, &level.triangles) || tree.triangles == level.triangles
+        (Arc::ptr_eq(&tree.triangles, &level.triangles) || tree.triangles == level.triangles)
+            && (Arc::ptr_eq(&tree.vertices, &level.vertices) || tree.vertices == level.vertices)
     };
     let trees: Vec<(Arc<BottomTree>, bool)> = levels
         .par_iter()
@@ -227,10 +228,15 @@ fn bottom_trees(
             match reused {
                 Some(tree) => (Arc::clone(tree), false),
                 None => {
-                    let bounds: Vec<Aabb> =
-                        level.triangles.iter().map(|t| Triangle::record_bounds(&t.record())).collect();
+                    let vertices = &level.vertices.records;
+                    let bounds: Vec<Aabb> = level
+                        .triangles
+                        .iter()
+                        .map(|t| Triangle::record_bounds(&t.record(), vertices))
+                        .collect();
                     let bvh = in_layout(bvh::build(&bounds, &options.bvh), options.layout);
-                    (Arc::new(BottomTree { triangles: Arc::clone(&level.triangles), bvh }), true)
+                    let (triangles, vertices) = (Arc::clone(&level.triangles), Arc::clone(&level.vertices));
+                    (Arc::new(BottomTree { triangles, vertices, bvh }), true)
                 }
             }
         })

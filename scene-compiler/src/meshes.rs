@@ -23,7 +23,7 @@ use glam::Affine3A;
 use rayon::prelude::*;
 
 use crate::bvh::Aabb;
-use crate::scene::{BottomLevel, Instance, Material, Mesh, MeshData, Scene, Triangle};
+use crate::scene::{BottomLevel, Instance, Material, Mesh, MeshData, Scene, Triangle, Vertices};
 use crate::shapes::{Shape, placed_bounds};
 use crate::tangents;
 
@@ -57,8 +57,8 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
                 add_instances(&mut expanded, level, placements.iter().copied());
             } else {
                 let to_world = placements[0].0;
-                let (materials, out) = (&expanded.materials, &mut expanded.triangles);
-                add_triangles(mesh, &mesh.data, first_material, materials, &to_world, out);
+                let out = (&mut expanded.triangles, &mut expanded.vertices);
+                add_triangles(mesh, &mesh.data, first_material, &expanded.materials, &to_world, out);
             }
         }
         for part in &mesh.data.instanced {
@@ -81,8 +81,11 @@ fn add_instances(
     level: BottomLevel,
     placements: impl Iterator<Item = (Affine3A, Option<u32>)>,
 ) {
-    let bounds =
-        level.triangles.iter().fold(Aabb::EMPTY, |b, t| b.union(Triangle::record_bounds(&t.record())));
+    let vertices = &level.vertices.records;
+    let bounds = level
+        .triangles
+        .iter()
+        .fold(Aabb::EMPTY, |b, t| b.union(Triangle::record_bounds(&t.record(), vertices)));
     let index = scene.bottom_levels.len() as u32;
     scene.bottom_levels.push(level);
     let placements: Vec<(Affine3A, Option<u32>)> = placements.collect();
@@ -102,9 +105,16 @@ fn bottom_level(
     first_material: u32,
     materials: &[Material],
 ) -> BottomLevel {
-    let mut triangles = Vec::new();
-    add_triangles(mesh, geometry, first_material, materials, &Affine3A::IDENTITY, &mut triangles);
-    BottomLevel { triangles: Arc::new(triangles) }
+    let (mut triangles, mut vertices) = (Vec::new(), Vertices::default());
+    add_triangles(
+        mesh,
+        geometry,
+        first_material,
+        materials,
+        &Affine3A::IDENTITY,
+        (&mut triangles, &mut vertices),
+    );
+    BottomLevel { triangles: Arc::new(triangles), vertices: Arc::new(vertices) }
 }
 
 /// What a compile should warn about: for each mesh that takes its model's materials,
@@ -120,9 +130,9 @@ pub fn warnings(scene: &Scene) -> Vec<String> {
 }
 
 /// Appends to `out` `geometry`'s triangles (a mesh's model, or one of its instanced
-/// parts) placed by `to_world`, in the file's order. Written straight into `out`'s
-/// storage on all cores: at 5M triangles (600 MB of them) a vector of their own, copied
-/// into the scene's, cost half of this step on the 2-core dev machine.
+/// parts) and their vertices, placed by `to_world`, in the file's order. Written
+/// straight into `out`'s storage on all cores: at 5M triangles a vector of their own,
+/// copied into the scene's, cost half of this step on the 2-core dev machine.
 /// `first_material` is the scene index of the model's
 /// first material (used when the mesh names none); `materials` the scene's, its
 /// model's among them, which say which triangles are normal-mapped. The transform may
@@ -133,7 +143,7 @@ fn add_triangles(
     first_material: u32,
     materials: &[Material],
     to_world: &Affine3A,
-    out: &mut Vec<Triangle>,
+    (out, vertices): (&mut Vec<Triangle>, &mut Vertices),
 ) {
     let data = geometry;
     // A model without materials of its own, in a mesh without one, is placed only by
@@ -143,23 +153,22 @@ fn add_triangles(
     };
     let normal_mapped = |n: usize| materials[material(n) as usize].maps.normal.is_some();
     let tangents = if (0..data.triangles.len()).any(normal_mapped) { tangents::of_mesh(data) } else { None };
-    let identity = *to_world == Affine3A::IDENTITY;
-    let world: Vec<glam::Vec3> = if identity {
-        data.positions.clone()
+    let first = if *to_world == Affine3A::IDENTITY {
+        vertices.append(&data.positions, &data.normals, &data.uvs)
     } else {
-        data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect()
-    };
-    let normal_matrix = to_world.matrix3.inverse().transpose();
-    let normals: Vec<glam::Vec3> = if identity {
-        data.normals.clone()
-    } else {
-        data.normals.par_iter().map(|&n| (normal_matrix * glam::Vec3A::from(n)).normalize().into()).collect()
+        let world: Vec<glam::Vec3> =
+            data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
+        let normal_matrix = to_world.matrix3.inverse().transpose();
+        let normals: Vec<glam::Vec3> = data
+            .normals
+            .par_iter()
+            .map(|&n| (normal_matrix * glam::Vec3A::from(n)).normalize().into())
+            .collect();
+        vertices.append(&world, &normals, &data.uvs)
     };
     let triangles = data.triangles.par_iter().enumerate().map(|(n, t)| Triangle {
-        v: t.map(|i| world[i as usize]),
+        v: t.map(|i| first + i),
         material: material(n),
-        normals: (!normals.is_empty()).then(|| t.map(|i| normals[i as usize])),
-        uvs: (!data.uvs.is_empty()).then(|| t.map(|i| data.uvs[i as usize])),
         tangents: tangents
             .as_ref()
             .filter(|_| normal_mapped(n))

@@ -75,6 +75,8 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
     for kind in PrimKind::ALL {
         with_shape!(kind, S => *S::of_mut(&mut scene) = decode_kind::<S>(view));
     }
+    scene.vertices.records = view.vertices.to_vec();
+    scene.vertices.uvs = view.vertex_uvs.to_vec();
     decode_levels(view, &mut scene);
     scene
 }
@@ -86,7 +88,8 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
 /// (`blob::write`), so each level's sources are one range, and the world's come first.
 fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
     use scene_compiler::blob::layout::{is_leaf, leaf_prims, prim_parts};
-    use scene_compiler::scene::BottomLevel;
+    use scene_compiler::scene::{BottomLevel, Vertices};
+    use std::sync::Arc;
     let first = view.header.kind_first()[PrimKind::Triangle as usize] as usize;
     let mut roots: Vec<u32> = Vec::new();
     for instance in &mut scene.instances {
@@ -120,12 +123,28 @@ fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
         .collect();
     let Some(world) = ranges.iter().map(|r| r.start).min() else { return };
     let levels = scene.triangles.split_off(world);
+    // The writer puts the world's vertices first and each level's after them: a level
+    // takes the span its triangles index, renumbered from 0, and the world keeps the
+    // vertices before the first level's.
+    let vertices = std::mem::take(&mut scene.vertices);
     scene.bottom_levels = ranges
         .into_iter()
-        .map(|r| BottomLevel {
-            triangles: std::sync::Arc::new(levels[r.start - world..r.end - world].to_vec()),
+        .map(|r| {
+            let mut triangles = levels[r.start - world..r.end - world].to_vec();
+            let indices = || triangles.iter().flat_map(|t| t.v);
+            let (lo, hi) = (indices().min().unwrap_or(0), indices().max().map_or(0, |i| i + 1));
+            triangles.iter_mut().for_each(|t| t.v = t.v.map(|i| i - lo));
+            let span = lo as usize..hi as usize;
+            let uvs = if vertices.uvs.is_empty() { Vec::new() } else { vertices.uvs[span.clone()].to_vec() };
+            let level = Vertices { records: vertices.records[span].to_vec(), uvs };
+            BottomLevel { triangles: Arc::new(triangles), vertices: Arc::new(level) }
         })
         .collect();
+    let world_end = scene.triangles.iter().flat_map(|t| t.v).max().map_or(0, |i| i as usize + 1);
+    scene.vertices = Vertices {
+        records: vertices.records[..world_end].to_vec(),
+        uvs: vertices.uvs.get(..world_end).map_or_else(Vec::new, <[_]>::to_vec),
+    };
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and

@@ -43,6 +43,7 @@ pub fn cuda_header() -> String {
     }
     let _ = writeln!(out, "#define BLOB_NO_TEXTURE 0x{NO_TEXTURE:08x}u");
     let _ = writeln!(out, "#define BLOB_NO_MATERIAL 0x{NO_MATERIAL:08x}u");
+    let _ = writeln!(out, "#define BLOB_NO_NORMAL 0x{NO_NORMAL:08x}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_OPAQUE {ALPHA_OPAQUE}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_MASK {ALPHA_MASK}u");
     let _ = writeln!(out, "#define BLOB_ALPHA_BLEND {ALPHA_BLEND}u");
@@ -87,8 +88,8 @@ fn for_each_record(out: &mut String, emit: fn(&mut String, &str, usize, usize, &
     for kind in PrimKind::ALL {
         with_shape!(kind, S => one::<<S as Shape>::Record>(out, emit));
     }
-    one::<TriangleNormalsRecord>(out, emit);
-    one::<TriangleUvsRecord>(out, emit);
+    one::<VertexRecord>(out, emit);
+    one::<VertexUvRecord>(out, emit);
     one::<TriangleTangentsRecord>(out, emit);
     one::<NodeBoxesRecord>(out, emit);
     one::<NodeLinksRecord>(out, emit);

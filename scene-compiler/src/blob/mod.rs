@@ -16,7 +16,7 @@ mod read;
 mod textures;
 mod write;
 
-pub use crate::records::{cuda_struct, generated_banner, layout, record};
+pub use crate::records::{cuda_struct, generated_banner, layout, normal, record};
 pub use aligned::AlignedBytes;
 pub use codegen::{cuda_header, with_field_tables};
 pub use crc::crc32;

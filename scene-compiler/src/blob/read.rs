@@ -54,12 +54,13 @@ pub struct BlobView<'a> {
     pub prim_materials: &'a [u32],
     /// Per primitive, same order: its index in the scene's list of its kind.
     pub prim_sources: &'a [u32],
-    /// Per primitive, same order: the probability of picking its light (0: not a light).
+    /// Per primitive, same order, when the header has [`FLAG_PRIM_LIGHTS`] (else empty:
+    /// no primitive is a light): the probability of picking its light (0: not a light).
     pub prim_light_pdfs: &'a [f32],
-    /// Per triangle, when the header has [`FLAG_SHADING_NORMALS`] (else empty).
-    pub triangle_normals: &'a [TriangleNormalsRecord],
-    /// Per triangle, when the header has [`FLAG_TRIANGLE_UVS`] (else empty).
-    pub triangle_uvs: &'a [TriangleUvsRecord],
+    /// The meshes' vertices, which the triangles index.
+    pub vertices: &'a [VertexRecord],
+    /// Per vertex, when the header has [`FLAG_TRIANGLE_UVS`] (else empty).
+    pub vertex_uvs: &'a [VertexUvRecord],
     /// Per triangle, when the header has [`FLAG_TRIANGLE_TANGENTS`] (else empty).
     pub triangle_tangents: &'a [TriangleTangentsRecord],
     pub node_boxes: &'a [NodeBoxesRecord],
@@ -138,8 +139,8 @@ impl<'a> BlobView<'a> {
             prim_materials: cast(section(SectionId::PrimMaterials)),
             prim_sources: cast(section(SectionId::PrimSources)),
             prim_light_pdfs: cast(section(SectionId::PrimLightPdfs)),
-            triangle_normals: cast(section(SectionId::TriangleNormals)),
-            triangle_uvs: cast(section(SectionId::TriangleUvs)),
+            vertices: cast(section(SectionId::Vertices)),
+            vertex_uvs: cast(section(SectionId::VertexUvs)),
             triangle_tangents: cast(section(SectionId::TriangleTangents)),
             node_boxes: cast(section(SectionId::NodeBoxes)),
             node_links: cast(section(SectionId::NodeLinks)),
@@ -281,7 +282,7 @@ impl<'a> BlobView<'a> {
         let (kind, index) = prim_parts(prim);
         PrimKind::from_u32(kind).map_or(
             Aabb::EMPTY,
-            |kind| with_shape!(kind, S => S::record_bounds(&self.records::<S>()[index as usize])),
+            |kind| with_shape!(kind, S => S::record_bounds(&self.records::<S>()[index as usize], self.vertices)),
         )
     }
 
@@ -382,8 +383,9 @@ impl<'a> BlobView<'a> {
                 .map_err(|problem| BlobError::record(S::Materials, i, problem))?;
         }
         self.check_textures()?;
+        self.check_vertices()?;
         for kind in PrimKind::ALL {
-            with_shape!(kind, S => check_shapes::<S>(self.records::<S>())?);
+            with_shape!(kind, S => check_shapes::<S>(self.records::<S>(), self.vertices)?);
         }
         let material_count = self.materials.len();
         // An instance may keep its mesh's materials (NO_MATERIAL); nothing else may.
@@ -413,23 +415,6 @@ impl<'a> BlobView<'a> {
                     }
                 }
             }
-        }
-        let not_unit = |n: &TriangleNormalsRecord| {
-            let unit = [n.n0, n.n1, n.n2].iter().all(|v| {
-                let len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-                v.iter().all(|x| x.is_finite()) && (len2 - 1.0).abs() < 1e-3 && v[3] == 0.0
-            });
-            (!unit).then_some("a normal is not unit length")
-        };
-        if let Some((i, problem)) = first_problem(self.triangle_normals, not_unit) {
-            return Err(BlobError::record(S::TriangleNormals, i, problem));
-        }
-        let bad_uvs = |t: &TriangleUvsRecord| {
-            let bad = !t.uv01.iter().chain(&t.uv2).all(|x| x.is_finite()) || t.uv2[2..] != [0.0; 2];
-            bad.then_some("non-finite texture coordinates or stray lanes")
-        };
-        if let Some((i, problem)) = first_problem(self.triangle_uvs, bad_uvs) {
-            return Err(BlobError::record(S::TriangleUvs, i, problem));
         }
         if let Some((i, problem)) = first_problem(self.triangle_tangents, |t| check_tangents(t).err()) {
             return Err(BlobError::record(S::TriangleTangents, i, problem));
@@ -617,6 +602,50 @@ impl<'a> BlobView<'a> {
         Ok(())
     }
 
+    /// The vertices and what the triangles make of them: finite positions within the
+    /// coordinate range; normal codes the octahedral code can write, all `NO_NORMAL`
+    /// without [`FLAG_SHADING_NORMALS`]; texture coordinates finite or both NaN;
+    /// triangles whose indices are in range and whose three vertices agree on having a
+    /// normal and coordinates (the renderers look at the first vertex only).
+    fn check_vertices(&self) -> Result<(), BlobError> {
+        use SectionId as S;
+        let normals = self.header.flags & FLAG_SHADING_NORMALS != 0;
+        let bad_vertex = |v: &VertexRecord| {
+            if !ranges::coordinate_ok(Vec3::from_array(v.position)) {
+                Some("a position is not finite or is past 1e9")
+            } else if !crate::records::normal::is_valid(v.normal) || (!normals && v.normal != NO_NORMAL) {
+                Some("a normal code the octahedral code does not write (or a normal without flag 2)")
+            } else {
+                None
+            }
+        };
+        if let Some((i, problem)) = first_problem(self.vertices, bad_vertex) {
+            return Err(BlobError::record(S::Vertices, i, problem));
+        }
+        let bad_uv = |t: &VertexUvRecord| {
+            let [u, v] = t.uv;
+            let ok = (u.is_finite() && v.is_finite()) || (u.is_nan() && v.is_nan());
+            (!ok).then_some("texture coordinates that are neither finite nor both NaN")
+        };
+        if let Some((i, problem)) = first_problem(self.vertex_uvs, bad_uv) {
+            return Err(BlobError::record(S::VertexUvs, i, problem));
+        }
+        let bad_triangle = |t: &TriangleRecord| {
+            if t.v.iter().any(|&i| i as usize >= self.vertices.len()) {
+                return Some("a vertex index past the vertices section");
+            }
+            let vertices = t.v.map(|i| &self.vertices[i as usize]);
+            let normal = vertices.map(|v| v.normal != NO_NORMAL);
+            let uv = t.v.map(|i| self.vertex_uvs.get(i as usize).is_some_and(|t| t.uv[0].is_nan()));
+            (normal[1..].iter().any(|&n| n != normal[0]) || uv[1..].iter().any(|&n| n != uv[0]))
+                .then_some("its vertices disagree on having a normal or texture coordinates")
+        };
+        if let Some((i, problem)) = first_problem(self.records::<crate::scene::Triangle>(), bad_triangle) {
+            return Err(BlobError::record(S::Triangles, i, problem));
+        }
+        Ok(())
+    }
+
     /// Lights: known kinds, finite values, an alias table that stays in range, area
     /// lights that name a primitive (each at most once) whose `prim_light_pdfs` entry is
     /// their pdf, no other primitive with a pick probability, and pdfs that sum to 1
@@ -713,7 +742,9 @@ impl<'a> BlobView<'a> {
                     if std::mem::replace(&mut is_light[slot], true) {
                         return err(format!("{} {index} is already another light", kind.name()));
                     }
-                    let entry = self.prim_light_pdfs[slot];
+                    let Some(&entry) = self.prim_light_pdfs.get(slot) else {
+                        return err("an area light in a blob without prim_light_pdfs (flag 32)".into());
+                    };
                     if entry != pdf {
                         return err(format!(
                             "pdf {pdf} differs from its {}'s prim_light_pdfs[{slot}] = {entry}",
@@ -920,8 +951,12 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if !h.total_len.is_multiple_of(SECTION_ALIGN as u64) {
         return Err(mismatch("total_len (a multiple of 16)", h.total_len, h.total_len.next_multiple_of(16)));
     }
-    let known =
-        FLAG_LAYOUT_VEB | FLAG_SHADING_NORMALS | FLAG_NOISE | FLAG_TRIANGLE_UVS | FLAG_TRIANGLE_TANGENTS;
+    let known = FLAG_LAYOUT_VEB
+        | FLAG_SHADING_NORMALS
+        | FLAG_NOISE
+        | FLAG_TRIANGLE_UVS
+        | FLAG_TRIANGLE_TANGENTS
+        | FLAG_PRIM_LIGHTS;
     if h.flags & !known != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
@@ -931,7 +966,7 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
             return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
         }
     }
-    if h.reserved != [0; 3] {
+    if h.reserved != [0; 2] {
         return Err(mismatch("reserved", h.reserved.iter().map(|&r| u64::from(r)).sum(), 0));
     }
     let [env_width, env_height, env_2, env_3] = h.env_size;
@@ -1011,12 +1046,13 @@ fn check_section(
     Ok(())
 }
 
-/// Every record of one shape passes the shape's own check.
-fn check_shapes<S: Shape>(records: &[S::Record]) -> Result<(), BlobError>
+/// Every record of one shape passes the shape's own check (triangles' indices are in
+/// range: [`BlobView::check_vertices`] looked first).
+fn check_shapes<S: Shape>(records: &[S::Record], vertices: &[VertexRecord]) -> Result<(), BlobError>
 where
     S::Record: Sync,
 {
-    match first_problem(records, |r| S::check_record(r).err()) {
+    match first_problem(records, |r| S::check_record(r, vertices).err()) {
         Some((i, problem)) => Err(BlobError::record(S::KIND.section(), i, problem)),
         None => Ok(()),
     }

@@ -24,7 +24,7 @@ use super::layout::*;
 use super::lights::{self, Emitter};
 use super::textures::{TextureTable, material_textures, noise_table};
 use crate::bvh::{Aabb, BottomTree, Bvh, NodeKind};
-use crate::scene::{Material, MaterialKind, Scene, Sky, Triangle};
+use crate::scene::{Material, MaterialKind, Scene, Sky, Triangle, Vertices};
 use crate::shapes::{self, Shape};
 use crate::with_shape;
 
@@ -39,7 +39,9 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     assert_eq!(bottom.len(), scene.bottom_levels.len(), "one tree per bottom level");
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
-    let levels = Levels::new(bottom, prims.count(PrimKind::Triangle), links.inner_count);
+    let world_vertices = &scene.vertices;
+    let levels =
+        Levels::new(bottom, prims.count(PrimKind::Triangle), world_vertices.records.len(), links.inner_count);
     // In f64: the bounds of a pathological scene span more than f32 can hold.
     let scene_radius = bvh
         .nodes
@@ -57,12 +59,13 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     );
     let textures = TextureTable::new(scene);
     let flag = |on: bool, bit: u32| if on { bit } else { 0 };
-    // Which of normals, texture coordinates and tangents some triangle has: one pass on
-    // all cores, since a flag no triangle sets reads every one (600 MB at 5M triangles).
-    let has = |t: &Triangle| [t.normals.is_some(), t.uvs.is_some(), t.tangents.is_some()];
-    let either = |a: [bool; 3], b: [bool; 3]| std::array::from_fn(|i| a[i] || b[i]);
-    let world_has = scene.triangles.par_iter().map(has).reduce(|| [false; 3], either);
-    let [normals, uvs, tangents] = levels.triangles().map(has).fold(world_has, either);
+    // Which of normals and tangents some vertex or triangle has: on all cores, since a
+    // flag none sets reads every one.
+    let pools = || std::iter::once(world_vertices).chain(levels.trees.iter().map(|t| &*t.vertices));
+    let normals = pools().any(|v| v.records.par_iter().any(|r| r.normal != NO_NORMAL));
+    let uvs = pools().any(|v| !v.uvs.is_empty());
+    let tangents = scene.triangles.par_iter().any(|t| t.tangents.is_some())
+        || levels.trees.iter().any(|t| t.triangles.par_iter().any(|t| t.tangents.is_some()));
     let mut prim_counts: [u32; PrimKind::SLOTS] = prims.sources.each_ref().map(|s| count(s.len()));
     prim_counts[PrimKind::Triangle as usize] += count(levels.triangle_count);
     let mut header = BlobHeader {
@@ -72,6 +75,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
             | flag(normals, FLAG_SHADING_NORMALS)
             | flag(uvs, FLAG_TRIANGLE_UVS)
             | flag(tangents, FLAG_TRIANGLE_TANGENTS)
+            | flag(!light_table.prim_pdfs.is_empty(), FLAG_PRIM_LIGHTS)
             | flag(textures.has_noise, FLAG_NOISE),
         prim_counts,
         material_count: count(scene.materials.len()),
@@ -82,7 +86,8 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
         texture_count: count(textures.records.len()),
         total_len: 0,
         texel_count: count(textures.texels.len()),
-        reserved: [0; 3],
+        vertex_count: count(levels.vertex_count),
+        reserved: [0; 2],
         env_size: env.as_ref().map_or([0; 4], |e| [e.width, e.height, 0, 0]),
         sections: [SectionEntry::default(); SECTION_COUNT],
     };
@@ -113,17 +118,15 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     let prim_materials = records_mut::<u32>(take(SectionId::PrimMaterials));
     let prim_sources = records_mut::<u32>(take(SectionId::PrimSources));
     let kind_first = header.kind_first();
-    // Each section empty unless the header has its flag; the world's triangles first.
-    let world = prims.count(PrimKind::Triangle);
-    let (normals, uvs, tangents) = (
-        records_mut::<TriangleNormalsRecord>(take(SectionId::TriangleNormals)),
-        records_mut::<TriangleUvsRecord>(take(SectionId::TriangleUvs)),
-        records_mut::<TriangleTangentsRecord>(take(SectionId::TriangleTangents)),
+    levels.write_vertices(
+        world_vertices,
+        records_mut::<VertexRecord>(take(SectionId::Vertices)),
+        records_mut::<VertexUvRecord>(take(SectionId::VertexUvs)),
     );
-    let world_part = |records_len: usize| world.min(records_len);
-    let (normals, level_normals) = normals.split_at_mut(world_part(normals.len()));
-    let (uvs, level_uvs) = uvs.split_at_mut(world_part(uvs.len()));
-    let (tangents, level_tangents) = tangents.split_at_mut(world_part(tangents.len()));
+    // Empty unless the header has its flag; the world's triangles first.
+    let tangents = records_mut::<TriangleTangentsRecord>(take(SectionId::TriangleTangents));
+    let world = prims.count(PrimKind::Triangle).min(tangents.len());
+    let (tangents, level_tangents) = tangents.split_at_mut(world);
     let mut sections_of_kind: [&mut [u8]; PrimKind::SLOTS] = Default::default();
     for kind in PrimKind::ALL {
         let section = take(kind.section());
@@ -131,9 +134,8 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
         let slots = first..first + prims.count(kind);
         let (materials, sources) = (&mut prim_materials[slots.clone()], &mut prim_sources[slots]);
         if kind == PrimKind::Triangle {
-            let per_triangle =
-                PerTriangle { normals: &mut *normals, uvs: &mut *uvs, tangents: &mut *tangents };
-            prims.write_triangles(&scene.triangles, section, materials, sources, per_triangle);
+            let tangents = (&mut *tangents, world_vertices);
+            prims.write_triangles(&scene.triangles, section, materials, sources, tangents);
         } else {
             with_shape!(kind, S => prims.write(S::of(scene), section, materials, sources));
         }
@@ -147,9 +149,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     for (record, &source) in instances.iter_mut().zip(&prims.sources[PrimKind::Instance as usize]) {
         record.root = roots[scene.instances[source as usize].bottom_level as usize];
     }
-    levels.write_per_triangle(level_normals, normals_record);
-    levels.write_per_triangle(level_uvs, uvs_record);
-    levels.write_per_triangle(level_tangents, tangents_record);
+    levels.write_tangents(level_tangents);
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
         .iter()
@@ -175,6 +175,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     });
     levels.write_nodes(level_boxes, level_links, &instance_reach(scene, reach));
     records_mut::<LightRecord>(take(SectionId::Lights)).copy_from_slice(&light_table.records);
+    // Empty, as the flag says, when no primitive is a light.
     let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
     for &(slot, pdf) in &light_table.prim_pdfs {
         prim_light_pdfs[slot] = pdf;
@@ -263,14 +264,6 @@ impl InnerLinks {
 
 /// Triangles per task when [`Prims::write_triangles`] gathers them on all cores.
 const TRIANGLES_PER_TASK: usize = 1 << 12;
-
-/// The world's part of the per-triangle sections, each empty unless the header has
-/// its flag.
-struct PerTriangle<'a> {
-    normals: &'a mut [TriangleNormalsRecord],
-    uvs: &'a mut [TriangleUvsRecord],
-    tangents: &'a mut [TriangleTangentsRecord],
-}
 
 /// Leaf slots per task when [`Prims::new`] numbers them on all cores.
 const SLOTS_PER_TASK: usize = 1 << 16;
@@ -384,16 +377,18 @@ impl<'a> Prims<'a> {
         });
     }
 
-    /// [`Prims::write`] of the world's triangles, with their records in `per_triangle`
-    /// in the same pass: each triangle is read once, in leaf order, where nearly every
-    /// read misses the cache (a pass per section took 0.25 s more at 5M triangles).
+    /// [`Prims::write`] of the world's triangles, with their tangents (the world's part
+    /// of the section, empty unless the header has its flag, and the vertices they are
+    /// made from) in the same pass: each triangle is read once, in leaf order, where
+    /// nearly every read misses the cache (a pass per section took 0.25 s more at 5M
+    /// triangles).
     fn write_triangles(
         &self,
         triangles: &[Triangle],
         records: &mut [u8],
         materials: &mut [u32],
         sources: &mut [u32],
-        per_triangle: PerTriangle<'_>,
+        (tangents, vertices): (&mut [TriangleTangentsRecord], &Vertices),
     ) {
         let n = materials.len();
         let records = &mut records_mut::<TriangleRecord>(records)[..n];
@@ -404,28 +399,20 @@ impl<'a> Prims<'a> {
                 false => records.chunks_mut(TRIANGLES_PER_TASK).collect(),
             }
         }
-        let tasks = n.div_ceil(TRIANGLES_PER_TASK);
-        let PerTriangle { normals, uvs, tangents } = per_triangle;
-        let (normals, uvs, tangents) = (parts(normals, tasks), parts(uvs, tasks), parts(tangents, tasks));
+        let tangents = parts(tangents, n.div_ceil(TRIANGLES_PER_TASK));
         let per_task =
             records.par_chunks_mut(TRIANGLES_PER_TASK).zip(materials.par_chunks_mut(TRIANGLES_PER_TASK));
         let per_task = per_task.zip(sources.par_chunks_mut(TRIANGLES_PER_TASK));
         let from = self.sources[PrimKind::Triangle as usize].par_chunks(TRIANGLES_PER_TASK);
-        let per_task = per_task.zip(from).zip(normals).zip(uvs).zip(tangents);
-        per_task.for_each(|((((((records, materials), sources), from), normals), uvs), tangents)| {
+        let per_task = per_task.zip(from).zip(tangents);
+        per_task.for_each(|((((records, materials), sources), from), tangents)| {
             for (i, &from) in from.iter().enumerate() {
                 let t = &triangles[from as usize];
                 records[i] = t.record();
                 materials[i] = t.material;
                 sources[i] = from;
-                if let Some(n) = normals.get_mut(i) {
-                    *n = normals_record(t);
-                }
-                if let Some(uv) = uvs.get_mut(i) {
-                    *uv = uvs_record(t);
-                }
                 if let Some(tangent) = tangents.get_mut(i) {
-                    *tangent = tangents_record(t);
+                    *tangent = tangents_record(t, vertices);
                 }
             }
         });
@@ -465,7 +452,7 @@ impl<'a> Prims<'a> {
             emitters.push(Emitter {
                 prim: prim_ref(S::KIND, count(within)),
                 slot: first + within,
-                area: S::surface_area(&shape.record()),
+                area: S::surface_area(&shape.record(), &scene.vertices.records),
                 emission: Vec3::new(r, g, b),
             });
         }
@@ -487,30 +474,14 @@ fn prims_kind_of(kind_first: &[u32; PrimKind::SLOTS], prim: u32) -> PrimKind {
         .expect("the first kind starts at 0")
 }
 
-/// A triangle's vertex normals ([`FLAG_SHADING_NORMALS`]); a triangle without normals
-/// gets its geometric one.
-fn normals_record(t: &Triangle) -> TriangleNormalsRecord {
-    let flat = (t.v[1] - t.v[0]).cross(t.v[2] - t.v[0]).normalize();
-    let [n0, n1, n2] = t.normals.unwrap_or([flat; 3]).map(|n| lane(n, 0.0));
-    TriangleNormalsRecord { n0, n1, n2 }
-}
-
-/// A triangle's texture coordinates ([`FLAG_TRIANGLE_UVS`]); a triangle without them
-/// gets its barycentric corners.
-fn uvs_record(t: &Triangle) -> TriangleUvsRecord {
-    let corners = [glam::Vec2::ZERO, glam::Vec2::X, glam::Vec2::Y];
-    let [a, b, c] = t.uvs.unwrap_or(corners);
-    TriangleUvsRecord { uv01: [a.x, a.y, b.x, b.y], uv2: [c.x, c.y, 0.0, 0.0] }
-}
-
 /// A triangle's vertex tangents ([`FLAG_TRIANGLE_TANGENTS`]); a triangle without them
 /// (its material has no normal map, or its mesh neither tangents nor texture
 /// coordinates) gets the tangent its texture coordinates give it as a whole, thrice:
 /// the frame the renderers make of them without the section.
-fn tangents_record(t: &Triangle) -> TriangleTangentsRecord {
+fn tangents_record(t: &Triangle, vertices: &Vertices) -> TriangleTangentsRecord {
     let [t0, t1, t2] = match &t.tangents {
         Some(tangents) => **tangents,
-        None => [crate::tangents::face_tangent(t.v, t.uvs); 3],
+        None => [crate::tangents::face_tangent(vertices.corners(t), vertices.triangle_uvs(t)); 3],
     }
     .map(|t| t.to_array());
     TriangleTangentsRecord { t0, t1, t2 }
@@ -522,38 +493,63 @@ struct Levels<'a> {
     trees: &'a [&'a BottomTree],
     /// Per level, the index of its first triangle in the triangles section.
     first_triangle: Vec<u32>,
+    /// Per level, the index of its first vertex in the vertices section.
+    first_vertex: Vec<u32>,
     /// Per level, the index of its first inner node in the node sections.
     first_node: Vec<u32>,
     /// Per level and per tree node, its inner-node index within the level.
     inner: Vec<InnerLinks>,
     triangle_count: usize,
+    /// The world's vertices and every level's.
+    vertex_count: usize,
     inner_count: usize,
 }
 
 impl<'a> Levels<'a> {
-    fn new(trees: &'a [&'a BottomTree], world_triangles: usize, world_inner: usize) -> Levels<'a> {
+    fn new(
+        trees: &'a [&'a BottomTree],
+        world_triangles: usize,
+        world_vertices: usize,
+        world_inner: usize,
+    ) -> Levels<'a> {
         let inner: Vec<InnerLinks> = trees.iter().map(|t| InnerLinks::new(&t.bvh)).collect();
-        let (mut first_triangle, mut first_node) = (Vec::new(), Vec::new());
-        let (mut triangles, mut nodes) = (world_triangles, world_inner);
+        let (mut first_triangle, mut first_vertex, mut first_node) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut triangles, mut vertices, mut nodes) = (world_triangles, world_vertices, world_inner);
         for (tree, inner) in trees.iter().zip(&inner) {
             first_triangle.push(count(triangles));
+            first_vertex.push(count(vertices));
             first_node.push(count(nodes));
             triangles += tree.triangles.len();
+            vertices += tree.vertices.records.len();
             nodes += inner.inner_count;
         }
         Levels {
             trees,
             first_triangle,
+            first_vertex,
             first_node,
             inner,
             triangle_count: triangles - world_triangles,
+            vertex_count: vertices,
             inner_count: nodes - world_inner,
         }
     }
 
-    /// Every level's triangles, in scene order (for the header's flags).
-    fn triangles(&self) -> impl Iterator<Item = &Triangle> {
-        self.trees.iter().flat_map(|t| t.triangles.iter())
+    /// The world's vertices, then each level's, into `records` and `uvs` (empty unless
+    /// the header has its flag; NaN for a pool without coordinates).
+    fn write_vertices(&self, world: &Vertices, records: &mut [VertexRecord], uvs: &mut [VertexUvRecord]) {
+        let mut at = 0;
+        for pool in std::iter::once(world).chain(self.trees.iter().map(|t| &*t.vertices)) {
+            let n = pool.records.len();
+            records[at..at + n].copy_from_slice(&pool.records);
+            if !uvs.is_empty() {
+                match pool.uvs.is_empty() {
+                    true => uvs[at..at + n].fill(VertexUvRecord { uv: [f32::NAN; 2] }),
+                    false => uvs[at..at + n].copy_from_slice(&pool.uvs),
+                }
+            }
+            at += n;
+        }
     }
 
     /// The link to node `node` of level `level`'s tree, in the blob's numbering.
@@ -581,7 +577,7 @@ impl<'a> Levels<'a> {
             let first = self.first_triangle[level] as usize;
             for (k, &source) in tree.bvh.prim_order.iter().enumerate() {
                 let triangle = &tree.triangles[source as usize];
-                records[first + k] = triangle.record();
+                records[first + k] = TriangleRecord { v: triangle.v.map(|i| self.first_vertex[level] + i) };
                 materials[slot] = triangle.material;
                 // Numbered after the world's triangles, level after level, as the
                 // levels' records are: a triangle's source is unique among all.
@@ -591,16 +587,16 @@ impl<'a> Levels<'a> {
         }
     }
 
-    /// `record` of each level's triangles into `records`, which starts at the first
+    /// Each level's triangles' tangents into `records`, which starts at the first
     /// level's first triangle (nothing when it is empty: the header has no such section).
-    fn write_per_triangle<R: Pod>(&self, records: &mut [R], record: fn(&Triangle) -> R) {
+    fn write_tangents(&self, records: &mut [TriangleTangentsRecord]) {
         if records.is_empty() {
             return;
         }
         let mut at = 0;
         for tree in self.trees {
             for &source in &tree.bvh.prim_order {
-                records[at] = record(&tree.triangles[source as usize]);
+                records[at] = tangents_record(&tree.triangles[source as usize], &tree.vertices);
                 at += 1;
             }
         }
@@ -633,13 +629,7 @@ impl<'a> Levels<'a> {
 /// any of its instances' inverse maps, whichever is larger (a mesh scaled down a
 /// thousand times sees the camera a thousand times farther away).
 fn instance_reach(scene: &Scene, reach: f32) -> Vec<f32> {
-    let mut out: Vec<f32> = scene
-        .bottom_levels
-        .iter()
-        .map(|level| {
-            level.triangles.iter().flat_map(|t| t.v).fold(0.0f32, |m, v| m.max(v.abs().max_element()))
-        })
-        .collect();
+    let mut out: Vec<f32> = scene.bottom_levels.iter().map(|level| level.vertices.reach()).collect();
     for instance in &scene.instances {
         let inverse = instance.to_world.inverse();
         let m = inverse.matrix3;

@@ -26,7 +26,7 @@ pub use stats::{BvhStats, stats};
 
 use std::sync::Arc;
 
-use crate::scene::Triangle;
+use crate::scene::{Triangle, Vertices};
 
 /// Builder options; the defaults are what `scene-compiler build` uses.
 ///
@@ -82,5 +82,6 @@ pub struct Bvh {
 #[derive(Debug, PartialEq)]
 pub struct BottomTree {
     pub triangles: Arc<Vec<Triangle>>,
+    pub vertices: Arc<Vertices>,
     pub bvh: Bvh,
 }

@@ -17,18 +17,18 @@ use crate::scene::{SamplerKind, ViewTransform};
 /// `b"RTSCENE\0"`: the first eight bytes of every blob.
 pub const MAGIC: [u8; 8] = *b"RTSCENE\0";
 /// Bumped on any change to a record or to the header.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 /// Every section starts on this boundary (and the header's size is a multiple of it).
 pub const SECTION_ALIGN: usize = 16;
 /// Header flag: nodes are in van Emde Boas order (else depth-first).
 pub const FLAG_LAYOUT_VEB: u32 = 1;
-/// Header flag: the `triangle_normals` section holds one record per triangle (some
-/// mesh has vertex normals); without it the section is empty and triangles shade flat.
+/// Header flag: some vertex has a normal (a [`VertexRecord`]'s `normal` other than
+/// [`NO_NORMAL`]); without it every triangle shades flat.
 pub const FLAG_SHADING_NORMALS: u32 = 2;
 /// Header flag: the `noise` section holds the Perlin table (some material has a Noise
 /// texture); without it the section is empty.
 pub const FLAG_NOISE: u32 = 4;
-/// Header flag: the `triangle_uvs` section holds one record per triangle (some mesh has
+/// Header flag: the `vertex_uvs` section holds one record per vertex (some mesh has
 /// texture coordinates); without it the section is empty and a triangle's coordinates
 /// are its barycentrics.
 pub const FLAG_TRIANGLE_UVS: u32 = 8;
@@ -36,6 +36,9 @@ pub const FLAG_TRIANGLE_UVS: u32 = 8;
 /// triangle's material has a normal map); without it the section is empty and a normal
 /// map's frame comes from the texture coordinates, per triangle.
 pub const FLAG_TRIANGLE_TANGENTS: u32 = 16;
+/// Header flag: the `prim_light_pdfs` section holds one entry per primitive (some
+/// primitive is a light); without it the section is empty and no primitive is one.
+pub const FLAG_PRIM_LIGHTS: u32 = 32;
 /// Entries of the Perlin table (`noise` section): "The Next Week"'s point count.
 pub const NOISE_POINTS: usize = 256;
 
@@ -114,6 +117,9 @@ pub const LEAF_COUNT_MASK: u32 = (limits::MAX_LEAF_SIZE - 1) << LEAF_COUNT_SHIFT
 /// [`Shape::material`](crate::shapes::Shape) of an instance that keeps its mesh's
 /// materials (its `prim_materials` entry); any other value replaces them.
 pub const NO_MATERIAL: u32 = u32::MAX;
+/// [`VertexRecord::normal`] of a vertex without a normal: both halves -32768, which the
+/// octahedral code never writes (it rounds to -32767..=32767).
+pub const NO_NORMAL: u32 = 0x8000_8000;
 /// Light kinds, [`LightRecord::kind`].
 pub const LIGHT_POINT: u32 = 0;
 pub const LIGHT_DIRECTIONAL: u32 = 1;
@@ -326,13 +332,11 @@ blob_record! {
 }
 
 blob_record! {
-    /// A triangle's vertex texture coordinates, same index as its TriangleRecord (present when FLAG_TRIANGLE_UVS is set; a triangle of a mesh without them gets (0, 0), (1, 0), (0, 1), so its coordinates are its barycentrics).
-    #[align(16)]
-    pub struct TriangleUvsRecord as "TriangleUvsRecord" {
-        /// (u0, v0, u1, v1).
-        pub uv01: [f32; 4],
-        /// (u2, v2, 0, 0).
-        pub uv2: [f32; 4],
+    /// A vertex's texture coordinates, same index as its VertexRecord (present when FLAG_TRIANGLE_UVS is set). A vertex of a mesh without them holds two NaNs, as do all three of its triangle's vertices: such a triangle's coordinates are its barycentrics (b1, b2).
+    #[align(8)]
+    pub struct VertexUvRecord as "VertexUvRecord" {
+        /// (u, v).
+        pub uv: [f32; 2],
     }
 }
 
@@ -370,28 +374,22 @@ blob_record! {
 }
 
 blob_record! {
-    /// A triangle of a mesh, in world space, in BVH leaf order: its three vertices as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out.
-    #[align(16)]
+    /// A triangle of a mesh, in BVH leaf order: the indices of its three vertices in the vertices section, as the mesh shares them (so neighbours meet exactly); (v1 - v0) x (v2 - v0) points out. A world triangle's vertices are in world space, a bottom level's in its mesh's own.
+    #[align(4)]
     pub struct TriangleRecord as "TriangleRecord" {
-        /// The first vertex xyz, w unused (0).
-        pub v0: [f32; 4],
-        /// The second vertex xyz, w unused (0).
-        pub v1: [f32; 4],
-        /// The third vertex xyz, w unused (0).
-        pub v2: [f32; 4],
+        /// The vertices' indices.
+        pub v: [u32; 3],
     }
 }
 
 blob_record! {
-    /// A triangle's unit vertex normals, same index as its TriangleRecord (present when FLAG_SHADING_NORMALS is set; a triangle of a mesh without normals gets its geometric normal thrice). They shade; the geometric normal decides inside and outside.
+    /// A mesh's vertex, shared by the triangles that name it: the vertices section holds the world's meshes' vertices (in world space), then each bottom level's, in its model file's order.
     #[align(16)]
-    pub struct TriangleNormalsRecord as "TriangleNormalsRecord" {
-        /// v0's normal xyz, w unused (0).
-        pub n0: [f32; 4],
-        /// v1's normal xyz, w unused (0).
-        pub n1: [f32; 4],
-        /// v2's normal xyz, w unused (0).
-        pub n2: [f32; 4],
+    pub struct VertexRecord as "VertexRecord" {
+        /// The position xyz.
+        pub position: [f32; 3],
+        /// The unit shading normal, octahedral-coded (the low 16 bits x, the high 16 bits y, each a signed 16-bit fraction of 32767), or NO_NORMAL for a vertex of a mesh without normals, as are all three of its triangle's: such a triangle shades with its geometric normal. Normals only shade; the geometric normal decides inside and outside.
+        pub normal: u32,
     }
 }
 
@@ -506,17 +504,18 @@ pub enum SectionId {
     Triangles,
     /// The instances' placements, in leaf order.
     Instances,
-    /// Per triangle, same order, when the header has FLAG_SHADING_NORMALS: its vertex normals.
-    TriangleNormals,
-    /// Per triangle, same order, when the header has FLAG_TRIANGLE_UVS: its texture coordinates.
-    TriangleUvs,
+    /// The meshes' vertices (`BlobHeader::vertex_count`), which triangles index.
+    Vertices,
+    /// Per vertex, same order, when the header has FLAG_TRIANGLE_UVS: its texture coordinates.
+    VertexUvs,
     /// Per triangle, same order, when the header has FLAG_TRIANGLE_TANGENTS: its vertex tangents.
     TriangleTangents,
     /// Per primitive, every kind's in [`PrimKind::ALL`] order, each kind in leaf order: its material id.
     PrimMaterials,
     /// Per primitive, same order: its index in the scene's list of its kind.
     PrimSources,
-    /// Per primitive, same order: the probability of picking its light (0: not a light).
+    /// Per primitive, same order, when the header has FLAG_PRIM_LIGHTS: the probability
+    /// of picking its light (0: not a light).
     PrimLightPdfs,
     NodeBoxes,
     NodeLinks,
@@ -542,8 +541,8 @@ impl SectionId {
         SectionId::Boxes,
         SectionId::Triangles,
         SectionId::Instances,
-        SectionId::TriangleNormals,
-        SectionId::TriangleUvs,
+        SectionId::Vertices,
+        SectionId::VertexUvs,
         SectionId::TriangleTangents,
         SectionId::PrimMaterials,
         SectionId::PrimSources,
@@ -567,8 +566,8 @@ impl SectionId {
             SectionId::Boxes => "boxes",
             SectionId::Triangles => "triangles",
             SectionId::Instances => "instances",
-            SectionId::TriangleNormals => "triangle_normals",
-            SectionId::TriangleUvs => "triangle_uvs",
+            SectionId::Vertices => "vertices",
+            SectionId::VertexUvs => "vertex_uvs",
             SectionId::TriangleTangents => "triangle_tangents",
             SectionId::PrimMaterials => "prim_materials",
             SectionId::PrimSources => "prim_sources",
@@ -594,8 +593,8 @@ impl SectionId {
             SectionId::Boxes => size_of::<BoxRecord>(),
             SectionId::Triangles => size_of::<TriangleRecord>(),
             SectionId::Instances => size_of::<InstanceRecord>(),
-            SectionId::TriangleNormals => size_of::<TriangleNormalsRecord>(),
-            SectionId::TriangleUvs => size_of::<TriangleUvsRecord>(),
+            SectionId::Vertices => size_of::<VertexRecord>(),
+            SectionId::VertexUvs => size_of::<VertexUvRecord>(),
             SectionId::TriangleTangents => size_of::<TriangleTangentsRecord>(),
             SectionId::PrimMaterials | SectionId::PrimSources => size_of::<u32>(),
             SectionId::PrimLightPdfs => size_of::<f32>(),
@@ -632,8 +631,10 @@ pub struct BlobHeader {
     pub total_len: u64,
     /// Texels of all image textures.
     pub texel_count: u32,
+    /// Records in the vertices section.
+    pub vertex_count: u32,
     /// Zeros.
-    pub reserved: [u32; 3],
+    pub reserved: [u32; 2],
     /// The environment image's width and height in texels, then two zeros; all zero
     /// without an environment.
     pub env_size: [u32; 4],
@@ -681,19 +682,16 @@ impl BlobHeader {
             SectionId::Boxes => self.prim_count(PrimKind::Box).into(),
             SectionId::Triangles => self.prim_count(PrimKind::Triangle).into(),
             SectionId::Instances => self.prim_count(PrimKind::Instance).into(),
-            SectionId::TriangleNormals if self.flags & FLAG_SHADING_NORMALS != 0 => {
-                self.prim_count(PrimKind::Triangle).into()
-            }
-            SectionId::TriangleNormals => 0,
-            SectionId::TriangleUvs if self.flags & FLAG_TRIANGLE_UVS != 0 => {
-                self.prim_count(PrimKind::Triangle).into()
-            }
-            SectionId::TriangleUvs => 0,
+            SectionId::Vertices => self.vertex_count.into(),
+            SectionId::VertexUvs if self.flags & FLAG_TRIANGLE_UVS != 0 => self.vertex_count.into(),
+            SectionId::VertexUvs => 0,
             SectionId::TriangleTangents if self.flags & FLAG_TRIANGLE_TANGENTS != 0 => {
                 self.prim_count(PrimKind::Triangle).into()
             }
             SectionId::TriangleTangents => 0,
-            SectionId::PrimMaterials | SectionId::PrimSources | SectionId::PrimLightPdfs => self.prim_total(),
+            SectionId::PrimMaterials | SectionId::PrimSources => self.prim_total(),
+            SectionId::PrimLightPdfs if self.flags & FLAG_PRIM_LIGHTS != 0 => self.prim_total(),
+            SectionId::PrimLightPdfs => 0,
             SectionId::NodeBoxes | SectionId::NodeLinks => self.node_count.into(),
             SectionId::Lights => self.light_count.into(),
             SectionId::EnvTexels => self.env_texels(),
@@ -729,7 +727,9 @@ mod tests {
         assert_eq!(HEADER_LEN % SECTION_ALIGN, 0);
         assert_eq!(size_of::<TextureRecord>(), 64);
         assert_eq!(size_of::<NoiseRecord>(), 32);
-        assert_eq!(size_of::<TriangleUvsRecord>(), 32);
+        assert_eq!(size_of::<VertexUvRecord>(), 8);
+        assert_eq!(size_of::<VertexRecord>(), 16);
+        assert_eq!(size_of::<TriangleRecord>(), 12);
         assert_eq!(size_of::<TriangleTangentsRecord>(), 48);
         assert_eq!(size_of::<InstanceRecord>(), 144);
         assert_eq!(HEADER_LEN, 432);

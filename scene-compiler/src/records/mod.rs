@@ -5,6 +5,7 @@
 
 pub mod codegen;
 pub mod layout;
+pub mod normal;
 pub mod record;
 
 pub use codegen::{cuda_struct, generated_banner};

@@ -143,6 +143,15 @@ macro_rules! uint_arrays {
     )*};
 }
 uint_arrays!(1 2 3);
+// Short runs of floats: a vertex's position, its texture coordinates.
+macro_rules! float_arrays {
+    ($($len:literal)*) => {$(
+        impl FieldType for [f32; $len] {
+            const C_TYPE: CType = CType::Array { elem: &CType::Float, len: $len };
+        }
+    )*};
+}
+float_arrays!(2 3);
 // Runs of float4 lanes (per-light parameters in the launch parameters).
 impl<const N: usize> FieldType for [[f32; 4]; N] {
     const C_TYPE: CType = CType::Array { elem: &CType::Float4, len: N };

@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::Shape;
 use crate::bvh::Aabb;
-use crate::records::layout::{BoxRecord, PrimKind};
+use crate::records::layout::{BoxRecord, PrimKind, VertexRecord};
 use crate::scene::{Cuboid, Scene};
 
 impl Shape for Cuboid {
@@ -34,11 +34,11 @@ impl Shape for Cuboid {
         Cuboid { min: Vec3::from_slice(&record.min[..3]), max: Vec3::from_slice(&record.max[..3]), material }
     }
 
-    fn record_bounds(record: &BoxRecord) -> Aabb {
+    fn record_bounds(record: &BoxRecord, _: &[VertexRecord]) -> Aabb {
         Aabb { min: Vec3::from_slice(&record.min[..3]), max: Vec3::from_slice(&record.max[..3]) }
     }
 
-    fn check_record(record: &BoxRecord) -> Result<(), &'static str> {
+    fn check_record(record: &BoxRecord, _: &[VertexRecord]) -> Result<(), &'static str> {
         let (min, max) = (Vec3::from_slice(&record.min[..3]), Vec3::from_slice(&record.max[..3]));
         if !(crate::ranges::coordinate_ok(min) && crate::ranges::coordinate_ok(max)) {
             Err("a corner is not finite or is past 1e9 from the origin")
@@ -51,7 +51,7 @@ impl Shape for Cuboid {
         }
     }
 
-    fn surface_area(record: &BoxRecord) -> f64 {
+    fn surface_area(record: &BoxRecord, _: &[VertexRecord]) -> f64 {
         let [x, y, z] = [0, 1, 2].map(|a| f64::from(record.max[a]) - f64::from(record.min[a]));
         2.0 * (x * y + y * z + z * x)
     }

@@ -9,7 +9,7 @@ use glam::{Affine3A, Mat3A, Vec3, Vec3A};
 
 use super::Shape;
 use crate::bvh::Aabb;
-use crate::records::layout::{InstanceRecord, NO_MATERIAL, PrimKind};
+use crate::records::layout::{InstanceRecord, NO_MATERIAL, PrimKind, VertexRecord};
 use crate::scene::{Instance, Scene};
 
 impl Shape for Instance {
@@ -51,12 +51,12 @@ impl Shape for Instance {
         }
     }
 
-    fn record_bounds(record: &InstanceRecord) -> Aabb {
+    fn record_bounds(record: &InstanceRecord, _: &[VertexRecord]) -> Aabb {
         let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
         Aabb { min: xyz(&record.bounds_min), max: xyz(&record.bounds_max) }
     }
 
-    fn check_record(record: &InstanceRecord) -> Result<(), &'static str> {
+    fn check_record(record: &InstanceRecord, _: &[VertexRecord]) -> Result<(), &'static str> {
         let all = record.world_to_object.iter().chain(&record.object_to_world).flatten();
         let bounds = record.bounds_min.iter().chain(&record.bounds_max);
         if !all.chain(bounds.clone()).all(|x| x.is_finite()) {
@@ -81,7 +81,7 @@ impl Shape for Instance {
     }
 
     /// Not counted: instances are not lights (docs/path-tracing.md, "Instances").
-    fn surface_area(_: &InstanceRecord) -> f64 {
+    fn surface_area(_: &InstanceRecord, _: &[VertexRecord]) -> f64 {
         0.0
     }
 }

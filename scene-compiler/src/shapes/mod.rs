@@ -22,7 +22,7 @@ mod triangle;
 use rayon::prelude::*;
 
 use crate::bvh::Aabb;
-use crate::records::layout::{PrimKind, Record};
+use crate::records::layout::{PrimKind, Record, VertexRecord};
 use crate::scene::Scene;
 
 pub use instance::{affine, placed_bounds};
@@ -70,13 +70,16 @@ pub trait Shape: Sized + Clone + PartialEq + Sync {
     fn material(&self) -> u32;
     /// The scene's shape back from its record and material (the loader checked both).
     fn from_record(record: &Self::Record, material: u32) -> Self;
-    /// The box the BVH builder uses for a record.
-    fn record_bounds(record: &Self::Record) -> Aabb;
-    /// Why a record read from a blob cannot be rendered, if it cannot.
-    fn check_record(record: &Self::Record) -> Result<(), &'static str>;
+    /// The box the BVH builder uses for a record. `vertices`: what a triangle's record
+    /// indexes (the scene's, a bottom level's or the blob's); the other kinds' records
+    /// hold all of their geometry and ignore it.
+    fn record_bounds(record: &Self::Record, vertices: &[VertexRecord]) -> Aabb;
+    /// Why a record read from a blob cannot be rendered, if it cannot (its indices
+    /// into `vertices` are in range: the blob reader checks them first).
+    fn check_record(record: &Self::Record, vertices: &[VertexRecord]) -> Result<(), &'static str>;
     /// The area of the whole surface: an emitter's power is π times this times its
     /// radiance (docs/path-tracing.md, "Next-event estimation").
-    fn surface_area(record: &Self::Record) -> f64;
+    fn surface_area(record: &Self::Record, vertices: &[VertexRecord]) -> f64;
 }
 
 /// Every primitive's bounds, kind after kind: what the BVH is built over. On all
@@ -84,7 +87,8 @@ pub trait Shape: Sized + Clone + PartialEq + Sync {
 pub fn bounds(scene: &Scene) -> Vec<Aabb> {
     let mut bounds = Vec::with_capacity(PrimKind::ALL.iter().map(|&kind| count(scene, kind)).sum());
     for kind in PrimKind::ALL {
-        with_shape!(kind, S => bounds.par_extend(S::of(scene).par_iter().map(|s| S::record_bounds(&s.record()))));
+        let vertices = &scene.vertices.records;
+        with_shape!(kind, S => bounds.par_extend(S::of(scene).par_iter().map(|s| S::record_bounds(&s.record(), vertices))));
     }
     bounds
 }
@@ -94,9 +98,10 @@ pub fn count(scene: &Scene, kind: PrimKind) -> usize {
     with_shape!(kind, S => S::of(scene).len())
 }
 
-/// True when `a` and `b` hold the same primitives of every kind, in the same order.
+/// True when `a` and `b` hold the same primitives of every kind, in the same order
+/// (the triangles' vertices too).
 pub fn same_prims(a: &Scene, b: &Scene) -> bool {
-    PrimKind::ALL.iter().all(|&kind| with_shape!(kind, S => S::of(a) == S::of(b)))
+    a.vertices == b.vertices && PrimKind::ALL.iter().all(|&kind| with_shape!(kind, S => S::of(a) == S::of(b)))
 }
 
 /// True when `a` and `b` hold as many primitives of every kind.

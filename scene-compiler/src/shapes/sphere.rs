@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::Shape;
 use crate::bvh::Aabb;
-use crate::records::layout::{PrimKind, SphereRecord};
+use crate::records::layout::{PrimKind, SphereRecord, VertexRecord};
 use crate::scene::{Scene, Sphere};
 
 impl Shape for Sphere {
@@ -35,17 +35,17 @@ impl Shape for Sphere {
         Sphere { center: Vec3::new(x, y, z), radius, material }
     }
 
-    fn record_bounds(record: &SphereRecord) -> Aabb {
+    fn record_bounds(record: &SphereRecord, _: &[VertexRecord]) -> Aabb {
         let [x, y, z, r] = record.center_radius;
         Aabb::of_sphere(Vec3::new(x, y, z), r)
     }
 
-    fn check_record(record: &SphereRecord) -> Result<(), &'static str> {
+    fn check_record(record: &SphereRecord, _: &[VertexRecord]) -> Result<(), &'static str> {
         let [x, y, z, r] = record.center_radius;
         crate::ranges::sphere_problem(Vec3::new(x, y, z), r).map_or(Ok(()), Err)
     }
 
-    fn surface_area(record: &SphereRecord) -> f64 {
+    fn surface_area(record: &SphereRecord, _: &[VertexRecord]) -> f64 {
         let r = f64::from(record.center_radius[3]);
         4.0 * std::f64::consts::PI * r * r
     }

@@ -1,14 +1,20 @@
 //! The triangle as the compiler sees it: its bounds and its blob record,
-//! [`TriangleRecord`]. The type is the scene's (`scene/model/mod.rs`); triangles come from
-//! meshes (`crate::meshes`) at compile time. CUDA twin of its intersection:
-//! kernels/shape_triangle.cuh; CPU: the renderer's `backend/cpu/shapes/triangle.rs`.
+//! [`TriangleRecord`], three indices into the vertices ([`VertexRecord`]). The type is
+//! the scene's (`scene/model/mod.rs`); triangles come from meshes (`crate::meshes`) at
+//! compile time. CUDA twin of its intersection: kernels/shape_triangle.cuh; CPU: the
+//! renderer's `backend/cpu/shapes/triangle.rs`.
 
 use glam::Vec3;
 
 use super::Shape;
 use crate::bvh::Aabb;
-use crate::records::layout::{PrimKind, TriangleRecord};
+use crate::records::layout::{PrimKind, TriangleRecord, VertexRecord};
 use crate::scene::{Scene, Triangle};
+
+/// The corners a record names (its indices are in range).
+fn corners(record: &TriangleRecord, vertices: &[VertexRecord]) -> [Vec3; 3] {
+    record.v.map(|i| Vec3::from_array(vertices[i as usize].position))
+}
 
 impl Shape for Triangle {
     const KIND: PrimKind = PrimKind::Triangle;
@@ -23,45 +29,30 @@ impl Shape for Triangle {
     }
 
     fn record(&self) -> TriangleRecord {
-        let lane = |v: Vec3| [v.x, v.y, v.z, 0.0];
-        TriangleRecord { v0: lane(self.v[0]), v1: lane(self.v[1]), v2: lane(self.v[2]) }
+        TriangleRecord { v: self.v }
     }
 
     fn material(&self) -> u32 {
         self.material
     }
 
-    /// Without its normals, texture coordinates and tangents: they are in their own
-    /// sections (`blob::write`), which a scene read back from a blob does not restore.
+    /// Without its tangents: they are in their own section (`blob::write`), which a
+    /// scene read back from a blob does not restore.
     fn from_record(record: &TriangleRecord, material: u32) -> Triangle {
-        let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
-        Triangle {
-            v: [xyz(&record.v0), xyz(&record.v1), xyz(&record.v2)],
-            material,
-            normals: None,
-            uvs: None,
-            tangents: None,
-        }
+        Triangle { v: record.v, material, tangents: None }
     }
 
-    fn record_bounds(record: &TriangleRecord) -> Aabb {
-        let [a, b, c] = [record.v0, record.v1, record.v2].map(|v| Vec3::from_slice(&v[..3]));
+    fn record_bounds(record: &TriangleRecord, vertices: &[VertexRecord]) -> Aabb {
+        let [a, b, c] = corners(record, vertices);
         Aabb { min: a.min(b).min(c), max: a.max(b).max(c) }
     }
 
-    fn check_record(record: &TriangleRecord) -> Result<(), &'static str> {
-        let vertices = [record.v0, record.v1, record.v2];
-        if let Some(problem) = crate::ranges::triangle_problem(vertices.map(|v| Vec3::from_slice(&v[..3]))) {
-            Err(problem)
-        } else if vertices.iter().any(|v| v[3] != 0.0) {
-            Err("unused lanes are not zero")
-        } else {
-            Ok(())
-        }
+    fn check_record(record: &TriangleRecord, vertices: &[VertexRecord]) -> Result<(), &'static str> {
+        crate::ranges::triangle_problem(corners(record, vertices)).map_or(Ok(()), Err)
     }
 
-    fn surface_area(record: &TriangleRecord) -> f64 {
-        let [a, b, c] = [record.v0, record.v1, record.v2].map(|v| Vec3::from_slice(&v[..3]).as_dvec3());
+    fn surface_area(record: &TriangleRecord, vertices: &[VertexRecord]) -> f64 {
+        let [a, b, c] = corners(record, vertices).map(|v| v.as_dvec3());
         0.5 * (b - a).cross(c - a).length()
     }
 }

@@ -11,9 +11,10 @@
 
 use bytemuck::Pod;
 use scene_compiler::blob::layout::{
-    ALPHA_BLEND, BlobHeader, BoxRecord, GlobalsRecord, HEADER_LEN, LIGHT_DIRECTIONAL, LIGHT_POINT,
-    LightRecord, MATERIAL_LAMBERT, MATERIAL_PRINCIPLED, MaterialRecord, NodeBoxesRecord, SectionId,
-    SphereRecord, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_NOISE, TextureRecord, TriangleRecord,
+    ALPHA_BLEND, BlobHeader, BoxRecord, FLAG_SHADING_NORMALS, GlobalsRecord, HEADER_LEN, LIGHT_DIRECTIONAL,
+    LIGHT_POINT, LightRecord, MATERIAL_LAMBERT, MATERIAL_PRINCIPLED, MaterialRecord, NO_NORMAL,
+    NodeBoxesRecord, SectionId, SphereRecord, TEXTURE_CHECKER, TEXTURE_IMAGE, TEXTURE_NOISE, TextureRecord,
+    TriangleRecord, VertexRecord,
 };
 use scene_compiler::blob::{AlignedBytes, BlobView};
 use scene_compiler::procedural::{Format, icosphere, write};
@@ -85,6 +86,8 @@ fn w1_blobs_the_format_calls_invalid_are_refused() {
     };
     let point = light_of(&original, LIGHT_POINT);
     let directional = light_of(&original, LIGHT_DIRECTIONAL);
+    let view = BlobView::parse(&original).unwrap();
+    let second_corner = view.records::<scene::Triangle>()[0].v[1] as usize;
     type Mutation = Box<dyn FnOnce(&mut Vec<u8>)>;
     let cases: Vec<(&str, &str, Mutation)> = vec![
         (
@@ -203,12 +206,38 @@ fn w1_blobs_the_format_calls_invalid_are_refused() {
         (
             "degenerate triangle",
             "no area",
-            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v2 = t.v1)),
+            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v[2] = t.v[1])),
         ),
         (
-            "triangle at 3e38",
+            "vertex at 3e38",
             "past 1e9",
-            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v0[0] = 3e38)),
+            Box::new(|b| edit::<VertexRecord>(b, SectionId::Vertices, 0, |v| v.position[0] = 3e38)),
+        ),
+        (
+            "triangle naming a vertex past the section",
+            "a vertex index past the vertices section",
+            Box::new(|b| edit::<TriangleRecord>(b, SectionId::Triangles, 0, |t| t.v[1] = u32::MAX)),
+        ),
+        (
+            "a triangle whose vertices disagree on having a normal",
+            "its vertices disagree on having a normal",
+            Box::new(move |b| {
+                edit::<VertexRecord>(b, SectionId::Vertices, second_corner, |v| v.normal = NO_NORMAL)
+            }),
+        ),
+        (
+            "vertex normals without the header's flag",
+            "a normal without flag 2",
+            Box::new(|b| {
+                let at = std::mem::offset_of!(BlobHeader, flags);
+                let flags = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) & !FLAG_SHADING_NORMALS;
+                b[at..at + 4].copy_from_slice(&flags.to_le_bytes());
+            }),
+        ),
+        (
+            "normal code no encoder writes",
+            "a normal code the octahedral code does not write",
+            Box::new(|b| edit::<VertexRecord>(b, SectionId::Vertices, 0, |v| v.normal = 0x8000_0001)),
         ),
         (
             "sphere radius 3e38",

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use glam::Vec3;
 use scene_compiler::blob::layout::{PrimKind, TriangleRecord};
+use scene_compiler::blob::normal;
 use scene_compiler::procedural::{Format, Geometry, icosphere, write};
 use scene_compiler::scene::{self, LoadError, Scene, Triangle};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
@@ -31,8 +32,16 @@ fn first_error(err: &LoadError) -> (String, usize) {
     (d.message().to_owned(), d.line().expect("located"))
 }
 
-/// The compiled scene's triangle records, in the scene's (file) order.
-fn triangles_of(scene: &Scene) -> Vec<Triangle> {
+/// A compiled triangle with what the blob says of its vertices.
+#[derive(Clone, Debug, PartialEq)]
+struct Stored {
+    v: [Vec3; 3],
+    material: u32,
+    normals: Option<[Vec3; 3]>,
+}
+
+/// The compiled scene's triangles, in the scene's (file) order.
+fn triangles_of(scene: &Scene) -> Vec<Stored> {
     let compiled = compile_scene(scene, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("the blob of a mesh scene parses");
     let records: &[TriangleRecord] = view.records::<Triangle>();
@@ -40,38 +49,22 @@ fn triangles_of(scene: &Scene) -> Vec<Triangle> {
     let mut out = vec![None; records.len()];
     for (i, r) in records.iter().enumerate() {
         let source = view.prim_sources[first + i] as usize;
-        let xyz = |v: [f32; 4]| Vec3::new(v[0], v[1], v[2]);
-        out[source] = Some(Triangle {
-            v: [xyz(r.v0), xyz(r.v1), xyz(r.v2)],
+        let vertex = r.v.map(|i| view.vertices[i as usize]);
+        let normals = vertex.map(|v| normal::decode(v.normal));
+        out[source] = Some(Stored {
+            v: vertex.map(|v| Vec3::from_array(v.position)),
             material: view.prim_materials[first + i],
-            normals: view.triangle_normals.get(i).map(|n| [xyz(n.n0), xyz(n.n1), xyz(n.n2)]),
-            uvs: view.triangle_uvs.get(i).map(|t| {
-                [
-                    glam::Vec2::new(t.uv01[0], t.uv01[1]),
-                    glam::Vec2::new(t.uv01[2], t.uv01[3]),
-                    glam::Vec2::new(t.uv2[0], t.uv2[1]),
-                ]
-            }),
-            tangents: view
-                .triangle_tangents
-                .get(i)
-                .map(|t| Box::new([t.t0, t.t1, t.t2].map(glam::Vec4::from_array))),
+            normals: normals[0].map(|_| normals.map(|n| n.expect("all three or none"))),
         });
     }
     out.into_iter().map(|t| t.expect("prim_sources is a permutation")).collect()
 }
 
-fn expected(g: &Geometry) -> Vec<Triangle> {
+fn expected(g: &Geometry) -> Vec<Stored> {
     let normals = |t: &[u32; 3]| (!g.normals.is_empty()).then(|| t.map(|i| g.normals[i as usize]));
     g.triangles
         .iter()
-        .map(|t| Triangle {
-            v: t.map(|i| g.positions[i as usize]),
-            material: 0,
-            normals: normals(t),
-            uvs: None,
-            tangents: None,
-        })
+        .map(|t| Stored { v: t.map(|i| g.positions[i as usize]), material: 0, normals: normals(t) })
         .collect()
 }
 
@@ -97,8 +90,8 @@ fn every_format_reads_the_same_triangles_and_compiles_them() {
         for (g, w) in got.iter().zip(&want) {
             assert_eq!((g.v, g.material), (w.v, w.material), "{name}: the blob holds the file's triangles");
             let (gn, wn) = (g.normals.expect("normals"), w.normals.expect("normals"));
-            // Made unit length again on the way (a last-bit difference).
-            assert!(gn.iter().zip(&wn).all(|(a, b)| (*a - *b).abs().max_element() < 1e-6), "{name}: normals");
+            // Octahedral-coded in the blob: within 6.4e-5 rad (records::normal).
+            assert!(gn.iter().zip(&wn).all(|(a, b)| (*a - *b).abs().max_element() < 7e-5), "{name}: normals");
         }
         // The text written back names the same file and reads back the same scene.
         let again = scene::parse(&scene::to_ron(&scene), &dir.path().join("again.ron").display().to_string())
@@ -141,9 +134,9 @@ fn gltf_nodes_compose_their_transforms_down_the_hierarchy() {
     assert!(text.contains("children"), "the generated glTF has the expected node list");
     std::fs::write(&path, text).unwrap();
     let scene = parse_in(dir.path(), r#"(file: "nested.gltf", material: "clay"),"#).expect("valid");
-    let want: Vec<Triangle> = expected(&ico)
+    let want: Vec<Stored> = expected(&ico)
         .into_iter()
-        .map(|t| Triangle { v: t.v.map(|p| p * 2.0 + Vec3::new(1.0, 2.0, 3.0)), normals: t.normals, ..t })
+        .map(|t| Stored { v: t.v.map(|p| p * 2.0 + Vec3::new(1.0, 2.0, 3.0)), ..t })
         .collect();
     for (got, want) in triangles_of(&scene).iter().zip(&want) {
         for (a, b) in got.v.iter().zip(&want.v) {
@@ -206,8 +199,10 @@ fn moving_a_mesh_refits_the_tree_and_a_new_model_rebuilds_it() {
     let view = BlobView::parse(&refitted.blob).expect("a refitted blob is valid");
     let fresh = compile_scene(&moved, &options);
     let fresh_view = BlobView::parse(&fresh.blob).unwrap();
-    let mut got: Vec<[f32; 4]> = view.records::<Triangle>().iter().map(|t| t.v0).collect();
-    let mut want: Vec<[f32; 4]> = fresh_view.records::<Triangle>().iter().map(|t| t.v0).collect();
+    let first_corners = |view: &BlobView| -> Vec<[f32; 3]> {
+        view.records::<Triangle>().iter().map(|t| view.vertices[t.v[0] as usize].position).collect()
+    };
+    let (mut got, mut want) = (first_corners(&view), first_corners(&fresh_view));
     got.sort_by(|a, b| a.partial_cmp(b).unwrap());
     want.sort_by(|a, b| a.partial_cmp(b).unwrap());
     assert_eq!(got, want, "the refitted blob holds the moved triangles");
@@ -284,4 +279,73 @@ fn an_instanced_mesh_is_stored_once_and_a_moved_instance_rebuilds_only_the_top_l
         instances(&vf),
         "the reused tree places the same instances as a fresh compile"
     );
+}
+
+/// Compact triangles (docs/blob-format.md, "Triangles"): a closed mesh's vertex is
+/// stored once for all the triangles that share it, and the whole blob, nodes and
+/// per-primitive rows included, takes at most 64 bytes a triangle (140 when each
+/// triangle held its three vertices and three normals).
+#[test]
+fn a_closed_mesh_stores_each_vertex_once_in_at_most_64_bytes_a_triangle() {
+    let dir = tempfile::tempdir().unwrap();
+    let ico = icosphere(5, 1.0);
+    write(&ico, Format::PlyLittleEndian, &dir.path().join("ico.ply")).unwrap();
+    let scene = parse_in(dir.path(), r#"(file: "ico.ply", material: "clay"),"#).expect("valid");
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("parses");
+    assert_eq!(view.vertices.len(), ico.positions.len(), "one record per vertex of the file");
+    assert_eq!(view.header.vertex_count as usize, ico.positions.len());
+    let triangles = view.records::<Triangle>();
+    assert_eq!(triangles.len(), 20 * 4usize.pow(5));
+    let bytes_per_triangle = compiled.blob.len() as f64 / triangles.len() as f64;
+    assert!(bytes_per_triangle <= 64.0, "{bytes_per_triangle:.1} bytes a triangle");
+    // Neighbours name the same vertex: every vertex is named by the six (or five, at the
+    // icosahedron's corners) triangles around it.
+    let mut uses = vec![0u32; view.vertices.len()];
+    triangles.iter().flat_map(|t| t.v).for_each(|i| uses[i as usize] += 1);
+    assert!(uses.iter().all(|&n| n == 5 || n == 6), "{:?}", &uses[..12]);
+    assert!(view.prim_light_pdfs.is_empty(), "no emitter, no per-primitive pick probabilities");
+}
+
+/// Meshes with and without normals and texture coordinates share the vertices section:
+/// the ones without say so (`NO_NORMAL`, NaN coordinates), all three of a triangle's
+/// alike, and the blob says which meshes have what.
+#[test]
+fn meshes_with_and_without_normals_and_coordinates_share_one_vertices_section() {
+    use scene_compiler::blob::layout::{FLAG_SHADING_NORMALS, FLAG_TRIANGLE_UVS, NO_NORMAL};
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(1, 1.0), Format::PlyLittleEndian, &dir.path().join("ico.ply")).unwrap();
+    let quad =
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3\nf 1/1 3/3 4/4\n";
+    std::fs::write(dir.path().join("quad.obj"), quad).unwrap();
+    let meshes = r#"(file: "ico.ply", material: "clay"), (file: "quad.obj", material: "clay", transform: (translate: (3, 0, 0))),"#;
+    let scene = parse_in(dir.path(), meshes).expect("valid");
+    let compiled = compile_scene(&scene, &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).expect("parses");
+    assert_ne!(view.header.flags & FLAG_SHADING_NORMALS, 0);
+    assert_ne!(view.header.flags & FLAG_TRIANGLE_UVS, 0);
+    assert_eq!(
+        view.vertex_uvs.len(),
+        view.vertices.len(),
+        "coordinates for every vertex once one mesh has them"
+    );
+    let (mut quads, mut spheres) = (0, 0);
+    for t in view.records::<Triangle>() {
+        let vertex = t.v.map(|i| view.vertices[i as usize]);
+        let uv = t.v.map(|i| view.vertex_uvs[i as usize].uv);
+        if vertex[0].position[0] >= 3.0 {
+            quads += 1;
+            assert!(vertex.iter().all(|v| v.normal == NO_NORMAL), "the OBJ has no normals");
+            assert!(uv.iter().flatten().all(|x| x.is_finite()));
+        } else {
+            spheres += 1;
+            for v in vertex {
+                let n = normal::decode(v.normal).expect("the PLY has normals");
+                // The icosphere's normal is its position's direction.
+                assert!((n - Vec3::from_array(v.position).normalize()).length() < 1e-4);
+            }
+            assert!(uv.iter().flatten().all(|x| x.is_nan()), "the PLY has no coordinates");
+        }
+    }
+    assert_eq!((quads, spheres), (2, 80));
 }

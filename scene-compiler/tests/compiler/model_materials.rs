@@ -132,16 +132,9 @@ fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
     // the third primitive has no TEXCOORD_0 and gets (0, 0) at each corner.
     let materials: Vec<u32> = expanded.triangles.iter().map(|t| t.material).collect();
     assert_eq!(materials, [1, 2, 3]);
-    assert!(
-        expanded.triangles[0].uvs.is_some_and(|uvs| uvs != [Vec2::ZERO; 3]),
-        "{:?}",
-        expanded.triangles[0].uvs
-    );
-    assert_eq!(
-        expanded.triangles[2].uvs,
-        Some([Vec2::ZERO; 3]),
-        "a primitive without TEXCOORD_0 among some with"
-    );
+    let uvs = |t: usize| expanded.vertices.triangle_uvs(&expanded.triangles[t]);
+    assert!(uvs(0).is_some_and(|uvs| uvs != [Vec2::ZERO; 3]), "{:?}", uvs(0));
+    assert_eq!(uvs(2), Some([Vec2::ZERO; 3]), "a primitive without TEXCOORD_0 among some with");
     assert!(warnings(&scene).is_empty(), "{:?}", warnings(&scene));
 
     // A scene material overrides the model's: no model materials, no warnings.
@@ -152,7 +145,7 @@ fn gltf_materials_map_to_our_kinds_with_textures_and_warnings() {
     assert!(warnings(&overridden).is_empty());
 }
 
-/// Texture coordinates reach the blob: a triangle's record holds its vertices' (u, v).
+/// Texture coordinates reach the blob: the vertices a triangle names hold its (u, v).
 #[test]
 fn texture_coordinates_reach_the_blob() {
     let dir = tempfile::tempdir().unwrap();
@@ -162,15 +155,13 @@ fn texture_coordinates_reach_the_blob() {
     let scene = parse_mesh(dir.path(), r#"(file: "m.obj")"#);
     let expanded = with_triangles(&scene);
     // OBJ's v runs up the image, ours down: flipped.
-    assert_eq!(
-        expanded.triangles[0].uvs,
-        Some([Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0)])
-    );
+    let flipped = [Vec2::new(0.0, 1.0), Vec2::new(1.0, 1.0), Vec2::new(0.0, 0.0)];
+    assert_eq!(expanded.vertices.triangle_uvs(&expanded.triangles[0]), Some(flipped));
     let compiled = compile_scene(&scene, &CompileOptions::default());
     let view = BlobView::parse(&compiled.blob).expect("a blob with uvs parses");
-    assert_eq!(view.triangle_uvs.len(), 1);
-    assert_eq!(view.triangle_uvs[0].uv01, [0.0, 1.0, 1.0, 1.0]);
-    assert_eq!(view.triangle_uvs[0].uv2, [0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(view.vertex_uvs.len(), 3, "one per vertex");
+    let corners = view.records::<scene_compiler::scene::Triangle>()[0].v;
+    assert_eq!(corners.map(|i| Vec2::from_array(view.vertex_uvs[i as usize].uv)), flipped);
 }
 
 #[test]

@@ -231,7 +231,7 @@ fn a_scene_without_normal_maps_has_no_tangents_section() {
     let entry = view.header.sections[SectionId::TriangleTangents as usize];
     assert_eq!(entry.len, 0, "an empty section");
     // The section takes no bytes: the next one starts where the one before ended (aligned).
-    let uvs = view.header.sections[SectionId::TriangleUvs as usize];
+    let uvs = view.header.sections[SectionId::VertexUvs as usize];
     let next = view.header.sections[SectionId::PrimMaterials as usize];
     assert_eq!(next.offset, (uvs.offset + uvs.len).next_multiple_of(16));
 }

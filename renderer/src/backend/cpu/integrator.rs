@@ -158,7 +158,8 @@ pub fn trace_sample<S: Sampler>(
         let ns = normals.specular;
         let mut weight = 1.0;
         if nee && bsdf_pdf > 0.0 {
-            let pick_pdf = scene.prim_light_pdfs[prims::slot(scene, hit.prim)];
+            // None when no primitive is a light (the blob then has no such section).
+            let pick_pdf = scene.prim_light_pdfs.get(prims::slot(scene, hit.prim)).copied().unwrap_or(0.0);
             if pick_pdf > 0.0 {
                 let light_pdf = pick_pdf * prims::pdf_towards(scene, hit.prim, bounce_point, &surface);
                 weight = bsdf_pdf * bsdf_pdf / (bsdf_pdf * bsdf_pdf + light_pdf * light_pdf);

@@ -9,7 +9,7 @@
 use cudarc::driver::LaunchConfig;
 use scene_compiler::blob::layout::{
     EnvAliasRecord, EnvTexelRecord, LightRecord, MaterialRecord, NoiseRecord, PrimKind, TextureRecord,
-    TriangleNormalsRecord, TriangleTangentsRecord, TriangleUvsRecord,
+    TriangleTangentsRecord, VertexRecord, VertexUvRecord,
 };
 use scene_compiler::blob::record::{CudaName, DevicePtr, DevicePtrMut};
 use scene_compiler::blob::{SunDisc, cuda_struct, generated_banner};
@@ -73,12 +73,12 @@ blob_record! {
         pub nodes: DevicePtr<DeviceNode>,
         /// Blob section: the lights with their alias table.
         pub lights: DevicePtr<LightRecord>,
-        /// Blob section: each primitive's light pick probability (0: not a light).
+        /// Blob section: each primitive's light pick probability (0: not a light), or null when no primitive is a light.
         pub prim_light_pdfs: DevicePtr<f32>,
-        /// Blob section: the triangles' vertex normals, or null when the blob has none.
-        pub triangle_normals: DevicePtr<TriangleNormalsRecord>,
-        /// Blob section: the triangles' texture coordinates, or null when the blob has none.
-        pub triangle_uvs: DevicePtr<TriangleUvsRecord>,
+        /// Blob section: the vertices the triangles index.
+        pub vertices: DevicePtr<VertexRecord>,
+        /// Blob section: the vertices' texture coordinates, or null when the blob has none.
+        pub vertex_uvs: DevicePtr<VertexUvRecord>,
         /// Blob section: the textures materials point at, or null when the blob has none.
         pub textures: DevicePtr<TextureRecord>,
         /// Blob section: the image textures' texels (linear rgb, w 0).
@@ -154,10 +154,9 @@ pub struct SectionPointers {
     pub nodes: u64,
     pub lights: u64,
     pub prim_light_pdfs: u64,
-    /// 0 when the blob has no triangle normals.
-    pub triangle_normals: u64,
-    /// 0 when the blob has no triangle texture coordinates.
-    pub triangle_uvs: u64,
+    pub vertices: u64,
+    /// 0 when the blob has no texture coordinates.
+    pub vertex_uvs: u64,
     /// 0 when the blob has no triangle tangents.
     pub triangle_tangents: u64,
     pub textures: u64,
@@ -204,8 +203,8 @@ impl LaunchParams {
         self.nodes = DevicePtr::new(sections.nodes);
         self.lights = DevicePtr::new(sections.lights);
         self.prim_light_pdfs = DevicePtr::new(sections.prim_light_pdfs);
-        self.triangle_normals = DevicePtr::new(sections.triangle_normals);
-        self.triangle_uvs = DevicePtr::new(sections.triangle_uvs);
+        self.vertices = DevicePtr::new(sections.vertices);
+        self.vertex_uvs = DevicePtr::new(sections.vertex_uvs);
         self.triangle_tangents = DevicePtr::new(sections.triangle_tangents);
         self.textures = DevicePtr::new(sections.textures);
         self.texels = DevicePtr::new(sections.texels);

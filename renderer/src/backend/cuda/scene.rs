@@ -86,13 +86,9 @@ impl DeviceScene {
             materials: at(SectionId::Materials),
             nodes: device_address(stream, &nodes),
             lights: at(SectionId::Lights),
-            prim_light_pdfs: at(SectionId::PrimLightPdfs),
-            triangle_normals: if blob.triangle_normals.is_empty() {
-                0
-            } else {
-                at(SectionId::TriangleNormals)
-            },
-            triangle_uvs: if blob.triangle_uvs.is_empty() { 0 } else { at(SectionId::TriangleUvs) },
+            prim_light_pdfs: if blob.prim_light_pdfs.is_empty() { 0 } else { at(SectionId::PrimLightPdfs) },
+            vertices: at(SectionId::Vertices),
+            vertex_uvs: if blob.vertex_uvs.is_empty() { 0 } else { at(SectionId::VertexUvs) },
             triangle_tangents: if blob.triangle_tangents.is_empty() {
                 0
             } else {

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::material::MaterialKind;
 use super::sphere_file::PlyEncoding;
 use super::values;
+use crate::records::layout::{NO_NORMAL, VertexRecord, VertexUvRecord};
 
 /// Hands `$then!` the [`Scene`]'s lists of primitives and of their sources, each as
 /// `name: Type` with the field's attributes (its doc comment, and any serde attribute of
@@ -44,7 +45,7 @@ macro_rules! scene_lists {
                 meshes: $crate::scene::Mesh,
             }
             compiled {
-                /// Triangles in world space: what compiling makes of the meshes, and what a
+                /// The world's triangles (their vertices in `vertices`): what compiling makes of the meshes, and what a
                 /// scene read back from a blob holds instead of its meshes. A scene file
                 /// cannot write them (it names model files), so `to_ron` leaves them out.
                 triangles: $crate::scene::Triangle,
@@ -91,6 +92,9 @@ macro_rules! declare_scene {
                 pub $written: Vec<$W>,
             )*
             $($(#[$compiled_doc])* #[serde(skip)] pub $compiled: Vec<$C>,)*
+            /// The vertices the triangles index.
+            #[serde(skip)]
+            pub vertices: Vertices,
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub lights: Vec<Light>,
         }
@@ -123,20 +127,89 @@ pub struct Cuboid {
     pub material: u32,
 }
 
-/// A triangle in world space; `material` indexes [`Scene::materials`]. Its winding
-/// gives its outward normal, `(v1 - v0) × (v2 - v0)`; `normals`, its vertices' unit
-/// normals when its mesh has them, only shade (docs/path-tracing.md, "Shading normals");
-/// `uvs`, its vertices' texture coordinates when its mesh has them; `tangents`, its
-/// vertices' tangents (`crate::tangents`: xyz unit, w the bitangent sign) when its
-/// material has a normal map and its mesh has tangents or texture coordinates. Boxed:
-/// a triangle without them (of every scene without normal maps) pays one pointer.
+/// A triangle of a mesh: the indices of its vertices in its list's [`Vertices`] (the
+/// scene's, or its bottom level's); `material` indexes [`Scene::materials`]. Its
+/// winding gives its outward normal, `(v1 - v0) × (v2 - v0)`; its vertices' normals,
+/// when its mesh has them, only shade (docs/path-tracing.md, "Shading normals").
+/// `tangents`, its corners' tangents (`crate::tangents`: xyz unit, w the bitangent
+/// sign) when its material has a normal map and its mesh has tangents or texture
+/// coordinates: per corner, since MikkTSpace splits a vertex where the texture's seams
+/// are. Boxed: a triangle without them (of every scene without normal maps) pays one
+/// pointer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Triangle {
-    pub v: [Vec3; 3],
+    pub v: [u32; 3],
     pub material: u32,
-    pub normals: Option<[Vec3; 3]>,
-    pub uvs: Option<[glam::Vec2; 3]>,
     pub tangents: Option<Box<[Vec4; 3]>>,
+}
+
+/// The vertices a list of triangles indexes (the world's, or a bottom level's), as the
+/// blob stores them (docs/blob-format.md, "Triangles"): what compiling makes of the
+/// meshes' vertices, each mesh's in its file's order, placed (the world's) or in its
+/// own space (a bottom level's). Equal when their bytes are (the NaNs of missing
+/// texture coordinates included).
+#[derive(Clone, Debug, Default)]
+pub struct Vertices {
+    /// Positions and octahedral-coded normals ([`crate::records::normal`];
+    /// `NO_NORMAL` for a mesh without normals).
+    pub records: Vec<VertexRecord>,
+    /// Texture coordinates, one per record, or none when no mesh has them (NaN for
+    /// the vertices of a mesh without them).
+    pub uvs: Vec<VertexUvRecord>,
+}
+
+impl PartialEq for Vertices {
+    fn eq(&self, other: &Vertices) -> bool {
+        fn bytes<T: bytemuck::Pod>(records: &[T]) -> &[u8] {
+            bytemuck::cast_slice(records)
+        }
+        bytes(&self.records) == bytes(&other.records) && bytes(&self.uvs) == bytes(&other.uvs)
+    }
+}
+
+impl Vertices {
+    /// Vertex `i`'s position.
+    pub fn position(&self, i: u32) -> Vec3 {
+        Vec3::from_array(self.records[i as usize].position)
+    }
+
+    /// A triangle's corners.
+    pub fn corners(&self, t: &Triangle) -> [Vec3; 3] {
+        t.v.map(|i| self.position(i))
+    }
+
+    /// A triangle's texture coordinates, when its mesh has them.
+    pub fn triangle_uvs(&self, t: &Triangle) -> Option<[Vec2; 3]> {
+        let uv =
+            |i: u32| self.uvs.get(i as usize).map(|r| Vec2::from_array(r.uv)).filter(|uv| !uv.x.is_nan());
+        Some([uv(t.v[0])?, uv(t.v[1])?, uv(t.v[2])?])
+    }
+
+    /// The largest magnitude of any coordinate.
+    pub fn reach(&self) -> f32 {
+        self.records.iter().flat_map(|r| r.position).fold(0.0f32, |m, x| m.max(x.abs()))
+    }
+
+    /// Appends a mesh's vertices (normals and texture coordinates either one per
+    /// position or none) on all cores, and returns the index of the first.
+    pub fn append(&mut self, positions: &[Vec3], normals: &[Vec3], uvs: &[Vec2]) -> u32 {
+        use rayon::prelude::*;
+        let first = self.records.len();
+        let normal = |i: usize| normals.get(i).map_or(NO_NORMAL, |&n| crate::records::normal::encode(n));
+        let records = positions
+            .par_iter()
+            .enumerate()
+            .map(|(i, p)| VertexRecord { position: p.to_array(), normal: normal(i) });
+        self.records.par_extend(records);
+        // Coordinates for every vertex once some mesh has them: NaN for the others'.
+        if !uvs.is_empty() || !self.uvs.is_empty() {
+            let none = VertexUvRecord { uv: [f32::NAN; 2] };
+            self.uvs.resize(first, none);
+            self.uvs.extend(uvs.iter().map(|uv| VertexUvRecord { uv: uv.to_array() }));
+            self.uvs.resize(self.records.len(), none);
+        }
+        u32::try_from(first).expect("scene limits keep vertex counts below 2^32")
+    }
 }
 
 /// A thin-lens camera; `aperture == 0` is a pinhole.
@@ -852,11 +925,12 @@ pub struct Instance {
     pub bounds: [Vec3; 2],
 }
 
-/// An instanced mesh's triangles in its own space. Shared, so that a compile that
-/// reuses the tree built over them (`compile.rs`) need not copy them.
+/// An instanced mesh's triangles and vertices in its own space. Shared, so that a
+/// compile that reuses the tree built over them (`compile.rs`) need not copy them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BottomLevel {
     pub triangles: Arc<Vec<Triangle>>,
+    pub vertices: Arc<Vertices>,
 }
 
 /// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the

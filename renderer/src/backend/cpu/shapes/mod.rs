@@ -67,17 +67,11 @@ impl Shapes {
         Shapes {
             spheres: blob.records::<scene::Sphere>().iter().map(Sphere::from_record).collect(),
             boxes: blob.records::<scene::Cuboid>().iter().map(Cuboid::from_record).collect(),
-            triangles: {
-                let records = blob.records::<scene::Triangle>();
-                let normals = blob.triangle_normals.iter().map(Some).chain(std::iter::repeat(None));
-                let uvs = blob.triangle_uvs.iter().map(Some).chain(std::iter::repeat(None));
-                records
-                    .iter()
-                    .zip(normals)
-                    .zip(uvs)
-                    .map(|((r, n), uv)| Triangle::from_record(r, n, uv))
-                    .collect()
-            },
+            triangles: blob
+                .records::<scene::Triangle>()
+                .iter()
+                .map(|r| Triangle::from_record(r, blob.vertices, blob.vertex_uvs))
+                .collect(),
             triangle_tangents: blob
                 .triangle_tangents
                 .iter()

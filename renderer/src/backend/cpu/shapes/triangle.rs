@@ -11,7 +11,8 @@
 //! where it is exact.
 
 use glam::{Vec2, Vec3A, Vec4};
-use scene_compiler::blob::layout::{TriangleNormalsRecord, TriangleRecord, TriangleUvsRecord};
+use scene_compiler::blob::layout::{TriangleRecord, VertexRecord, VertexUvRecord};
+use scene_compiler::blob::normal;
 
 use super::shape::{CpuShape, LightSample, Surface, area_pdf_towards};
 use crate::backend::constants::{TRIANGLE_ERR, UV_MIN_DET, gamma};
@@ -26,22 +27,19 @@ pub struct Triangle {
 }
 
 impl Triangle {
-    pub fn from_record(
-        r: &TriangleRecord,
-        normals: Option<&TriangleNormalsRecord>,
-        uvs: Option<&TriangleUvsRecord>,
-    ) -> Triangle {
-        let lanes = |v: [f32; 4]| Vec3A::from_vec4(Vec4::from_array(v));
+    /// The triangle a record names, its vertices gathered from the blob's (its first
+    /// vertex says whether it has normals and coordinates: the loader checked that the
+    /// other two agree).
+    pub fn from_record(r: &TriangleRecord, vertices: &[VertexRecord], uvs: &[VertexUvRecord]) -> Triangle {
+        let vertex = r.v.map(|i| &vertices[i as usize]);
+        let uv = |i: u32| uvs.get(i as usize).map(|t| Vec2::from_array(t.uv)).filter(|uv| !uv.x.is_nan());
         Triangle {
-            v: [lanes(r.v0), lanes(r.v1), lanes(r.v2)],
-            normals: normals.map(|n| [n.n0, n.n1, n.n2].map(lanes)),
-            uvs: uvs.map(|t| {
-                [
-                    Vec2::new(t.uv01[0], t.uv01[1]),
-                    Vec2::new(t.uv01[2], t.uv01[3]),
-                    Vec2::new(t.uv2[0], t.uv2[1]),
-                ]
-            }),
+            v: vertex.map(|v| Vec3A::from_array(v.position)),
+            normals: match vertex.map(|v| normal::decode(v.normal).map(Vec3A::from)) {
+                [Some(a), Some(b), Some(c)] => Some([a, b, c]),
+                _ => None,
+            },
+            uvs: uv(r.v[0]).map(|a| [a, uv(r.v[1]).unwrap_or(a), uv(r.v[2]).unwrap_or(a)]),
         }
     }
 
