@@ -3,7 +3,9 @@
 # with a bundle (tools/gpu-bundle.sh, whose kernels/ are the earlier sources), the
 # forests (400 and 10^5 instances) and RTIOW benchmarked with the bundle's kernels and
 # with the working tree's (`--kernels`), three rounds alternating; then
-# compute-sanitizer and the GPU-vs-CPU tests on the working tree's kernels.
+# compute-sanitizer and the GPU-vs-CPU tests on the working tree's kernels. MESHES=1
+# adds the meshes asset and a 21M-triangle icosphere (`scene-gen mesh --subdivisions
+# 10`) to the forests.
 set -uo pipefail
 . "$(dirname "$0")/gpu-env.sh"
 B="$BUNDLE/bin"
@@ -11,10 +13,17 @@ W=$(mktemp -d)
 $B/scene-gen forest --instances 400 --subdivisions 5 -o $W/small.ron > /dev/null
 $B/scene-gen forest --instances 100000 --subdivisions 5 -o $W/big.ron > /dev/null
 bench() { timeout 120 $B/renderer bench "$2" --backend cuda --width 1280 --height 720 --spp 30 --max-depth 16 --frames 10 --kernels "$1" 2>&1 | grep -E "median" | head -1; }
+scenes="$W/small.ron $W/big.ron"
+if [ -n "${MESHES:-}" ]; then
+  $B/scene-gen mesh --subdivisions 10 -o $W/m10.ply > /dev/null
+  printf '%s\n' 'Scene(camera: (look_from: (0, 0.6, 3), look_at: (0, 0, 0), vfov_deg: 40),' \
+    'sky: Gradient(bottom: (1, 1, 1), top: (0.5, 0.7, 1)),' \
+    'materials: { "clay": Lambert(albedo: (0.7, 0.4, 0.3)) }, meshes: [(file: "m10.ply", material: "clay")],)' > $W/m10.ron
+  scenes="$scenes $BUNDLE/assets/scenes/meshes.ron $W/m10.ron"
+fi
 for r in 1 2 3; do
   for k in "$BUNDLE/kernels" kernels; do
-    echo "$k small: $(bench $k $W/small.ron)"
-    echo "$k big100k: $(bench $k $W/big.ron)"
+    for s in $scenes; do echo "$k $(basename $s .ron): $(bench $k $s)"; done
   done
 done
 for k in "$BUNDLE/kernels" kernels; do echo "$k rtiow: $(bench $k "$BUNDLE/assets/scenes/rtiow_final.ron")"; done

@@ -11,7 +11,8 @@
 # texture coordinates), a 1.31M-triangle and a 21M-triangle icosphere (scene-gen mesh
 # --subdivisions 8 and 10, closed, with normals) and the 400-tree forest (instances),
 # at 1280x720, 30 spp, max depth 16, 20 frames. Then compute-sanitizer over this
-# bundle's renderer on the PBR showcase and the forest. Results in $OUT/triangles-ab.txt.
+# bundle's renderer on the PBR showcase and the forest (NO_SANITIZER=1 skips it).
+# Results in $OUT/triangles-ab.txt.
 . "$(dirname "$0")/gpu-env.sh"
 set -uo pipefail
 BEFORE=${BEFORE:-gpu-before}
@@ -34,12 +35,17 @@ EOF
 done
 $B/scene-gen forest --instances 400 --subdivisions 5 -o "$work/forest.ron" > /dev/null
 
+cat > "$work/line.py" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"{sys.argv[2]}: {r['median_ms']:.3f} ms (min {r['min_ms']:.3f}), {r['mrays_per_s']:.0f} Mrays/s")
+PY
 # bench <label> <renderer> <scene>: one line, median and min ms, Mrays/s.
 bench() {
     local json="$work/$1.json"
     if "$2" bench "$3" --backend cuda --width 1280 --height 720 --spp 30 --max-depth 16 --frames 20 \
         --json > "$json" 2> "$work/$1.err"; then
-        python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(f"{sys.argv[2]}: {r[\"median_ms\"]:.3f} ms (min {r[\"min_ms\"]:.3f}), {r[\"mrays_per_s\"]:.0f} Mrays/s")' "$json" "$1"
+        python3 "$work/line.py" "$json" "$1"
     else
         echo "$1: failed: $(tail -3 "$work/$1.err")"
     fi
@@ -55,6 +61,7 @@ for scene in "$BUNDLE/assets/scenes/meshes.ron" "$BUNDLE/assets/scenes/textures.
     done
 done
 
+[ -n "${NO_SANITIZER:-}" ] && { rm -rf "$work"; exit 0; }
 echo "== compute-sanitizer (memcheck), this bundle" | tee -a "$summary"
 for scene in "$BUNDLE/assets/scenes/reference/pbr_showcase.ron" "$work/forest.ron"; do
     compute-sanitizer --tool memcheck --print-limit 5 "$B/renderer" render "$scene" --backend cuda \

@@ -5,16 +5,17 @@
 //! The per-item costs are peaks measured with `/usr/bin/time -f %M` on `scene-compiler
 //! build` (2026-11-26): a 1M-sphere grid from a PLY sphere file, 291 MB (290 B a
 //! sphere); a 4096 × 8192 heightmap, 33.5M terrain columns, 6.4 GB (190 B a box); a
-//! 5.2M-triangle PLY mesh, 1.8 GB (350 B a triangle); two 8192² textures, 5.6 GB (42 B a
-//! texel, the decode included). They are rounded up: an estimate that refuses a scene
-//! the machine could just hold is better than one that lets it die.
+//! 5.2M-triangle PLY mesh, 1.1 GB since blob format 14 stores a vertex once (214 B a
+//! triangle, 2026-11-27; 1.8 GB before); two 8192² textures, 5.6 GB (42 B a texel, the
+//! decode included). They are rounded up: an estimate that refuses a scene the machine
+//! could just hold is better than one that lets it die.
 
 use crate::scene::list::ListItem;
 use crate::scene::{Mesh, Scene, Sky, SphereList, Terrain};
 
 const BYTES_PER_SPHERE: u64 = 320;
 const BYTES_PER_BOX: u64 = 220;
-const BYTES_PER_TRIANGLE: u64 = 380;
+const BYTES_PER_TRIANGLE: u64 = 240;
 const BYTES_PER_TEXEL: u64 = 48;
 /// The program itself, its tables and the scene file.
 const BASE: u64 = 64 << 20;
