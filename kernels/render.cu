@@ -9,6 +9,10 @@
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
 //   PT_FEATURES=bits         the scene features compiled in (features.cuh; set by the host)
 //   PT_SAMPLER=code          the job's sampler, 1 for Sobol (features.cuh kSobol; set by the host)
+//   PT_WARP_REFILL=k         with path regeneration: a lane whose path ended waits until k lanes
+//                            of its warp are idle, then they start their next samples together
+//                            (issue 40, lead 2); 0 starts each one at once. Default: 24 in
+//                            modules with triangles, 0 without (docs/performance.md, "Warp-wide refill")
 
 #include "arch.cuh"
 #include "film.cuh"
@@ -25,7 +29,57 @@
 #define PT_PATH_REGENERATION 1
 #endif
 
+// Warp-wide refill pays on triangle scenes (the 1.31M icosphere 10 % faster, the meshes
+// asset 7 %, the forest 3 %, the PBR showcase unchanged) and costs the sphere grids
+// (1M: 2-17 %); RTIOW is within noise either way (docs/performance.md).
+#ifdef PT_WARP_REFILL
+static constexpr unsigned int kWarpRefill = PT_WARP_REFILL;
+#else
+static constexpr unsigned int kWarpRefill = kMeshes ? 24u : 0u;
+#endif
+
 #if PT_PATH_REGENERATION
+// Path regeneration with warp-wide refill (issue 40, lead 2): a lane whose path ended
+// idles until kWarpRefill lanes of its warp are idle (or every lane with work left
+// is), then the idle lanes start their next samples in the same iteration, so their
+// camera rays (neighbouring pixels) walk the tree together. `warp`: the lanes of this
+// warp that render a pixel; each takes part in every vote until all are done. The
+// same samples in the same order per pixel: the same image.
+template <bool kNee>
+__device__ __forceinline__ float3 render_pixel_refill(unsigned int x, unsigned int y, unsigned int pixel_index,
+                                                      unsigned int& rays, AovSum& aov, unsigned int warp) {
+    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    if (params.samples == 0) return sum;
+    const unsigned int seed_hash = pcg_hash(params.seed);
+    unsigned int s = 0;
+    Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
+    bool waiting = false, finished = false;
+    for (;;) {
+        if (!waiting && !finished) {
+            if (p.depth < params.max_depth && extend_path<kNee>(p, rays)) {
+                ++p.depth;
+            } else {
+                const float3 value = sample_value(p);
+                sum += value;
+                if (kAovs) add_sample_aov(aov, p, value);
+                if (++s == params.samples) {
+                    finished = true;
+                } else {
+                    waiting = true;
+                }
+            }
+        }
+        const unsigned int idle = __ballot_sync(warp, waiting || finished);
+        const unsigned int done = __ballot_sync(warp, finished);
+        if (done == warp) break;
+        if (waiting && (__popc(idle) >= kWarpRefill || idle == warp)) {
+            p = start_path(x, y, pixel_index, params.first_sample + s, seed_hash);
+            waiting = false;
+        }
+    }
+    return sum;
+}
+
 // Path regeneration (Novák, Havran & Dachsbacher 2010): the bounce loop and the sample
 // loop are one loop, and a lane whose path ended starts its next sample at once. A warp
 // then runs for the largest total number of segments among its lanes instead of the sum
@@ -72,8 +126,12 @@ __device__ __forceinline__ void render_film() {
     const unsigned int x = blockIdx.x * PT_BLOCK_W + threadIdx.x;
     const unsigned int y = blockIdx.y * PT_BLOCK_H + threadIdx.y;
     unsigned int rays = 0;
+    const bool inside = x < params.width && y < params.height;
+#if PT_PATH_REGENERATION
+    const unsigned int warp = kWarpRefill ? __ballot_sync(0xffffffffu, inside) : 0u;
+#endif
     // No early return: count_rays needs every lane of the warp.
-    if (x < params.width && y < params.height) {
+    if (inside) {
         const unsigned int pixel_index = y * params.width + x;
         AovSum aov = aov_zero();
         // The AOV rays of the launch's samples that have them, before any path: every
@@ -82,7 +140,13 @@ __device__ __forceinline__ void render_film() {
             trace_pixel_aov_rays(aov, x, y, pixel_index, params.first_sample, params.samples, pcg_hash(params.seed),
                                  rays);
         }
-        accumulate(pixel_index, render_pixel<kNee>(x, y, pixel_index, rays, aov));
+#if PT_PATH_REGENERATION
+        const float3 sum = kWarpRefill ? render_pixel_refill<kNee>(x, y, pixel_index, rays, aov, warp)
+                                       : render_pixel<kNee>(x, y, pixel_index, rays, aov);
+#else
+        const float3 sum = render_pixel<kNee>(x, y, pixel_index, rays, aov);
+#endif
+        accumulate(pixel_index, sum);
         if (kAovs) accumulate_aov(pixel_index, aov);
     }
     count_rays(rays);
