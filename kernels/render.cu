@@ -29,6 +29,7 @@
 #define PT_PATH_REGENERATION 1
 #endif
 
+#if PT_PATH_REGENERATION
 // Warp-wide refill pays on triangle scenes (the 1.31M icosphere 10 % faster, the meshes
 // asset 7 %, the forest 3 %, the PBR showcase unchanged) and costs the sphere grids
 // (1M: 2-17 %); RTIOW is within noise either way (docs/performance.md).
@@ -38,7 +39,6 @@ static constexpr unsigned int kWarpRefill = PT_WARP_REFILL;
 static constexpr unsigned int kWarpRefill = kMeshes ? 24u : 0u;
 #endif
 
-#if PT_PATH_REGENERATION
 // Path regeneration with warp-wide refill (issue 40, lead 2): a lane whose path ended
 // idles until kWarpRefill lanes of its warp are idle (or every lane with work left
 // is), then the idle lanes start their next samples in the same iteration, so their
