@@ -9,7 +9,7 @@
 //! times an emitter's area (~10^19) stays ~10^28. Beyond 10^9, f32 resolves steps of
 //! 64 units anyway.
 
-use glam::Vec3;
+use glam::{Affine3A, Mat3A, Vec3};
 
 /// The largest coordinate magnitude of any point of the scene: vertices, sphere and box
 /// extents, camera points, point lights.
@@ -62,6 +62,28 @@ pub fn triangle_problem(v: [Vec3; 3]) -> Option<&'static str> {
         return Some("it has no area in 32-bit floats");
     }
     None
+}
+
+/// How far an instance's object-to-world map times its world-to-object map, both in
+/// f32 as the blob holds them, may be from the identity: in its linear part, and in its
+/// translation relative to the larger of 1 and the maps' translations. The blob check's
+/// bound (`shapes/instance.rs`).
+pub const MAX_INVERSE_ERROR: f32 = 1e-3;
+
+/// Whether the renderers can take rays into an instance's space and back: `to_world`
+/// and its inverse in f32 undo each other within [`MAX_INVERSE_ERROR`]. A map stretched
+/// very unevenly along axes that are not its own (two scales per axis with a rotation
+/// between them shear) loses its inverse to rounding.
+pub fn placement_invertible(to_world: &Affine3A) -> bool {
+    let to_object = to_world.inverse();
+    let product = *to_world * to_object;
+    let linear =
+        (product.matrix3 - Mat3A::IDENTITY).to_cols_array().into_iter().map(f32::abs).fold(0.0, f32::max);
+    let reach =
+        to_world.translation.abs().max_element().max(to_object.translation.abs().max_element()).max(1.0);
+    let moved = product.translation.abs().max_element() / reach;
+    // `f32::max` passes over NaN: a map without an inverse is caught here.
+    product.is_finite() && linear <= MAX_INVERSE_ERROR && moved <= MAX_INVERSE_ERROR
 }
 
 /// Why a camera looking from `from` at `at` with `up` has no view basis, if it has none

@@ -6,7 +6,8 @@
 //! A broken save never loses anything: the last good scene stays current and the
 //! error, with its location, is kept until the next success. Reloads are decided by
 //! content hashes, so saves with no change, the watcher's echo of [`Session::save`]
-//! and the events that reading the file causes never reload.
+//! (of the scene file and of the instance files it wrote) and the events that reading
+//! the file causes never reload.
 //!
 //! Behaviour a caller can rely on:
 //! - [`SPP_PER_FRAME`] is the samples per pixel of one interactive frame.
@@ -16,20 +17,24 @@
 //!   (`scene::check`), without writing it out; its errors name the value's path.
 //! - [`Session::save`] refuses (Err, nothing written) a scene that does not validate,
 //!   and any session on a `.blob`; it writes the instance files whose instances the
-//!   scene moved before the scene file.
+//!   scene moved before the scene file. Neither write comes back as a reload (nor
+//!   compiles the scene again), while the files hold what it wrote: an edit applied
+//!   after the save stays current; another program's later change of either reloads.
 //! - A `.blob` session's [`CompiledScene::scene`] is decoded from the blob (material
 //!   names become `material0`…).
 //! - The initial load counts as generation 1; a scene that fails at open leaves 0.
 //! - Kernel reloads bump the generation too; their `content_changed` is false.
 //! - A reload, edit or save whose primitives did not change (camera, settings, sky,
 //!   lights, material parameters) reuses the current scene's BVH.
-//! - The files a scene reads (terrain images, model files, texture and environment images) are watched like the scene: saving one
-//!   reloads the scene. Which files those are is learnt from each scene that loads, so
+//! - The files a scene reads (terrain images, model files, instance and sphere files,
+//!   texture and environment images) are watched like the scene: saving one reloads the
+//!   scene. Which files those are is learnt from each scene that loads, so
 //!   an image that is missing when the scene first fails to load is not watched until
 //!   the scene text changes.
 
 mod watcher;
 
+use std::collections::{BTreeSet, HashMap};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,7 +44,7 @@ use anyhow::Context;
 use scene_compiler::CompileOptions;
 use scene_compiler::scene::{self, Scene};
 
-use self::watcher::{Touched, Watcher};
+use self::watcher::{Touched, Watcher, canonical_file};
 use crate::backend::cuda::is_kernel_source;
 use crate::load::{self, CompiledScene, SceneError, SceneKind, content_hash};
 
@@ -104,6 +109,12 @@ pub struct Session {
     /// Hash of the file content last handled (good or bad), or written by `save`; `None`
     /// after the file went missing, so that its return reloads even with equal content.
     file_hash: Option<u64>,
+    /// The instance files `save` wrote, as the watcher names them, each with the hash of
+    /// what it wrote: a change of one that still holds that is `save`'s own echo, which
+    /// would compile the whole scene again (1.1 s at 10^6 instances) and undo an edit
+    /// applied since. Emptied whenever the scene's files are read again, so that what a
+    /// file holds is never taken for what the current scene was made of.
+    own_writes: HashMap<PathBuf, u64>,
     /// Hash of the kernels folder's sources last reported.
     kernels_hash: Option<u64>,
     /// When an in-place write that was read unsettled and did not compile is read again
@@ -135,6 +146,7 @@ impl Session {
             last_error: None,
             generation: 0,
             file_hash: None,
+            own_writes: HashMap::new(),
             kernels_hash,
             retry_at: None,
         };
@@ -206,8 +218,9 @@ impl Session {
     }
 
     /// Writes `scene` to the scene file with scene_compiler::scene::to_ron (atomically: temp file in the same
-    /// folder + rename), makes it current, and makes sure the watcher's event for this write does NOT cause a
-    /// second reload. A scene that does not validate is not written (Err); nor is anything for a `.blob` session.
+    /// folder + rename), after the instance files whose instances it moved, makes it current, and makes sure
+    /// the watcher's events for these writes do NOT cause a second reload (or compile). A scene that does not
+    /// validate is not written (Err); nor is anything for a `.blob` session.
     pub fn save(&mut self, scene: &Scene) -> anyhow::Result<()> {
         if self.kind == SceneKind::Blob {
             anyhow::bail!(
@@ -216,13 +229,21 @@ impl Session {
             );
         }
         self.check(scene).map_err(|e| anyhow::anyhow!("not saved: the scene does not validate\n{e}"))?;
-        write_instance_files(scene)?;
+        let instance_files = write_instance_files(scene)?;
         let text = scene::to_ron(scene);
         let compiled =
             CompiledScene::recompile(scene.clone(), &self.options.compile, self.current.as_deref());
         write_atomically(&self.scene_path, text.as_bytes())?;
-        // The watcher will report this write; its content hash now matches, so it is skipped.
+        // The watcher will report these writes; their content hashes now match, so they
+        // are skipped. (Had the scene file's write failed, the instance files' events
+        // would reload: the current scene is not made of them.)
         self.file_hash = Some(content_hash(text.as_bytes()));
+        for (path, hash) in instance_files {
+            // A file the watcher cannot name is not watched either: no echo to skip.
+            if let Ok(path) = canonical_file(&path) {
+                self.own_writes.insert(path, hash);
+            }
+        }
         self.make_current(compiled, Changed::Scene, Duration::ZERO, Duration::ZERO);
         Ok(())
     }
@@ -244,7 +265,7 @@ impl Session {
         // A due retry reads what the file settled on; a new event decides for itself.
         let settled = if touched.scene { touched.scene_settled } else { retry };
         if (touched.scene || retry)
-            && let Some(reload) = self.reload_scene(settled, touched.inputs)
+            && let Some(reload) = self.reload_scene(settled, &touched.inputs)
         {
             reloads.push(reload);
         }
@@ -257,10 +278,11 @@ impl Session {
     }
 
     /// Re-reads the scene file; `None` when its content is what was last handled (and no
-    /// input of it changed: `inputs`, or when the compiled scene came out the same) or it
-    /// is gone, or when it is not `settled` (maybe half-written) and does not compile:
-    /// then it is read again at its next event or after the debounce, and only then reported.
-    fn reload_scene(&mut self, settled: bool, inputs: bool) -> Option<Reload> {
+    /// input of it changed: `inputs`, but for `save`'s own writes, or when the compiled
+    /// scene came out the same) or it is gone, or when it is not `settled` (maybe
+    /// half-written) and does not compile: then it is read again at its next event or
+    /// after the debounce, and only then reported.
+    fn reload_scene(&mut self, settled: bool, inputs: &BTreeSet<PathBuf>) -> Option<Reload> {
         let start = Instant::now();
         self.retry_at = None;
         let detect = age(self.newest_change());
@@ -280,9 +302,12 @@ impl Session {
         };
         let hash = content_hash(&bytes);
         let same_text = self.file_hash == Some(hash);
+        let inputs = inputs.iter().any(|input| !self.holds_own_write(input));
         if same_text && !inputs {
             return None;
         }
+        // The compile reads every file again.
+        self.own_writes.clear();
         let previous = self.current.as_deref();
         match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile, previous)
         {
@@ -309,6 +334,14 @@ impl Session {
                 Some(self.failed(error, detect, start.elapsed()))
             }
         }
+    }
+
+    /// Whether `input` (as the watcher names it) is an instance file `save` wrote and
+    /// still holds what it wrote.
+    fn holds_own_write(&self, input: &Path) -> bool {
+        self.own_writes
+            .get(input)
+            .is_some_and(|&hash| std::fs::read(input).is_ok_and(|b| content_hash(&b) == hash))
     }
 
     /// The newest modification time of the scene file and the inputs of the current
@@ -392,9 +425,11 @@ impl Session {
 /// Writes back each instance file whose instances `scene` changed (the editor moves a
 /// file's instances in memory): the file is read again and, where it differs, replaced
 /// atomically in its own encoding. A file that cannot be written back without loss
-/// (`InstanceFileData::rewrite`) is never edited, so never written. The watcher's event
-/// for the write recompiles the scene once, and finds it unchanged.
-fn write_instance_files(scene: &Scene) -> anyhow::Result<()> {
+/// (`InstanceFileData::rewrite`) is never edited, so never written. Returns the files
+/// written, each with the [`content_hash`] of what was written (its watcher event is
+/// the session's own echo while the file holds that).
+fn write_instance_files(scene: &Scene) -> anyhow::Result<Vec<(PathBuf, u64)>> {
+    let mut written = Vec::new();
     for mesh in scene.meshes.iter().filter(|m| m.instance_file.is_some()) {
         let data = &mesh.placements;
         let Ok(encoding) = data.rewrite else { continue };
@@ -402,10 +437,12 @@ fn write_instance_files(scene: &Scene) -> anyhow::Result<()> {
             anyhow::anyhow!("not saved: cannot read instance file `{}` again: {e}", data.path.display())
         })?;
         if on_disk.instances != data.instances {
-            write_atomically(&data.path, &scene::write_instance_file(&data.instances, encoding))?;
+            let bytes = scene::write_instance_file(&data.instances, encoding);
+            write_atomically(&data.path, &bytes)?;
+            written.push((data.path.clone(), content_hash(&bytes)));
         }
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Time since `modified` (zero when unknown or in the future).

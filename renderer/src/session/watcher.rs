@@ -2,7 +2,8 @@
 //! folder, and the folders of the files the scene reads, such as terrain images),
 //! reduced to "the scene may have changed" and "a kernel may have changed".
 //! A change to a file the scene reads is a scene change (it reloads the same way),
-//! flagged so the session knows the scene text alone does not tell.
+//! naming the files, so the session knows the scene text alone does not tell (and can
+//! tell its own writes of them from other programs').
 //!
 //! Folders, not files, are watched, non-recursively: a watch on the file itself dies
 //! after the first save that renames a new file over it. Events are filtered by path.
@@ -24,6 +25,7 @@
 //! - Kernels: only once quiet for `debounce` (a half-written kernel would cost a failed
 //!   NVRTC compile, and nothing there is latency-critical).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -35,18 +37,19 @@ use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
 use crate::backend::cuda::is_kernel_source;
 
 /// What to handle now.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Touched {
     pub scene: bool,
     /// The scene file is a whole save (see the module docs); meaningful with `scene`.
     pub scene_settled: bool,
-    /// Some of the scene's change was to a file the scene reads (see [`Watcher::watch_inputs`]).
-    pub inputs: bool,
+    /// The files the scene reads (see [`Watcher::watch_inputs`]) that the scene's change
+    /// was to, as [`canonical_file`] names them; empty when it was to the scene file alone.
+    pub inputs: BTreeSet<PathBuf>,
     pub kernels: bool,
 }
 
 impl Touched {
-    fn any(self) -> bool {
+    fn any(&self) -> bool {
         self.scene || self.kernels
     }
 }
@@ -72,14 +75,14 @@ pub struct Watcher {
 }
 
 /// The recent events of one kind (scene or kernels).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Burst {
     /// When the last one arrived.
     last: Option<Instant>,
     /// Whether some arrived since the last report; reported once quiet.
     held: bool,
-    /// Whether those included a change to one of the scene's inputs.
-    inputs: bool,
+    /// The scene's inputs those changed.
+    inputs: BTreeSet<PathBuf>,
 }
 
 impl Burst {
@@ -90,12 +93,12 @@ impl Burst {
 }
 
 /// What one event is about.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Hit {
     /// `Some(renamed_onto)` when it concerns the scene file or one of its inputs.
     scene: Option<bool>,
-    /// It concerns one of the scene's inputs.
-    input: bool,
+    /// The scene's inputs it concerns.
+    inputs: BTreeSet<PathBuf>,
     kernels: bool,
 }
 
@@ -213,10 +216,10 @@ impl Watcher {
                 touched.scene_settled = renamed_onto;
                 self.scene.last = Some(at);
                 if touched.scene {
-                    touched.inputs |= hit.input || self.scene.inputs;
-                    self.scene.inputs = false;
+                    touched.inputs.extend(hit.inputs);
+                    touched.inputs.append(&mut self.scene.inputs);
                 } else {
-                    self.scene.inputs |= hit.input;
+                    self.scene.inputs.extend(hit.inputs);
                 }
             }
             if hit.kernels {
@@ -226,7 +229,7 @@ impl Watcher {
         if !touched.scene && self.scene.due(self.debounce).is_some_and(|due| now >= due) {
             // The trailing edge: quiet for the debounce, so the last save is complete.
             (touched.scene, touched.scene_settled, self.scene.held) = (true, true, false);
-            (touched.inputs, self.scene.inputs) = (self.scene.inputs, false);
+            touched.inputs = std::mem::take(&mut self.scene.inputs);
         }
         if self.kernels.due(self.debounce).is_some_and(|due| now >= due) {
             (touched.kernels, self.kernels.held) = (true, false);
@@ -245,7 +248,9 @@ impl Watcher {
                     let input = self.inputs.contains(path);
                     if *path == self.scene_file || input {
                         hit.scene = Some(renamed_onto(event, path));
-                        hit.input |= input;
+                    }
+                    if input {
+                        hit.inputs.insert(path.clone());
                     }
                     hit.kernels |= self.is_kernel(path);
                 }
@@ -257,7 +262,11 @@ impl Watcher {
     }
 
     fn everything(&self) -> Hit {
-        Hit { scene: Some(false), input: !self.inputs.is_empty(), kernels: self.kernels_dir.is_some() }
+        Hit {
+            scene: Some(false),
+            inputs: self.inputs.iter().cloned().collect(),
+            kernels: self.kernels_dir.is_some(),
+        }
     }
 
     fn is_kernel(&self, path: &Path) -> bool {
@@ -284,7 +293,7 @@ fn renamed_onto(event: &Event, path: &Path) -> bool {
 }
 
 /// `path` with its folder made canonical, as the watcher's event paths spell it.
-fn canonical_file(path: &Path) -> anyhow::Result<PathBuf> {
+pub fn canonical_file(path: &Path) -> anyhow::Result<PathBuf> {
     let name = path.file_name().with_context(|| format!("`{}` does not name a file", path.display()))?;
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -355,6 +364,32 @@ mod tests {
         assert_eq!((reports[0].0, reports[0].1.scene), (0, true), "the leading edge");
         assert_eq!((trailing.scene, trailing.scene_settled), (true, true), "the trailing edge");
         assert_eq!(watcher.take(Vec::new(), last + 3 * DEBOUNCE), Touched::default(), "nothing held");
+    }
+
+    /// A change to a file the scene reads is a scene change naming that file, at once
+    /// or, within a burst, at its trailing edge; the scene file's own names none.
+    #[test]
+    fn a_change_to_an_input_is_a_scene_change_naming_it() {
+        let (dir, mut watcher) = watcher();
+        let input = dir.path().join("forest.ply");
+        std::fs::write(&input, "").expect("write input");
+        watcher.watch_inputs(&[&input]).expect("watch input");
+        let named = canonical_file(&input).expect("canonical");
+        let renamed = |at: Instant| {
+            let kind = EventKind::Modify(ModifyKind::Name(RenameMode::To));
+            (at, Ok(Event::new(kind).add_path(named.clone())))
+        };
+        let start = Instant::now();
+        let touched = watcher.take(vec![renamed(start)], start);
+        assert_eq!((touched.scene, touched.inputs), (true, BTreeSet::from([named.clone()])));
+        let later = start + 2 * DEBOUNCE;
+        let scene = watcher.take(vec![save(&watcher, later, true)], later);
+        assert!(scene.scene && scene.inputs.is_empty(), "{scene:?}");
+        // Within the burst the scene file's save began: held, then named at its end.
+        let held = later + DEBOUNCE / 2;
+        assert!(!watcher.take(vec![renamed(held)], held).scene, "held");
+        let trailing = watcher.take(Vec::new(), held + DEBOUNCE);
+        assert_eq!((trailing.scene, trailing.inputs), (true, BTreeSet::from([named])));
     }
 
     #[test]

@@ -178,10 +178,42 @@ fn transform_rows(ui: &mut egui::Ui, transform: &mut Transform, speed: f32) -> O
     {
         field = Some("rotate");
     }
-    if positive_drag(ui, "scale", &mut transform.scale) {
+    if scale_rows(ui, transform) {
         field = Some("scale");
     }
     field
+}
+
+/// A scale the axes share is one "scale" row that sets all three (and an instance
+/// file's, which holds one number, stays so); another is a row per axis, each edited
+/// alone, so that neither an edit of one axis nor any other edit loses the others.
+/// True when changed.
+fn scale_rows(ui: &mut egui::Ui, transform: &mut Transform) -> bool {
+    if let Some(mut shared) = transform.uniform_scale() {
+        let changed = scale_drag(ui, "scale", &mut shared);
+        if changed {
+            transform.scale = Vec3::splat(shared);
+        }
+        return changed;
+    }
+    let mut changed = false;
+    for (name, value) in ["scale x", "scale y", "scale z"].into_iter().zip(transform.scale.as_mut()) {
+        changed |= scale_drag(ui, name, value);
+    }
+    changed
+}
+
+/// [`positive_drag`] of a scale, which may be negative (a mirror): a change keeps its
+/// sign and a size of at least [`MIN_SIZE`], so a drag never passes through 0.
+fn scale_drag(ui: &mut egui::Ui, name: &str, value: &mut f32) -> bool {
+    let sizes = if value.is_sign_negative() { -f32::MAX..=-MIN_SIZE } else { MIN_SIZE..=f32::MAX };
+    let speed = (value.abs() * 0.02).max(MIN_SIZE);
+    let drag = DragValue::new(value).speed(speed).range(sizes.clone()).clamp_existing_to_range(false);
+    let changed = labelled_drag(ui, name, drag);
+    if changed {
+        *value = value.clamp(*sizes.start(), *sizes.end());
+    }
+    changed
 }
 
 /// How far a drag moves a mesh or an instance per pixel: 1 % of its model's size (at

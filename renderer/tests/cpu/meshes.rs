@@ -23,7 +23,7 @@ fn mesh(geometry: &Geometry, translate: Vec3, scale: f32, material: u32) -> Mesh
     Mesh {
         file: "procedural.ply".into(),
         material: Some(material),
-        transform: Transform { translate, scale, ..Transform::default() },
+        transform: Transform { translate, scale: Vec3::splat(scale), ..Transform::default() },
         data: Arc::new(MeshData {
             path: "procedural.ply".into(),
             positions: geometry.positions.clone(),

@@ -299,7 +299,7 @@ fn instances_gpu_matches_cpu() {
                 transform: Transform {
                     translate: Vec3::new(-1.0, 0.5, 1.0),
                     rotate_deg: Vec3::new(0.0, 20.0, 0.0),
-                    scale: 0.5,
+                    scale: Vec3::splat(0.5),
                 },
                 material: Some(2),
             }],
@@ -308,7 +308,7 @@ fn instances_gpu_matches_cpu() {
                 instances: vec![PlacedInstance {
                     transform: Transform {
                         translate: Vec3::new(1.0, 0.5, 1.0),
-                        scale: 0.5,
+                        scale: Vec3::splat(0.5),
                         ..Transform::default()
                     },
                     material: Some(3),

@@ -1,6 +1,7 @@
 //! The live-editing `Session` on real files in temp folders: every way an editor
-//! saves, broken saves, bursts of saves, the session's own saves and edits, and the
-//! kernels folder. Waits poll with generous deadlines; nothing asserts on time.
+//! saves, broken saves, bursts of saves, the session's own saves (of the scene and of
+//! instance files) and edits, and the kernels folder. Waits poll with generous
+//! deadlines; nothing asserts on time.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -494,6 +495,98 @@ fn saving_a_model_file_reloads_the_scene_by_rename_or_in_place() {
     assert_eq!(error.line, Some(5), "{error}");
     assert!(error.message.contains("models/ico.obj"), "{error}");
     assert_eq!(mesh_triangles(&session), Some(320), "the last good scene stays");
+}
+
+/// A scene with the icosphere of `models/ico.obj` placed by the instance file
+/// `forest/trees.ply` (folders of their own): three instances along x at `heights`.
+fn instance_file_scene_dir(heights: [f32; 3]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for folder in ["models", "forest"] {
+        std::fs::create_dir(dir.path().join(folder)).expect("folder");
+    }
+    std::fs::write(dir.path().join("models/ico.obj"), ico_obj(0)).expect("write model");
+    let trees = dir.path().join("forest/trees.ply");
+    std::fs::write(&trees, trees_ply(heights)).expect("write instance file");
+    let path = dir.path().join("scene.ron");
+    std::fs::write(&path, instance_file_scene_text(40.0)).expect("write scene");
+    (dir, path, trees)
+}
+
+fn instance_file_scene_text(vfov_deg: f32) -> String {
+    format!(
+        "Scene(
+    camera: (look_from: (0.0, 1.0, 9.0), look_at: (0.0, 0.0, 0.0), vfov_deg: {vfov_deg:?}),
+    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
+    materials: {{ \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) }},
+    meshes: [(file: \"models/ico.obj\", material: \"grey\", instance_file: \"forest/trees.ply\")],
+)
+"
+    )
+}
+
+/// Three instances at x = -3, 0, 3 and `heights`, as an instance file's bytes (binary
+/// little endian, as `Session::save` writes it back).
+fn trees_ply(heights: [f32; 3]) -> Vec<u8> {
+    use scene_compiler::scene::{PlacedInstance, PlyEncoding, Transform, write_instance_file};
+    let at = |k: usize| -> PlacedInstance {
+        let translate = glam::Vec3::new(3.0 * k as f32 - 3.0, heights[k], 0.0);
+        Transform { translate, ..Transform::default() }.into()
+    };
+    write_instance_file(&[at(0), at(1), at(2)], PlyEncoding::BinaryLittleEndian)
+}
+
+/// The heights of the current scene's instance file's instances.
+fn tree_heights(session: &Session) -> Option<Vec<f32>> {
+    session
+        .current()
+        .map(|c| c.scene.meshes[0].placements.instances.iter().map(|p| p.transform.translate.y).collect())
+}
+
+/// The instance file the session's save writes comes back from the watcher as a change
+/// of an input of the scene: that echo, like the scene file's, compiles nothing (at 10^6
+/// instances a second's compile that finds the scene unchanged), so an edit applied
+/// since the save stays current; another program's write of the file still reloads,
+/// also when it writes back what the session wrote after the scene was read from the
+/// file again.
+#[test]
+fn the_sessions_own_instance_file_write_does_not_reload_but_another_programs_does() {
+    let (_dir, path, trees) = instance_file_scene_dir([0.0; 3]);
+    let mut session = open(&path);
+    assert_eq!(tree_heights(&session), Some(vec![0.0; 3]));
+
+    // The editor's save of a moved instance of the file: the file, then the scene.
+    let mut moved = session.current().expect("scene").scene.clone();
+    std::sync::Arc::make_mut(&mut moved.meshes[0].placements).instances[1].transform.translate.y = 1.5;
+    session.save(&moved).expect("save");
+    assert_eq!((session.generation(), tree_heights(&session)), (2, Some(vec![0.0, 1.5, 0.0])));
+    assert_eq!(std::fs::read(&trees).expect("read"), trees_ply([0.0, 1.5, 0.0]), "the file is written");
+    // An edit the session makes before it hears of its writes: their echo would read
+    // the files again over it.
+    let mut edited = moved.clone();
+    edited.camera.vfov_deg = 30.0;
+    session.apply(edited.clone()).expect("apply");
+    let echoes = quiet(&mut session);
+    assert!(echoes.is_empty(), "the save's own writes must not reload: {echoes:#?}");
+    assert_eq!(session.generation(), 3);
+    assert_eq!(session.current().expect("scene").scene, edited, "the edit since the save stays");
+    // Nothing is on its way: the next reload is this camera save's.
+    save_by_rename(&path, instance_file_scene_text(20.0));
+    let reloads = wait_for(&mut session, "the camera save", |s, _| {
+        s.current().is_some_and(|c| c.scene.camera.vfov_deg == 20.0)
+    });
+    assert_eq!(reloads.len(), 1, "a reload came before the camera save's: {reloads:#?}");
+
+    // Another program's writes of the file reload, in place or by rename, and so does
+    // one that puts back what the session wrote, since the scene was read from the file.
+    save_by_rename(&trees, trees_ply([0.0, 0.0, 2.5]));
+    wait_for(&mut session, "the renamed-over instance file", |s, _| {
+        tree_heights(s) == Some(vec![0.0, 0.0, 2.5])
+    });
+    std::fs::write(&trees, trees_ply([0.0, 1.5, 0.0])).expect("write in place");
+    wait_for(&mut session, "the instance file as the session wrote it", |s, _| {
+        tree_heights(s) == Some(vec![0.0, 1.5, 0.0])
+    });
+    assert!(session.last_error().is_none(), "{:?}", session.last_error());
 }
 
 /// A scene whose sphere's material has an image texture, `textures/t.png` (a folder of

@@ -2,7 +2,7 @@
 //! clicking its pixel, edit its radius in the panel, undo/redo, save; select boxes and
 //! terrains in the outline and edit them; a material's texture shown, edited and its
 //! image swapped; a material switched to Principled and its maps read as data; a
-//! mesh's material overridden; an instance moved, given a material and deleted; hot reload of a broken file, the
+//! mesh's material overridden and its scale edited per axis; an instance moved, given a material and deleted; hot reload of a broken file, the
 //! byte-identical round trip of a save without edits. The rendered
 //! snapshot of the window needs wgpu: it lives in tools/editor-snapshot.
 
@@ -724,8 +724,62 @@ fn a_meshs_material_is_overridden_from_the_panel_saved_and_undone() {
         harness.run_steps(2);
     }
     let t = current(&harness).meshes[0].transform;
-    assert_eq!((t.translate.x, t.rotate_deg.y, t.scale), (0.5, 30.0, 2.0));
+    assert_eq!((t.translate.x, t.rotate_deg.y, t.scale), (0.5, 30.0, glam::Vec3::splat(2.0)));
     assert!(harness.state().session.last_error().is_none());
+}
+
+/// A mesh stretched and mirrored per axis shows a row per axis; an edit of another
+/// field keeps all three, an axis' edit changes that axis alone and keeps its sign (a
+/// drag never passes through 0), and the save writes the scale per axis. A scale the
+/// axes share is one row that sets all three.
+#[test]
+fn a_stretched_meshs_scale_is_edited_per_axis_and_survives_other_edits() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = mesh_scene(dir.path());
+    let text = std::fs::read_to_string(&path).expect("scene written").replace(
+        "meshes: [(file: \"quad.obj\")]",
+        "meshes: [(file: \"quad.obj\", transform: (scale: (1, 2, -1)))]",
+    );
+    std::fs::write(&path, text).expect("temp dir is writable");
+    let mut harness = harness(&path);
+    harness.get_by_label("mesh 0 · quad.obj").click_accesskit();
+    harness.run_steps(2);
+    let scale = |h: &Harness<'_, ViewApp>| current(h).meshes[0].transform.scale;
+    assert!(harness.query_by_label("scale").is_none(), "a stretched scale has no shared row");
+
+    for (row, value) in [("translate x", 0.5), ("rotate y", 30.0)] {
+        harness.get_by_label(row).set_value_accesskit(value);
+        harness.run_steps(2);
+    }
+    assert_eq!(scale(&harness), glam::Vec3::new(1.0, 2.0, -1.0), "other edits keep the scale");
+    harness.get_by_label("scale y").set_value_accesskit(3.0);
+    harness.run_steps(2);
+    assert_eq!(scale(&harness), glam::Vec3::new(1.0, 3.0, -1.0));
+    harness.get_by_label("scale z").set_value_accesskit(2.0);
+    harness.run_steps(2);
+    assert!(scale(&harness).z < 0.0, "the mirror stays: {}", scale(&harness));
+    harness.get_by_label("scale z").set_value_accesskit(-0.5);
+    harness.run_steps(2);
+    assert_eq!(scale(&harness), glam::Vec3::new(1.0, 3.0, -0.5));
+    assert!(harness.state().session.last_error().is_none());
+
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
+    let saved = std::fs::read_to_string(&path).expect("saved file");
+    assert!(saved.contains("scale: (1.0, 3.0, -0.5)"), "{saved}");
+    assert_eq!(scene::load_file(&path).expect("the saved file is valid"), current(&harness));
+
+    // Made uniform in the file, the scale is one row again, which sets all three.
+    let text = saved.replace("scale: (1.0, 3.0, -0.5)", "scale: (2, 2, 2)");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    let mut harness = self::harness(&path);
+    harness.get_by_label("mesh 0 · quad.obj").click_accesskit();
+    harness.run_steps(2);
+    assert!(harness.query_by_label("scale x").is_none(), "a shared scale has one row");
+    harness.get_by_label("scale").set_value_accesskit(0.5);
+    harness.run_steps(2);
+    assert_eq!(scale(&harness), glam::Vec3::splat(0.5));
 }
 
 /// The quad scene with the quad placed twice by `instances`, the second in red.

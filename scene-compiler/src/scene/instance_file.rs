@@ -146,7 +146,11 @@ fn lower(points: Vec<PlyInstance>, has_material: bool) -> Result<Vec<PlacedInsta
             None
         };
         let [x, y, z, rx, ry, rz, scale] = p.values;
-        let transform = Transform { translate: Vec3::new(x, y, z), rotate_deg: Vec3::new(rx, ry, rz), scale };
+        let transform = Transform {
+            translate: Vec3::new(x, y, z),
+            rotate_deg: Vec3::new(rx, ry, rz),
+            scale: Vec3::splat(scale),
+        };
         instances.push(PlacedInstance { transform, material });
     }
     Ok(instances)
@@ -215,10 +219,11 @@ impl ply::PropertyAccess for PlyInstance {
 /// (the smallest unsigned type that holds every one) when some instance has a material.
 /// A file's vertices all have the properties it declares, so where some instances have
 /// a material and others not, those without are written as material 0; otherwise
-/// reading the file gives `instances` back exactly.
+/// reading the file gives `instances` back exactly. An instance's `scale` is one
+/// number, its x: validation refuses an instance file's instance scaled unevenly.
 pub fn write(instances: &[PlacedInstance], encoding: PlyEncoding) -> Vec<u8> {
     let rotation = instances.iter().any(|p| p.transform.rotate_deg != Vec3::ZERO);
-    let scale = instances.iter().any(|p| p.transform.scale != 1.0);
+    let scale = instances.iter().any(|p| p.transform.scale != Vec3::ONE);
     let material = instances.iter().any(|p| p.material.is_some());
     let most = instances.iter().filter_map(|p| p.material).max().unwrap_or(0);
     let (material_type, width) = match most {
@@ -255,7 +260,7 @@ pub fn write(instances: &[PlacedInstance], encoding: PlyEncoding) -> Vec<u8> {
         (0..FLOATS.len()).filter(|&k| k < 3 || (k < 6 && rotation) || (k == 6 && scale)).collect();
     let values = |p: &PlacedInstance| {
         let (t, r) = (p.transform.translate, p.transform.rotate_deg);
-        let all = [t.x, t.y, t.z, r.x, r.y, r.z, p.transform.scale];
+        let all = [t.x, t.y, t.z, r.x, r.y, r.z, p.transform.scale.x];
         written.iter().map(move |&k| all[k])
     };
     let mut out = header.into_bytes();

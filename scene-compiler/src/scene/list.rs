@@ -157,14 +157,15 @@ impl ListItem for Mesh {
         let transform = Transform {
             translate: Vec3::new(1.0, 2.0, 3.0),
             rotate_deg: Vec3::new(10.0, 20.0, 30.0),
-            scale: 0.5,
+            scale: Vec3::splat(0.5),
         };
         let instances = vec![
             PlacedInstance {
+                // Stretched and mirrored: written per axis.
                 transform: Transform {
                     translate: Vec3::new(-2.0, 0.0, 4.0),
                     rotate_deg: Vec3::new(0.0, 30.0, 0.0),
-                    scale: 1.5,
+                    scale: Vec3::new(1.5, 0.5, -2.0),
                 },
                 material: Some(3),
             },
@@ -186,7 +187,7 @@ impl ListItem for Mesh {
 
     #[cfg(test)]
     fn wrong(self) -> Mesh {
-        use super::model::{InstanceFileData, PlacedInstance};
+        use super::model::{InstanceFileData, PlacedInstance, Transform};
         use std::sync::Arc;
         // The first instance of the file, which is the one reported.
         let placements = InstanceFileData {
@@ -196,7 +197,11 @@ impl ListItem for Mesh {
         Mesh {
             transform: nan_transform(),
             material: Some(9),
-            instances: vec![PlacedInstance { transform: nan_transform(), material: Some(9) }],
+            // Two axes wrong: each reported at its component.
+            instances: vec![PlacedInstance {
+                transform: Transform { scale: glam::Vec3::new(f32::NAN, 1.0, 0.0), ..nan_transform() },
+                material: Some(9),
+            }],
             placements: Arc::new(placements),
             ..self
         }
@@ -231,7 +236,7 @@ impl ListItem for SphereList {
             transform: Transform {
                 translate: Vec3::new(-1.0, 0.5, 2.0),
                 rotate_deg: Vec3::new(0.0, 45.0, 0.0),
-                scale: 2.0,
+                scale: Vec3::new(2.0, -2.0, 2.0),
             },
             data: Arc::new(SphereListData {
                 path: folder.join("s.ply"),
@@ -256,7 +261,7 @@ impl ListItem for SphereList {
 pub(super) fn instance_file_example(folder: &Path) -> super::model::InstanceFileData {
     use super::model::{InstanceFileData, PlacedInstance, Transform};
     let placed = |translate: Vec3, rotate_deg: Vec3, scale: f32, material: u32| PlacedInstance {
-        transform: Transform { translate, rotate_deg, scale },
+        transform: Transform { translate, rotate_deg, scale: Vec3::splat(scale) },
         material: Some(material),
     };
     InstanceFileData {
@@ -273,7 +278,7 @@ pub(super) fn instance_file_example(folder: &Path) -> super::model::InstanceFile
 #[cfg(test)]
 fn nan_transform() -> super::model::Transform {
     let nan = glam::Vec3::NAN;
-    super::model::Transform { translate: nan, rotate_deg: nan, scale: f32::NAN }
+    super::model::Transform { translate: nan, rotate_deg: nan, scale: nan }
 }
 
 impl ListItem for Sphere {

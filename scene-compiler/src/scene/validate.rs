@@ -486,22 +486,55 @@ impl Checker<'_> {
         }
     }
 
-    /// A mesh's or sphere file's placement: finite, with a scale in range; true when
-    /// usable.
+    /// A mesh's or sphere file's placement: finite, with a scale in range on every
+    /// axis; true when usable. A scale the axes share is one number in the text
+    /// (`to_ron`'s), reported at `scale`; another at the axis' component.
     fn transform(&mut self, at: At, t: &Transform) -> bool {
         let moves = self.coordinate3(t.translate, "`translate`", &|| at().field("translate"))
             & self.finite3(t.rotate_deg, "`rotate_deg`", &|| at().field("rotate_deg"));
-        let scale_at = || at().field("scale");
-        let mut scale_ok = self.check(t.scale, "`scale`", &scale_at, |s| s > 0.0, "above 0").is_none()
-            && t.scale.is_finite();
-        if scale_ok && !(ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&t.scale) {
-            let message = format!("`scale` must be between 1e-6 and 1e6, found {}", t.scale);
-            self.report(&scale_at, message, "out of range").set_hint(
-                "a scale beyond these turns a model's triangles to nothing or to overflow in 32-bit floats",
-            );
-            scale_ok = false;
-        }
+        let scale_ok = match t.uniform_scale() {
+            Some(s) => self.scale_factor(s, "`scale`", &|| at().field("scale")),
+            // Not `all`: every bad axis gets its own message.
+            None => (0..3).fold(true, |ok, k| {
+                let what = format!("`scale` along {}", ["x", "y", "z"][k]);
+                self.scale_factor(t.scale[k], &what, &|| at().field("scale").index(k)) & ok
+            }),
+        };
         moves && scale_ok
+    }
+
+    /// One axis' scale: finite, and between 1e-6 and 1e6 in size, either sign (a
+    /// negative one mirrors); true when it is.
+    fn scale_factor(&mut self, s: f32, what: &str, at: At) -> bool {
+        if !self.finite(s, what, at) {
+            return false;
+        }
+        if (ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&s.abs()) {
+            return true;
+        }
+        let message =
+            format!("{what} must be between 1e-6 and 1e6, or between -1e6 and -1e-6 to mirror, found {s}");
+        self.report(at, message, "out of range").set_hint(
+            "a scale of 0 flattens the model; one beyond these turns its triangles to nothing or to overflow in 32-bit floats",
+        );
+        false
+    }
+
+    /// A sphere file's scale is one size on every axis (its sign may differ: a mirror),
+    /// which multiplies every radius: a sphere stretched would not be a sphere. True
+    /// when it is.
+    fn sphere_scale(&mut self, at: At, t: &Transform) -> bool {
+        let size = t.scale.abs();
+        if size.x == size.y && size.y == size.z {
+            return true;
+        }
+        let [x, y, z] = t.scale.to_array();
+        let message = format!(
+            "a sphere file's `scale` must be one number (or the same size on every axis, a negative one mirroring), found ({x}, {y}, {z})"
+        );
+        self.report(&|| at().field("scale"), message, "stretched spheres")
+            .set_hint("spheres stay spheres only when scaled alike along x, y and z: write e.g. `scale: 2`");
+        false
     }
 
     /// Whether a model's triangles, placed by `transform` as compiling places them
@@ -536,10 +569,18 @@ impl Checker<'_> {
                 Some((format!("has a non-finite translation {}", t.translate), non_finite))
             } else if !t.rotate_deg.is_finite() {
                 Some((format!("has a non-finite rotation {}", t.rotate_deg), non_finite))
-            } else if !(t.scale.is_finite() && t.scale > 0.0) {
-                Some((format!("has scale {}: a scale must be finite and above 0", t.scale), scale_hint))
-            } else if !(ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&t.scale) {
-                Some((format!("has scale {}: a scale must be between 1e-6 and 1e6", t.scale), scale_hint))
+            } else if t.uniform_scale().is_none() {
+                // The file's `scale` is one number: an instance stretched in memory (an
+                // edit) could not be written back.
+                let [x, y, z] = t.scale.to_array();
+                Some((
+                    format!("has scale ({x}, {y}, {z}): an instance file's scale is one number"),
+                    "stretch the model with the mesh's `transform`, or place it by `instances`",
+                ))
+            } else if !(t.scale.x.is_finite() && t.scale.x > 0.0) {
+                Some((format!("has scale {}: a scale must be finite and above 0", t.scale.x), scale_hint))
+            } else if !(ranges::MIN_SCALE..=ranges::MAX_SCALE).contains(&t.scale.x) {
+                Some((format!("has scale {}: a scale must be between 1e-6 and 1e6", t.scale.x), scale_hint))
             } else {
                 match p.material {
                     Some(m) if m as usize >= count => Some((
@@ -605,44 +646,57 @@ impl Checker<'_> {
     }
 
     /// Whether every placement of an instanced mesh (`Mesh::placements`) keeps its model
-    /// within the coordinate range: its object-space box's corners placed. The first
-    /// that does not is reported at its entry of `instances` or at `instance_file`.
+    /// within the coordinate range (its object-space box's corners placed) and can be
+    /// undone in f32 (`ranges::placement_invertible`: the renderers take rays into the
+    /// model's space). The first that does not is reported at its entry of `instances`
+    /// or at `instance_file`.
     fn instance_placement(&mut self, path: &ValuePath, i: usize, mesh: &Mesh) {
         let Some([lo, hi]) = model_box(&mesh.data) else { return };
         let corners: Vec<Vec3> = (0..8)
             .map(|c| Vec3::new([lo.x, hi.x][c & 1], [lo.y, hi.y][c >> 1 & 1], [lo.z, hi.z][c >> 2]))
             .collect();
-        let outside = |k: usize| {
+        let file = &mesh.file;
+        let problem = |k: usize| {
             let (to_world, _) = mesh.placement(k);
-            corners.iter().map(|&c| to_world.transform_point3(c)).find(|&p| !ranges::coordinate_ok(p))
+            let far =
+                corners.iter().map(|&c| to_world.transform_point3(c)).find(|&p| !ranges::coordinate_ok(p));
+            match far {
+                Some(corner) => Some((
+                    format!(
+                        "places model `{file}` past 1e9 from the origin (a corner of its box at {corner})"
+                    ),
+                    "keep every instance of the model within 1e9 of the origin",
+                )),
+                None if !ranges::placement_invertible(&to_world) => Some((
+                    format!(
+                        "stretches model `{file}` too unevenly for 32-bit floats to undo (the renderers take rays into the model's space)"
+                    ),
+                    "stretch it in one place, the instance's `scale` or the mesh's `transform`, or less: two scales per axis with a rotation between them shear it",
+                )),
+                None => None,
+            }
         };
         let count = mesh.placement_count();
-        let Some(k) = (0..count).into_par_iter().position_first(|k| outside(k).is_some()) else { return };
-        let corner = outside(k).unwrap_or_default();
+        let Some(k) = (0..count).into_par_iter().position_first(|k| problem(k).is_some()) else { return };
+        let (why, hint) = problem(k).unwrap_or_default();
         let field = |name: &'static str| path.index(i).field(name);
         let outer = if mesh.transform == Transform::default() { "" } else { " and the mesh's `transform`" };
         let issue = match k.checked_sub(mesh.instances.len()) {
             None => self.report(
                 &|| field("instances").index(k),
-                format!(
-                    "instance {k} of `instances`{outer} places model `{}` past 1e9 from the origin (a corner of its box at {corner})",
-                    mesh.file
-                ),
+                format!("instance {k} of `instances`{outer} {why}"),
                 "out of range",
             ),
             Some(v) => {
                 let name = mesh.instance_file.as_deref().unwrap_or_default();
                 self.report(
                     &|| field("instance_file"),
-                    format!(
-                        "cannot use instance_file `{name}`: vertex {v}{outer} places model `{}` past 1e9 from the origin (a corner of its box at {corner})",
-                        mesh.file
-                    ),
+                    format!("cannot use instance_file `{name}`: vertex {v}{outer} {why}"),
                     "this file",
                 )
             }
         };
-        issue.set_hint("keep every instance of the model within 1e9 of the origin");
+        issue.set_hint(hint);
     }
 
     /// Checks every sphere file entry: its placement, its materials, and its spheres
@@ -650,7 +704,8 @@ impl Checker<'_> {
     pub(super) fn sphere_files(&mut self, path: &ValuePath, lists: &[SphereList], own: usize) {
         for (i, list) in lists.iter().enumerate() {
             let field = |name: &'static str| move || path.index(i).field(name);
-            let transform_ok = self.transform(&field("transform"), &list.transform);
+            let transform_ok = self.transform(&field("transform"), &list.transform)
+                && self.sphere_scale(&field("transform"), &list.transform);
             for (k, &m) in list.materials.iter().enumerate() {
                 self.material(&|| field("materials")().index(k), m, " in a sphere file's `materials`");
             }

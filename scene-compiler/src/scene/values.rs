@@ -32,6 +32,77 @@ pub(crate) mod v2 {
     }
 }
 
+/// A transform's scale, `Vec3` per axis, written as one number when it is the same on
+/// every axis (as every file was before scales per axis, and as `to_ron` keeps writing
+/// those) and as `(x, y, z)` otherwise.
+pub(crate) mod scale {
+    use std::fmt;
+
+    use serde::de::{self, SeqAccess, Visitor};
+
+    use super::*;
+
+    /// The scale's one value when every axis has it, bit for bit (so `to_ron` writes one
+    /// number exactly when reading it back gives the same three).
+    pub fn uniform(v: Vec3) -> Option<f32> {
+        let [x, y, z] = v.to_array().map(f32::to_bits);
+        (x == y && y == z).then_some(v.x)
+    }
+
+    pub fn serialize<S: Serializer>(v: &Vec3, s: S) -> Result<S::Ok, S::Error> {
+        match uniform(*v) {
+            Some(x) => x.serialize(s),
+            None => v.to_array().serialize(s),
+        }
+    }
+
+    /// Only the text says which form it is: ron tells `deserialize_any` what it finds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec3, D::Error> {
+        d.deserialize_any(ScaleVisitor)
+    }
+
+    struct ScaleVisitor;
+
+    impl<'de> Visitor<'de> for ScaleVisitor {
+        type Value = Vec3;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a number, or three numbers `(x, y, z)`")
+        }
+
+        fn visit_f32<E: de::Error>(self, v: f32) -> Result<Vec3, E> {
+            Ok(Vec3::splat(v))
+        }
+
+        // ron hands a float over as f64 when f32 cannot hold it exactly. Rounding that
+        // to f32 reads `to_ron`'s text of every positive f32 back to its bits but one,
+        // 7.038531e-26, far below a scale's range (checked over all of them once: the
+        // decimal's f64 lands on a tie of two f32s there).
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Vec3, E> {
+            Ok(Vec3::splat(v as f32))
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec3, E> {
+            Ok(Vec3::splat(v as f32))
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec3, E> {
+            Ok(Vec3::splat(v as f32))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec3, A::Error> {
+            let mut v = [0.0; 3];
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(k, &self))?;
+            }
+            if seq.next_element::<de::IgnoredAny>()?.is_some() {
+                return Err(de::Error::invalid_length(4, &self));
+            }
+            Ok(Vec3::from_array(v))
+        }
+    }
+}
+
 /// `#[serde(default)]` of a strength, intensity, scale or cell size.
 pub(crate) fn one() -> f32 {
     1.0

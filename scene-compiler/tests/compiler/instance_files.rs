@@ -41,7 +41,7 @@ fn folder() -> tempfile::TempDir {
 }
 
 fn placed(translate: Vec3, rotate_deg: Vec3, scale: f32, material: Option<u32>) -> PlacedInstance {
-    PlacedInstance { transform: Transform { translate, rotate_deg, scale }, material }
+    PlacedInstance { transform: Transform { translate, rotate_deg, scale: Vec3::splat(scale) }, material }
 }
 
 /// Instances with every property away from its default.
@@ -178,8 +178,11 @@ fn the_mesh_transform_applies_after_each_instance() {
     let scene = parse_in(dir.path(), entry).unwrap();
     let mesh = &scene.meshes[0];
     let outer = mesh.transform.matrix();
-    let own =
-        Transform { translate: Vec3::new(1.0, 0.0, 2.0), rotate_deg: Vec3::new(0.0, 30.0, 0.0), scale: 1.5 };
+    let own = Transform {
+        translate: Vec3::new(1.0, 0.0, 2.0),
+        rotate_deg: Vec3::new(0.0, 30.0, 0.0),
+        scale: Vec3::splat(1.5),
+    };
     let glass = Transform { translate: Vec3::new(0.0, 0.0, 5.0), ..Transform::default() };
     assert_eq!(mesh.instances, [own.into(), PlacedInstance { transform: glass, material: Some(2) }]);
     let mut want = vec![(outer * own.matrix(), None), (outer * glass.matrix(), Some(2))];
@@ -316,7 +319,13 @@ fn bad_instances_are_errors_at_their_lines() {
     };
     let cases = [
         ("(translate: (NaN, 0, 0))", "`translate` must be a finite number, found NaN", "NaN"),
-        ("(translate: (1, 2, 3), scale: 0)", "`scale` must be above 0, found 0", "0)"),
+        (
+            "(translate: (1, 2, 3), scale: 0)",
+            "`scale` must be between 1e-6 and 1e6, or between -1e6 and -1e-6 to mirror, found 0",
+            "0)",
+        ),
+        ("(scale: (2, 1e7, -1))", "`scale` along y must be between 1e-6 and 1e6", "1e7"),
+        ("(scale: (2, 1, NaN))", "`scale` along z must be a finite number, found NaN", "NaN"),
         ("(rotate_deg: (0, inf, 0))", "`rotate_deg` must be a finite number", "inf"),
         ("(scale: 1e7)", "`scale` must be between 1e-6 and 1e6", "1e7"),
         ("(translate: (3e9, 0, 0))", "`translate` must be between -1e9 and 1e9", "3e9"),
@@ -333,6 +342,24 @@ fn bad_instances_are_errors_at_their_lines() {
         assert_eq!((line, col), (7, 13 + second.find(marker).unwrap()), "{second}: {got}");
         assert_eq!(err.diagnostics().len(), 1, "{second}: {err}");
     }
+}
+
+/// An instance file holds one `scale` per instance: one of its instances stretched in
+/// memory (an edit) is an error naming the file and the vertex, not a file written
+/// without the stretch on save.
+#[test]
+fn an_instance_files_instance_stretched_in_memory_is_an_error() {
+    let dir = folder();
+    std::fs::write(dir.path().join("f.ply"), write_instance_file(&forest(), PlyEncoding::Ascii)).unwrap();
+    let mut scene =
+        parse_in(dir.path(), r#"(file: "ico.obj", material: "a", instance_file: "f.ply"),"#).unwrap();
+    scene::check(&scene, "scene.ron").expect("as read, the file's scales are one number each");
+    std::sync::Arc::make_mut(&mut scene.meshes[0].placements).instances[1].transform.scale =
+        Vec3::new(1.0, 2.0, 1.0);
+    let err = scene::check(&scene, "scene.ron").expect_err("stretched");
+    let message = err.diagnostics()[0].message();
+    let want = "cannot use instance_file `f.ply`: vertex 1 has scale (1, 2, 1): an instance file's scale is one number";
+    assert!(message.contains(want), "{message}");
 }
 
 #[test]

@@ -120,6 +120,122 @@ fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
     assert!(close(t.v[2], Vec3::new(10.0, -2.0, 0.0)), "{}", t.v[2]);
 }
 
+/// A scale per axis, `(x, y, z)`, stretches the model along its own axes before the
+/// rotation, and a negative one mirrors it.
+#[test]
+fn a_scale_per_axis_stretches_and_mirrors_before_the_rotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let one = Geometry {
+        normals: Vec::new(),
+        positions: vec![Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)],
+        triangles: vec![[0, 1, 2]],
+    };
+    write(&one, Format::Obj, &dir.path().join("one.obj")).unwrap();
+    let mesh = r#"(file: "one.obj", material: "clay", transform: (translate: (10, 0, 0), rotate_deg: (0, 90, 0), scale: (2, 3, -0.5))),"#;
+    let scene = parse_in(dir.path(), mesh).expect("valid");
+    assert_eq!(scene.meshes[0].transform.scale, Vec3::new(2.0, 3.0, -0.5));
+    let t = &triangles_of(&scene)[0];
+    // x to 2x, then about Y (+90°) to -z; y to 3y, which Y keeps; z to -0.5z, then to
+    // -0.5x; then +10 x. The mirror leaves the corners where they are, in any order.
+    let want = [Vec3::new(10.0, 0.0, -2.0), Vec3::new(10.0, 3.0, 0.0), Vec3::new(9.5, 0.0, 0.0)];
+    for w in want {
+        assert!(t.v.iter().any(|v| (*v - w).abs().max_element() < 1e-5), "{w} is not among {:?}", t.v);
+    }
+}
+
+/// `to_ron` writes a scale the axes share as one number (as files before scales per
+/// axis wrote it), whichever form the file used, and any other as `(x, y, z)`; either
+/// reads back equal, and writes the same text again.
+#[test]
+fn scales_are_written_as_one_number_when_the_axes_share_it_and_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(0, 1.0), Format::Obj, &dir.path().join("ico.obj")).unwrap();
+    let entries = r#"(file: "ico.obj", material: "clay", transform: (scale: (2, 2, 2))),
+        (file: "ico.obj", material: "clay", transform: (rotate_deg: (0, 30, 0), scale: (1, 2.5, -1)), instances: [(scale: 1.5), (scale: (0.5, 1, 1)), (translate: (3, 0, 0), scale: -1)]),"#;
+    let scene = parse_in(dir.path(), entries).expect("valid");
+    let scales: Vec<Vec3> = scene.meshes[1].instances.iter().map(|i| i.transform.scale).collect();
+    assert_eq!(scales, [Vec3::splat(1.5), Vec3::new(0.5, 1.0, 1.0), Vec3::splat(-1.0)]);
+    let text = scene::to_ron(&scene);
+    for written in
+        ["scale: 2.0)", "scale: (1.0, 2.5, -1.0)", "scale: 1.5)", "scale: (0.5, 1.0, 1.0)", "scale: -1.0)"]
+    {
+        assert!(text.contains(written), "`{written}` is not in\n{text}");
+    }
+    let origin = dir.path().join("scene.ron").display().to_string();
+    let back = scene::parse(&text, &origin).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back, scene);
+    assert_eq!(scene::to_ron(&back), text);
+}
+
+/// Each axis of a scale is checked alone, at its value: 0, NaN and infinities are
+/// errors there, one per bad axis, saying what a scale may be; a scale of neither form
+/// is ron's error, within the value (a tuple of the wrong length at its end).
+#[test]
+fn bad_scales_are_errors_at_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(0, 1.0), Format::Obj, &dir.path().join("ok.obj")).unwrap();
+    let allowed = "must be between 1e-6 and 1e6, or between -1e6 and -1e-6 to mirror";
+    let cases: [(&str, &[(String, &str)]); 7] = [
+        ("(1, 0, 2)", &[(format!("`scale` along y {allowed}, found 0"), "0")]),
+        (
+            "(NaN, 1, -inf)",
+            &[
+                ("`scale` along x must be a finite number, found NaN".into(), "NaN"),
+                ("`scale` along z must be a finite number, found -inf".into(), "-inf"),
+            ],
+        ),
+        ("(1, 1, 2e6)", &[(format!("`scale` along z {allowed}, found 2000000"), "2e6")]),
+        ("-0.0", &[(format!("`scale` {allowed}, found -0"), "-0.0")]),
+        ("(1, 2)", &[("expected a number, or three numbers `(x, y, z)`".into(), "(1, 2)")]),
+        ("(1, 2, 3, 4)", &[("expected a number, or three numbers `(x, y, z)`".into(), "(1, 2, 3, 4)")]),
+        ("\"big\"", &[("expected a number, or three numbers `(x, y, z)`".into(), "\"big\"")]),
+    ];
+    for (scale, expected) in cases {
+        let entry = format!(r#"(file: "ok.obj", material: "clay", transform: (scale: {scale})),"#);
+        let err = parse_in(dir.path(), &entry).expect_err(&entry);
+        let got: Vec<(String, usize, usize)> = err
+            .diagnostics()
+            .iter()
+            .map(|d| (d.message().to_owned(), d.line().unwrap_or(0), d.column().unwrap_or(0)))
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{entry}: {got:?}");
+        for ((message, line, column), (want, marker)) in got.iter().zip(expected) {
+            assert!(message.contains(want.as_str()), "{entry}: {message}");
+            // The entry starts in column 9 of line 5.
+            let at = 9 + entry.rfind(marker).expect("the marker is in the entry");
+            let within = if marker.len() == scale.len() { at + marker.len() - 1 } else { at };
+            assert!(*line == 5 && (at..=within).contains(column), "{entry}: {message} at {line}:{column}");
+        }
+    }
+}
+
+/// An instance stretched along other axes than the mesh's `transform` stretches it
+/// shears the model, and past some ratio its placement cannot be undone in 32-bit
+/// floats: an error at that instance, where otherwise the compiled blob would fail its
+/// own check (and the renderers take rays into the model's space wrongly).
+#[test]
+fn a_placement_too_uneven_to_undo_is_an_error_at_its_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&icosphere(1, 1.0), Format::Obj, &dir.path().join("ico.obj")).unwrap();
+    let entry = |scale: &str| {
+        format!(
+            r#"(file: "ico.obj", material: "clay", transform: (rotate_deg: (20, 30, 40), scale: {scale}), instances: [(translate: (3, 0, 0)), (rotate_deg: (50, -30, 10), scale: {scale})]),"#
+        )
+    };
+    let uneven =
+        parse_in(dir.path(), &entry("(100, 0.01, 1)")).expect("stretched 10^4 times, it can be undone");
+    let compiled = compile_scene(&uneven, &CompileOptions::default());
+    BlobView::parse(&compiled.blob).expect("the blob passes its check");
+    let too_uneven = entry("(1000, 0.001, 1)");
+    let err = parse_in(dir.path(), &too_uneven).expect_err("stretched 10^6 times");
+    let d = &err.diagnostics()[0];
+    let message = "instance 1 of `instances` and the mesh's `transform` stretches model `ico.obj` too unevenly for 32-bit floats to undo";
+    assert!(d.message().contains(message), "{}", d.message());
+    // The entry starts in column 9 of line 5.
+    let at = 9 + too_uneven.find("(rotate_deg: (50").expect("the instance is in the entry");
+    assert_eq!((d.line(), d.column()), (Some(5), Some(at)), "{}", d.message());
+}
+
 #[test]
 fn gltf_nodes_compose_their_transforms_down_the_hierarchy() {
     let dir = tempfile::tempdir().unwrap();
@@ -154,7 +270,10 @@ fn bad_meshes_are_errors_at_their_ron_values() {
         (r#"(file: "ok.obj"),"#, "mesh `ok.obj` needs a `material`: the OBJ file names no MTL materials"),
         (r#"(file: "ok.obj", material: "clya"),"#, "clya"),
         (r#"(file: "ok.stl", material: "clay"),"#, "unknown model format"),
-        (r#"(file: "ok.obj", material: "clay", transform: (scale: 0)),"#, "`scale` must be above 0"),
+        (
+            r#"(file: "ok.obj", material: "clay", transform: (scale: 0)),"#,
+            "`scale` must be between 1e-6 and 1e6",
+        ),
     ];
     for (mesh, message) in cases {
         let err = parse_in(dir.path(), mesh).expect_err(mesh);

@@ -114,6 +114,15 @@ fn the_transform_scales_centers_and_radii_then_rotates_and_translates() {
         assert!((placed.center - want).length() <= 1e-4 * want.length().max(1.0), "{placed:?} {want}");
         assert_eq!((placed.radius, placed.material), (s.radius * 2.0, s.material));
     }
+    // A scale of one size on every axis, negative on one: the centers mirrored, the
+    // radii twice as large (never negative).
+    let mirrored = r#"(file: "p.ply", materials: ["a", "b", "c"], transform: (scale: (2, -2, 2))),"#;
+    let scene = parse_in(dir.path(), mirrored).unwrap();
+    for (placed, s) in with_spheres(&scene).spheres.iter().zip(points()) {
+        let want = s.center * Vec3::new(2.0, -2.0, 2.0);
+        assert!((placed.center - want).length() <= 1e-4 * want.length().max(1.0), "{placed:?} {want}");
+        assert_eq!(placed.radius, s.radius * 2.0);
+    }
 }
 
 /// A valid header of `count` vertices `x y z radius` (floats) and `extra` properties.
@@ -184,8 +193,13 @@ fn bad_sphere_files_are_errors_at_their_ron_values() {
         (r#"(file: "ok.ply", materials: ["a", "bb", "c"]),"#, "unknown material `bb`", "\"bb\""),
         (
             r#"(file: "ok.ply", materials: ["a", "b", "c"], transform: (scale: 0)),"#,
-            "`scale` must be above 0",
+            "`scale` must be between 1e-6 and 1e6, or between -1e6 and -1e-6 to mirror, found 0",
             "0)",
+        ),
+        (
+            r#"(file: "ok.ply", materials: ["a", "b", "c"], transform: (scale: (1, 2, 1))),"#,
+            "a sphere file's `scale` must be one number (or the same size on every axis, a negative one mirroring), found (1, 2, 1)",
+            "(1, 2",
         ),
         (
             r#"(file: "ok.ply", materials: ["a", "b", "c"], transform: (scale: 1e38)),"#,

@@ -418,7 +418,7 @@ fn forest(count: usize, subdivisions: u32, seed: u64, flatten: bool, output: &Pa
                 transform: Transform {
                     translate: cell + jitter + Vec3::new(1.5 - 0.5 * extent, scale, 1.5 - 0.5 * extent),
                     rotate_deg: Vec3::new(0.0, rng.range(0.0, 360.0), 0.0),
-                    scale,
+                    scale: Vec3::splat(scale),
                 },
                 material: Some(1 + rng.next_u32() % 3),
             }

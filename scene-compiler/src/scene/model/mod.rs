@@ -649,8 +649,9 @@ pub struct SphereList {
     /// Indices into [`Scene::materials`]; a sphere's `material` in the file picks one.
     #[serde(with = "text::material::list")]
     pub materials: Vec<u32>,
-    /// Scale (which multiplies every radius), rotation, translation, as a mesh's;
-    /// written only when it is not the identity.
+    /// Scale, rotation, translation, as a mesh's, but with a scale of one size on every
+    /// axis (which multiplies every radius; a sign per axis mirrors the centers): a
+    /// sphere stretched would not be a sphere. Written only when it is not the identity.
     #[serde(default, skip_serializing_if = "values::is_default")]
     pub transform: Transform,
     /// The file's spheres, read when the scene was loaded.
@@ -898,7 +899,7 @@ impl InstanceFileData {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "text::InstanceText", into = "text::InstanceText")]
 pub struct PlacedInstance {
-    /// A file's `x y z`, `rx ry rz` (degrees) and `scale`.
+    /// A file's `x y z`, `rx ry rz` (degrees) and `scale` (the same on every axis).
     pub transform: Transform,
     /// An index into the scene's materials, replacing the mesh's (and the model's).
     pub material: Option<u32>,
@@ -933,8 +934,8 @@ pub struct BottomLevel {
     pub vertices: Arc<Vertices>,
 }
 
-/// Object to world: scale, then rotations about X, then Y, then Z (degrees), then the
-/// translation.
+/// Object to world: scale along X, Y and Z, then rotations about X, then Y, then Z
+/// (degrees), then the translation. A negative scale mirrors.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "Transform", default, deny_unknown_fields)]
 pub struct Transform {
@@ -942,12 +943,14 @@ pub struct Transform {
     pub translate: Vec3,
     #[serde(with = "values::v3")]
     pub rotate_deg: Vec3,
-    pub scale: f32,
+    /// Per axis; written as one number when the axes share it.
+    #[serde(with = "values::scale")]
+    pub scale: Vec3,
 }
 
 impl Default for Transform {
     fn default() -> Transform {
-        Transform { translate: Vec3::ZERO, rotate_deg: Vec3::ZERO, scale: 1.0 }
+        Transform { translate: Vec3::ZERO, rotate_deg: Vec3::ZERO, scale: Vec3::ONE }
     }
 }
 
@@ -957,17 +960,27 @@ impl Transform {
         let r = self.rotate_deg;
         let rotation =
             glam::Quat::from_euler(glam::EulerRot::ZYX, r.z.to_radians(), r.y.to_radians(), r.x.to_radians());
-        glam::Affine3A::from_scale_rotation_translation(Vec3::splat(self.scale), rotation, self.translate)
+        glam::Affine3A::from_scale_rotation_translation(self.scale, rotation, self.translate)
+    }
+
+    /// The scale when every axis has the same one (what a file may write as one number).
+    pub fn uniform_scale(&self) -> Option<f32> {
+        values::scale::uniform(self.scale)
     }
 
     /// Where it puts sphere `s` (its material untouched): the center through the
-    /// transform, the radius times its scale. The identity changes no bit, so a sphere
-    /// file's spheres compile to the blob the same spheres written in RON do.
+    /// transform, the radius times the scale's size, which must be the same on every
+    /// axis (a sphere file's check). The identity changes no bit, so a sphere file's
+    /// spheres compile to the blob the same spheres written in RON do.
     pub fn place(&self, s: &Sphere) -> Sphere {
         if *self == Transform::default() {
             return *s;
         }
-        Sphere { center: self.matrix().transform_point3(s.center), radius: s.radius * self.scale, ..*s }
+        Sphere {
+            center: self.matrix().transform_point3(s.center),
+            radius: s.radius * self.scale.x.abs(),
+            ..*s
+        }
     }
 }
 

@@ -242,7 +242,8 @@ pub(crate) struct InstanceText {
     translate: glam::Vec3,
     #[serde(with = "crate::scene::values::v3")]
     rotate_deg: glam::Vec3,
-    scale: f32,
+    #[serde(with = "crate::scene::values::scale")]
+    scale: glam::Vec3,
     #[serde(with = "material::option", skip_serializing_if = "Option::is_none")]
     material: Option<u32>,
 }
