@@ -166,13 +166,18 @@ fn add_triangles(
             .collect();
         vertices.append(&world, &normals, &data.uvs)
     };
-    let triangles = data.triangles.par_iter().enumerate().map(|(n, t)| Triangle {
-        v: t.map(|i| first + i),
+    // A mirroring map turns each triangle's winding, so that the file's front faces stay
+    // its front faces (the geometric normal decides inside and outside), as a glTF node's
+    // mirror does (`scene/mesh_file.rs`) and an instance's normal map keeps them.
+    let mirrors = to_world.matrix3.determinant() < 0.0;
+    let wind = |[a, b, c]: [u32; 3]| if mirrors { [a, c, b] } else { [a, b, c] };
+    let triangles = data.triangles.par_iter().enumerate().map(|(n, &t)| Triangle {
+        v: wind(t).map(|i| first + i),
         material: material(n),
         tangents: tangents
             .as_ref()
             .filter(|_| normal_mapped(n))
-            .map(|all| Box::new(all[n].map(|t| tangents::to_world(t, to_world)))),
+            .map(|all| Box::new(wind([0, 1, 2]).map(|k| tangents::to_world(all[n][k as usize], to_world)))),
     });
     out.par_extend(triangles);
 }

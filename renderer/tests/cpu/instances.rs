@@ -271,7 +271,6 @@ fn stretched_and_mirrored_instances_hit_and_render_what_the_triangles_placed_in_
 /// outside) point in: glass refracts the wrong way. Turning the winding where the
 /// transform mirrors, in `meshes.rs`, as glTF's mirroring nodes are, makes it pass.
 #[test]
-#[ignore = "meshes.rs keeps the winding of a mesh flattened under a mirroring transform: its front faces turn inward"]
 fn stretched_and_mirrored_transforms_hit_and_render_what_the_triangles_placed_in_the_file_do() {
     assert_stretched_like_the_file(Placing::Transform);
 }
@@ -347,7 +346,6 @@ fn normals_point_out_of_a_closed_mesh_under_non_uniform_scale_and_mirroring() {
 
 /// As for [`stretched_and_mirrored_transforms_hit_and_render_what_the_triangles_placed_in_the_file_do`].
 #[test]
-#[ignore = "meshes.rs keeps the winding of a mesh flattened under a mirroring transform: its front faces turn inward"]
 fn normals_point_out_of_a_closed_mesh_flattened_under_non_uniform_scale_and_mirroring() {
     assert_normals_point_out(Placing::Transform);
 }
