@@ -69,6 +69,19 @@ __device__ __forceinline__ float shear(float3 p, int k, int kz, float s) {
     return __fsub_rn(tri_lane(p, k), __fmul_rn(s, tri_lane(p, kz)));
 }
 
+// The distance along `dir` from `origin` to the triangle's plane, in f64 (CPU:
+// `plane_distance_f64`); out of line, as it is taken only for hits within t's error bound.
+__device__ __noinline__ double plane_distance_f64(float3 v0, float3 v1, float3 v2, float3 origin, float3 dir) {
+    const double e1x = static_cast<double>(v1.x) - v0.x, e1y = static_cast<double>(v1.y) - v0.y,
+                 e1z = static_cast<double>(v1.z) - v0.z;
+    const double e2x = static_cast<double>(v2.x) - v0.x, e2y = static_cast<double>(v2.y) - v0.y,
+                 e2z = static_cast<double>(v2.z) - v0.z;
+    const double nx = e1y * e2z - e1z * e2y, ny = e1z * e2x - e1x * e2z, nz = e1x * e2y - e1y * e2x;
+    const double to = nx * (static_cast<double>(v0.x) - origin.x) + ny * (static_cast<double>(v0.y) - origin.y) +
+                      nz * (static_cast<double>(v0.z) - origin.z);
+    return to / (nx * dir.x + ny * dir.y + nz * dir.z);
+}
+
 // The watertight test: true with the distance `t` in (0, t_max) and the barycentrics
 // of v0, v1, v2 in `b`. Both faces are hit. The ray's frame has z along the largest
 // component of dir (x and y after it, swapped when it is negative, to keep the
@@ -121,7 +134,10 @@ __device__ __forceinline__ bool intersect_triangle(float3 v0, float3 v1, float3 
     const float max_e = fmaxf(fmaxf(fabsf(u), fabsf(v)), fabsf(w));
     const float delta_t = 3.0f * (GAMMA_3 * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * fabsf(inv);
     t = t_scaled * inv;
-    if (t <= delta_t) return false;
+    // Within the bound the sign of t is in doubt: decided in f64 (CPU: the same), where a
+    // neighbour that a grazing ray crosses just ahead of its origin is hit and the
+    // triangle the ray left stays behind.
+    if (t <= delta_t && plane_distance_f64(v0, v1, v2, origin, dir) <= 0.0) return false;
     b = make_float3(u * inv, v * inv, w * inv);
     return true;
 }

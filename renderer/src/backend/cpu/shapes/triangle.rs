@@ -128,10 +128,24 @@ pub fn intersect_triangle(v: &[Vec3A; 3], origin: Vec3A, dir: Vec3A, t_max: f32)
     let delta_e = 2.0 * (gamma(2) * max_xt * max_yt + delta_y * max_xt + delta_x * max_yt);
     let max_e = max3(u, w_v, w);
     let delta_t = 3.0 * (gamma(3) * max_e * max_zt + delta_e * max_zt + delta_z * max_e) * inv.abs();
-    if t <= delta_t {
+    // Within the bound the sign of t is in doubt. Decided in f64 from the same vertices
+    // and origin, where it is reliable: the triangle a ray leaves (whose origin the hit's
+    // error bound offset off its plane) stays behind, while a neighbour that a grazing ray
+    // crosses just ahead of its origin, inside a closed mesh, is hit (f32 alone rejected
+    // it: light leaked through stretched closed meshes by next-event estimation).
+    if t <= delta_t && plane_distance_f64(v, origin, dir) <= 0.0 {
         return None;
     }
     Some(TriangleHit { t, b: [u * inv, w_v * inv, w * inv] })
+}
+
+/// The distance along `dir` from `origin` to the plane of `v`, in f64 (CUDA twin:
+/// `plane_distance_f64`).
+#[inline(never)]
+fn plane_distance_f64(v: &[Vec3A; 3], origin: Vec3A, dir: Vec3A) -> f64 {
+    let [a, b, c] = v.map(|p| p.as_dvec3());
+    let n = (b - a).cross(c - a);
+    n.dot(a - origin.as_dvec3()) / n.dot(dir.as_dvec3())
 }
 
 /// The hit with barycentrics `b`: the interpolated point, its error bound, the unit
