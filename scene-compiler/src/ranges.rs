@@ -75,8 +75,16 @@ pub const MAX_INVERSE_ERROR: f32 = 1e-3;
 /// very unevenly along axes that are not its own (two scales per axis with a rotation
 /// between them shear) loses its inverse to rounding.
 pub fn placement_invertible(to_world: &Affine3A) -> bool {
-    let to_object = to_world.inverse();
-    let product = *to_world * to_object;
+    maps_undo_each_other(to_world, &to_world.inverse())
+}
+
+/// Whether `to_world` and `to_object` undo each other within [`MAX_INVERSE_ERROR`]
+/// (their product's linear part off the identity, its translation relative to the
+/// larger of 1 and their translations): what an instance record's two maps must do
+/// (`shapes/instance.rs`), and what [`placement_invertible`] asks of a placement and
+/// its f32 inverse.
+pub fn maps_undo_each_other(to_world: &Affine3A, to_object: &Affine3A) -> bool {
+    let product = *to_world * *to_object;
     let linear =
         (product.matrix3 - Mat3A::IDENTITY).to_cols_array().into_iter().map(f32::abs).fold(0.0, f32::max);
     let reach =

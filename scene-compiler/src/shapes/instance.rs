@@ -70,11 +70,10 @@ impl Shape for Instance {
         }
         // The two maps must be each other's inverse (within float error), or a ray
         // taken into the mesh's space would come back somewhere else.
-        let product = affine(&record.object_to_world) * affine(&record.world_to_object);
-        let linear =
-            (product.matrix3 - Mat3A::IDENTITY).to_cols_array().iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        let moved = product.translation.abs().max_element() / reach(record);
-        if linear.is_nan() || moved.is_nan() || linear > 1e-3 || moved > 1e-3 {
+        if !crate::ranges::maps_undo_each_other(
+            &affine(&record.object_to_world),
+            &affine(&record.world_to_object),
+        ) {
             return Err("object_to_world is not the inverse of world_to_object");
         }
         Ok(())
@@ -96,12 +95,6 @@ fn rows(m: &Affine3A) -> [[f32; 4]; 3] {
 pub fn affine(rows: &[[f32; 4]; 3]) -> Affine3A {
     let col = |c: usize| Vec3A::new(rows[0][c], rows[1][c], rows[2][c]);
     Affine3A { matrix3: Mat3A::from_cols(col(0), col(1), col(2)), translation: col(3) }
-}
-
-/// The largest coordinate a record's maps move a point by: what their inverse's
-/// float error scales with.
-fn reach(record: &InstanceRecord) -> f32 {
-    record.world_to_object.iter().chain(&record.object_to_world).map(|r| r[3].abs()).fold(1.0, f32::max)
 }
 
 /// The world box of `bounds` (a box in object space) placed by `to_world`: its eight
