@@ -260,19 +260,14 @@ fn assert_stretched_like_the_file(placing: Placing) {
     assert_same_image(&placed, &pre, &what);
 }
 
+/// Flattened by a mirroring `transform`, a mesh's triangles turn their winding
+/// (`meshes.rs`), as instances and glTF's mirroring nodes do: kept, their geometric
+/// normals (which decide inside and outside) pointed in and glass refracted the wrong way.
 #[test]
-fn stretched_and_mirrored_instances_hit_and_render_what_the_triangles_placed_in_the_file_do() {
-    assert_stretched_like_the_file(Placing::Instances);
-    assert_stretched_like_the_file(Placing::GltfNode);
-}
-
-/// Flattened by each mesh's `transform`, the mirrored sphere's triangles keep the
-/// file's winding in the world, so their geometric normals (which decide inside and
-/// outside) point in: glass refracts the wrong way. Turning the winding where the
-/// transform mirrors, in `meshes.rs`, as glTF's mirroring nodes are, makes it pass.
-#[test]
-fn stretched_and_mirrored_transforms_hit_and_render_what_the_triangles_placed_in_the_file_do() {
-    assert_stretched_like_the_file(Placing::Transform);
+fn stretched_and_mirrored_placements_hit_and_render_what_the_triangles_placed_in_the_file_do() {
+    for placing in [Placing::Instances, Placing::GltfNode, Placing::Transform] {
+        assert_stretched_like_the_file(placing);
+    }
 }
 
 /// Transforms with rotation, non-uniform scale and a mirror (negative determinant).
@@ -340,14 +335,9 @@ fn assert_normals_point_out(placing: Placing) {
 
 #[test]
 fn normals_point_out_of_a_closed_mesh_under_non_uniform_scale_and_mirroring() {
-    assert_normals_point_out(Placing::Instances);
-    assert_normals_point_out(Placing::GltfNode);
-}
-
-/// As for [`stretched_and_mirrored_transforms_hit_and_render_what_the_triangles_placed_in_the_file_do`].
-#[test]
-fn normals_point_out_of_a_closed_mesh_flattened_under_non_uniform_scale_and_mirroring() {
-    assert_normals_point_out(Placing::Transform);
+    for placing in [Placing::Instances, Placing::GltfNode, Placing::Transform] {
+        assert_normals_point_out(placing);
+    }
 }
 
 /// A closed icosphere placed by each awkward transform, as `placing` says, with the
@@ -403,20 +393,15 @@ fn assert_keeps_the_lamps_outside_out(placing: Placing) {
     }
 }
 
-#[test]
-fn a_closed_instanced_mesh_under_any_transform_keeps_the_lamps_outside_out() {
-    assert_keeps_the_lamps_outside_out(Placing::Instances);
-    assert_keeps_the_lamps_outside_out(Placing::GltfNode);
-}
-
 /// Placed once or written placed in the model file (`Placing::PreTransformed`), the
 /// stretched triangles meet a shadow ray that grazes out past a shared edge just ahead
 /// of its origin: a hit that the f32 error bound alone rejected (2 of 768 pixels saw the
 /// point light outside), and that the f64 decision keeps.
 #[test]
-fn a_closed_flattened_mesh_under_any_transform_keeps_the_lamps_outside_out() {
-    assert_keeps_the_lamps_outside_out(Placing::Transform);
-    assert_keeps_the_lamps_outside_out(Placing::PreTransformed);
+fn a_closed_mesh_under_any_transform_keeps_the_lamps_outside_out() {
+    for placing in [Placing::Instances, Placing::GltfNode, Placing::Transform, Placing::PreTransformed] {
+        assert_keeps_the_lamps_outside_out(placing);
+    }
 }
 
 /// An instance file's material replaces the model's own where that instance is seen,

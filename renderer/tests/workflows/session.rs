@@ -508,17 +508,23 @@ fn instance_file_scene_dir(heights: [f32; 3]) -> (tempfile::TempDir, PathBuf, Pa
     let trees = dir.path().join("forest/trees.ply");
     std::fs::write(&trees, trees_ply(heights)).expect("write instance file");
     let path = dir.path().join("scene.ron");
-    std::fs::write(&path, instance_file_scene_text(40.0)).expect("write scene");
+    std::fs::write(&path, input_scene_text(TREES, 40.0)).expect("write scene");
     (dir, path, trees)
 }
 
-fn instance_file_scene_text(vfov_deg: f32) -> String {
+/// The instance-file scene's mesh: the line `input_scene_text` places.
+const TREES: &str =
+    r#"meshes: [(file: "models/ico.obj", material: "grey", instance_file: "forest/trees.ply")],"#;
+
+/// A small scene whose primitives come from a file, `source` (its list's line, line 5),
+/// seen with `vfov_deg`.
+fn input_scene_text(source: &str, vfov_deg: f32) -> String {
     format!(
         "Scene(
     camera: (look_from: (0.0, 1.0, 9.0), look_at: (0.0, 0.0, 0.0), vfov_deg: {vfov_deg:?}),
     settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
     materials: {{ \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) }},
-    meshes: [(file: \"models/ico.obj\", material: \"grey\", instance_file: \"forest/trees.ply\")],
+    {source}
 )
 "
     )
@@ -570,7 +576,7 @@ fn the_sessions_own_instance_file_write_does_not_reload_but_another_programs_doe
     assert_eq!(session.generation(), 3);
     assert_eq!(session.current().expect("scene").scene, edited, "the edit since the save stays");
     // Nothing is on its way: the next reload is this camera save's.
-    save_by_rename(&path, instance_file_scene_text(20.0));
+    save_by_rename(&path, input_scene_text(TREES, 20.0));
     let reloads = wait_for(&mut session, "the camera save", |s, _| {
         s.current().is_some_and(|c| c.scene.camera.vfov_deg == 20.0)
     });
@@ -654,21 +660,12 @@ fn sphere_file_scene_dir(n: usize) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let points = dir.path().join("points/s.ply");
     std::fs::write(&points, sphere_ply(n)).expect("write sphere file");
     let path = dir.path().join("scene.ron");
-    std::fs::write(&path, sphere_file_scene_text(40.0)).expect("write scene");
+    std::fs::write(&path, input_scene_text(POINTS, 40.0)).expect("write scene");
     (dir, path, points)
 }
 
-fn sphere_file_scene_text(vfov_deg: f32) -> String {
-    format!(
-        "Scene(
-    camera: (look_from: (0.0, 1.0, 9.0), look_at: (0.0, 0.0, 0.0), vfov_deg: {vfov_deg:?}),
-    settings: (width: 16, height: 8, spp: 1, max_depth: 4, seed: 0),
-    materials: {{ \"grey\": Lambert(albedo: (0.5, 0.5, 0.5)) }},
-    sphere_files: [(file: \"points/s.ply\", materials: [\"grey\"])],
-)
-"
-    )
-}
+/// The sphere-file scene's list: the line `input_scene_text` places.
+const POINTS: &str = r#"sphere_files: [(file: "points/s.ply", materials: ["grey"])],"#;
 
 /// `n` spheres in a row as a sphere file's bytes.
 fn sphere_ply(n: usize) -> Vec<u8> {
@@ -707,7 +704,7 @@ fn saving_a_sphere_file_reloads_the_scene_by_rename_or_in_place() {
     wait_for(&mut session, "the sphere file written in place", |s, _| file_spheres(s) == Some(7));
 
     // A camera save reuses the tree built over the file's spheres.
-    save_by_rename(&path, sphere_file_scene_text(30.0));
+    save_by_rename(&path, input_scene_text(POINTS, 30.0));
     wait_for(&mut session, "the camera edit", |s, _| {
         s.current().is_some_and(|c| c.scene.camera.vfov_deg == 30.0)
     });

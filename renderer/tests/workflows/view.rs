@@ -244,9 +244,7 @@ fn an_edited_box_and_terrain_save_and_read_back_equal() {
     harness.get_by_label("origin z").set_value_accesskit(-2.0);
     harness.run_steps(2);
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let edited = current(&harness);
     assert_eq!((edited.boxes[0].min.x, edited.boxes[0].max.x), (-4.5, -3.5));
     assert_eq!((edited.terrains[0].height_scale, edited.terrains[0].origin.z), (0.75, -2.0));
@@ -497,9 +495,7 @@ fn a_materials_texture_is_shown_edited_swapped_and_saved() {
     assert_eq!(image_of(texture_of(&harness, 1)), Some(("textures/a.png".into(), 2, 2, scene::Wrap::Repeat)));
 
     // Saved, the file names the new image and reads back as the scene in the editor.
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let saved = std::fs::read_to_string(&path).expect("saved file");
     assert!(saved.contains("texture: Image(file: \"textures/b.png\", wrap: Clamp)"), "{saved}");
     assert_eq!(scene::load_file(&path).expect("the saved file is a valid scene"), current(&harness));
@@ -630,9 +626,7 @@ fn a_principled_normal_map_is_read_as_data_and_saved_and_a_missing_one_keeps_the
     assert_read_as_data(material_of(&harness, 0).maps.normal.as_ref());
     harness.get_by_label("2 x 1 pixels");
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let saved = std::fs::read_to_string(&path).expect("saved file");
     assert!(saved.contains("normal_texture: Image(file: \"maps/normal.png\")"), "{saved}");
     let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
@@ -698,9 +692,7 @@ fn a_meshs_material_is_overridden_from_the_panel_saved_and_undone() {
     assert!(harness.state().session.last_error().is_none(), "the override validated");
     harness.get_by_label_contains("material \"red\"");
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let saved = std::fs::read_to_string(&path).expect("saved file");
     assert!(saved.contains("(file: \"quad.obj\", material: \"red\")"), "{saved}");
     let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
@@ -763,9 +755,7 @@ fn a_stretched_meshs_scale_is_edited_per_axis_and_survives_other_edits() {
     assert_eq!(scale(&harness), glam::Vec3::new(1.0, 3.0, -0.5));
     assert!(harness.state().session.last_error().is_none());
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let saved = std::fs::read_to_string(&path).expect("saved file");
     assert!(saved.contains("scale: (1.0, 3.0, -0.5)"), "{saved}");
     assert_eq!(scene::load_file(&path).expect("the saved file is valid"), current(&harness));
@@ -791,6 +781,13 @@ fn instanced_scene(dir: &Path) -> PathBuf {
     );
     std::fs::write(&path, text).expect("temp dir is writable");
     path
+}
+
+/// Saves with the keyboard (Ctrl+S), which must report no error.
+fn save(harness: &mut Harness<'_, ViewApp>) {
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
+    harness.run_steps(2);
+    assert!(!harness.state().status().expect("save reports").is_error);
 }
 
 /// Opens the outline's list `list` of a mesh's instances and clicks its entry `entry`.
@@ -826,9 +823,7 @@ fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() 
     assert_eq!(instances(&harness)[0].transform.translate.y, 0.5);
     choose(&mut harness, "material", "red");
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let read_back = scene::load_file(&path).expect("the saved file is a valid scene");
     assert_eq!(read_back, current(&harness));
     assert_eq!(read_back.meshes[0].instances[0].material, Some(1));
@@ -884,9 +879,7 @@ fn an_instance_files_instance_moves_and_saving_writes_the_file() {
     harness.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z);
     harness.run_steps(2);
 
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::S);
-    harness.run_steps(2);
-    assert!(!harness.state().status().expect("save reports").is_error);
+    save(&mut harness);
     let on_disk = scene::read_instance_file(&dir.path().join("trees.ply")).expect("the file reads back");
     assert_eq!(on_disk.instances, file_instances(&harness), "the moved instance is in the file");
     assert_eq!(on_disk.rewrite, Ok(scene::PlyEncoding::BinaryLittleEndian), "in its own encoding");

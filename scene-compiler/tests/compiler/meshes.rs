@@ -100,8 +100,9 @@ fn every_format_reads_the_same_triangles_and_compiles_them() {
     }
 }
 
-#[test]
-fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
+/// The triangle with corners on the axes, (1, 0, 0), (0, 1, 0), (0, 0, 1), as a mesh
+/// placed by `transform` (its RON text) compiles it, with the scene.
+fn axes_triangle_placed_by(transform: &str) -> (Stored, Scene) {
     let dir = tempfile::tempdir().unwrap();
     let one = Geometry {
         normals: Vec::new(),
@@ -109,9 +110,14 @@ fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
         triangles: vec![[0, 1, 2]],
     };
     write(&one, Format::Obj, &dir.path().join("one.obj")).unwrap();
-    let mesh = r#"(file: "one.obj", material: "clay", transform: (translate: (10, 0, 0), rotate_deg: (90, 90, 0), scale: 2)),"#;
-    let scene = parse_in(dir.path(), mesh).expect("valid");
-    let t = &triangles_of(&scene)[0];
+    let mesh = format!(r#"(file: "one.obj", material: "clay", transform: {transform}),"#);
+    let scene = parse_in(dir.path(), &mesh).expect("valid");
+    (triangles_of(&scene).swap_remove(0), scene)
+}
+
+#[test]
+fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
+    let (t, _) = axes_triangle_placed_by("(translate: (10, 0, 0), rotate_deg: (90, 90, 0), scale: 2)");
     // x: scaled to 2x; about X it stays, about Y (+90°) it goes to -z; then +10 x.
     // y: to 2y; about X (+90°) to +z; about Y to +x.  z: to 2z; about X to -y; Y keeps it.
     let close = |a: Vec3, b: Vec3| (a - b).abs().max_element() < 1e-5;
@@ -124,17 +130,9 @@ fn transforms_scale_then_rotate_about_x_y_z_then_translate() {
 /// rotation, and a negative one mirrors it.
 #[test]
 fn a_scale_per_axis_stretches_and_mirrors_before_the_rotation() {
-    let dir = tempfile::tempdir().unwrap();
-    let one = Geometry {
-        normals: Vec::new(),
-        positions: vec![Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 1.0)],
-        triangles: vec![[0, 1, 2]],
-    };
-    write(&one, Format::Obj, &dir.path().join("one.obj")).unwrap();
-    let mesh = r#"(file: "one.obj", material: "clay", transform: (translate: (10, 0, 0), rotate_deg: (0, 90, 0), scale: (2, 3, -0.5))),"#;
-    let scene = parse_in(dir.path(), mesh).expect("valid");
+    let (t, scene) =
+        axes_triangle_placed_by("(translate: (10, 0, 0), rotate_deg: (0, 90, 0), scale: (2, 3, -0.5))");
     assert_eq!(scene.meshes[0].transform.scale, Vec3::new(2.0, 3.0, -0.5));
-    let t = &triangles_of(&scene)[0];
     // x to 2x, then about Y (+90°) to -z; y to 3y, which Y keeps; z to -0.5z, then to
     // -0.5x; then +10 x. The mirror leaves the corners where they are, in any order.
     let want = [Vec3::new(10.0, 0.0, -2.0), Vec3::new(10.0, 3.0, 0.0), Vec3::new(9.5, 0.0, 0.0)];
