@@ -15,7 +15,7 @@ use scene_compiler::blob::layout::{
     TEXTURE_SLOT_EMISSION, TEXTURE_SLOT_METALLIC_ROUGHNESS, TEXTURE_SLOT_NORMAL, TextureRecord, WRAP_CLAMP,
 };
 use scene_compiler::scene::{
-    Light, Maps, Material, MaterialKind, Scene, Texture, TextureImage, UvTransform, Wrap,
+    Light, Maps, Material, MaterialKind, Scene, Texture, TextureImage, UvTransform, Vertices, Wrap,
 };
 use scene_compiler::shapes::Shape;
 use scene_compiler::with_shape;
@@ -75,10 +75,17 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
     for kind in PrimKind::ALL {
         with_shape!(kind, S => *S::of_mut(&mut scene) = decode_kind::<S>(view));
     }
-    scene.vertices.records = view.vertices.to_vec();
-    scene.vertices.uvs = view.vertex_uvs.to_vec();
     decode_levels(view, &mut scene);
+    // The writer puts the world's vertices first, each level's after them.
+    let world_end = scene.triangles.iter().flat_map(|t| t.v).max().map_or(0, |i| i as usize + 1);
+    scene.vertices = vertices_in(view, 0..world_end);
     scene
+}
+
+/// The blob's vertices `span` as a list of their own.
+fn vertices_in(view: &BlobView<'_>, span: std::ops::Range<usize>) -> Vertices {
+    let uvs = view.vertex_uvs.get(span.clone()).map_or_else(Vec::new, <[_]>::to_vec);
+    Vertices { records: view.vertices[span].to_vec(), uvs }
 }
 
 /// Takes the instances' triangles out of `scene.triangles` (every triangle of the
@@ -88,7 +95,7 @@ pub fn decode(view: &BlobView<'_>) -> Scene {
 /// (`blob::write`), so each level's sources are one range, and the world's come first.
 fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
     use scene_compiler::blob::layout::{is_leaf, leaf_prims, prim_parts};
-    use scene_compiler::scene::{BottomLevel, Vertices};
+    use scene_compiler::scene::BottomLevel;
     use std::sync::Arc;
     let first = view.header.kind_first()[PrimKind::Triangle as usize] as usize;
     let mut roots: Vec<u32> = Vec::new();
@@ -123,10 +130,8 @@ fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
         .collect();
     let Some(world) = ranges.iter().map(|r| r.start).min() else { return };
     let levels = scene.triangles.split_off(world);
-    // The writer puts the world's vertices first and each level's after them: a level
-    // takes the span its triangles index, renumbered from 0, and the world keeps the
-    // vertices before the first level's.
-    let vertices = std::mem::take(&mut scene.vertices);
+    // Each level's vertices are one span after the world's (`blob::write`): a level
+    // takes the span its triangles index, renumbered from 0.
     scene.bottom_levels = ranges
         .into_iter()
         .map(|r| {
@@ -134,17 +139,10 @@ fn decode_levels(view: &BlobView<'_>, scene: &mut Scene) {
             let indices = || triangles.iter().flat_map(|t| t.v);
             let (lo, hi) = (indices().min().unwrap_or(0), indices().max().map_or(0, |i| i + 1));
             triangles.iter_mut().for_each(|t| t.v = t.v.map(|i| i - lo));
-            let span = lo as usize..hi as usize;
-            let uvs = if vertices.uvs.is_empty() { Vec::new() } else { vertices.uvs[span.clone()].to_vec() };
-            let level = Vertices { records: vertices.records[span].to_vec(), uvs };
-            BottomLevel { triangles: Arc::new(triangles), vertices: Arc::new(level) }
+            let vertices = vertices_in(view, lo as usize..hi as usize);
+            BottomLevel { triangles: Arc::new(triangles), vertices: Arc::new(vertices) }
         })
         .collect();
-    let world_end = scene.triangles.iter().flat_map(|t| t.v).max().map_or(0, |i| i as usize + 1);
-    scene.vertices = Vertices {
-        records: vertices.records[..world_end].to_vec(),
-        uvs: vertices.uvs.get(..world_end).map_or_else(Vec::new, <[_]>::to_vec),
-    };
 }
 
 /// One kind's shapes in their source order: the blob stores them in BVH leaf order, and
