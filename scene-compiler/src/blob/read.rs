@@ -636,7 +636,7 @@ impl<'a> BlobView<'a> {
             }
             let vertices = t.v.map(|i| &self.vertices[i as usize]);
             let normal = vertices.map(|v| v.normal != NO_NORMAL);
-            let uv = t.v.map(|i| self.vertex_uvs.get(i as usize).is_some_and(|t| t.uv[0].is_nan()));
+            let uv = t.v.map(|i| self.vertex_uvs.get(i as usize).is_some_and(|t| t.get().is_none()));
             (normal[1..].iter().any(|&n| n != normal[0]) || uv[1..].iter().any(|&n| n != uv[0]))
                 .then_some("its vertices disagree on having a normal or texture coordinates")
         };

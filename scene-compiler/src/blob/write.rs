@@ -61,9 +61,9 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     let flag = |on: bool, bit: u32| if on { bit } else { 0 };
     // Which of normals and tangents some vertex or triangle has: on all cores, since a
     // flag none sets reads every one.
-    let pools = || std::iter::once(world_vertices).chain(levels.trees.iter().map(|t| &*t.vertices));
-    let normals = pools().any(|v| v.records.par_iter().any(|r| r.normal != NO_NORMAL));
-    let uvs = pools().any(|v| !v.uvs.is_empty());
+    let normals =
+        levels.vertex_pools(world_vertices).any(|v| v.records.par_iter().any(|r| r.normal != NO_NORMAL));
+    let uvs = levels.vertex_pools(world_vertices).any(|v| !v.uvs.is_empty());
     let tangents = scene.triangles.par_iter().any(|t| t.tangents.is_some())
         || levels.trees.iter().any(|t| t.triangles.par_iter().any(|t| t.tangents.is_some()));
     let mut prim_counts: [u32; PrimKind::SLOTS] = prims.sources.each_ref().map(|s| count(s.len()));
@@ -535,16 +535,21 @@ impl<'a> Levels<'a> {
         }
     }
 
-    /// The world's vertices, then each level's, into `records` and `uvs` (empty unless
-    /// the header has its flag; NaN for a pool without coordinates).
+    /// The world's vertices, then each level's: the vertices section's order.
+    fn vertex_pools<'b>(&'b self, world: &'b Vertices) -> impl Iterator<Item = &'b Vertices> {
+        std::iter::once(world).chain(self.trees.iter().map(|t| &*t.vertices))
+    }
+
+    /// [`Levels::vertex_pools`] into `records` and `uvs` (empty unless the header has
+    /// its flag; `VertexUvRecord::NONE` for a pool without coordinates).
     fn write_vertices(&self, world: &Vertices, records: &mut [VertexRecord], uvs: &mut [VertexUvRecord]) {
         let mut at = 0;
-        for pool in std::iter::once(world).chain(self.trees.iter().map(|t| &*t.vertices)) {
+        for pool in self.vertex_pools(world) {
             let n = pool.records.len();
             records[at..at + n].copy_from_slice(&pool.records);
             if !uvs.is_empty() {
                 match pool.uvs.is_empty() {
-                    true => uvs[at..at + n].fill(VertexUvRecord { uv: [f32::NAN; 2] }),
+                    true => uvs[at..at + n].fill(VertexUvRecord::NONE),
                     false => uvs[at..at + n].copy_from_slice(&pool.uvs),
                 }
             }

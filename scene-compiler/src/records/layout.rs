@@ -340,6 +340,16 @@ blob_record! {
     }
 }
 
+impl VertexUvRecord {
+    /// The coordinates of a vertex of a mesh without any: two NaNs.
+    pub const NONE: VertexUvRecord = VertexUvRecord { uv: [f32::NAN; 2] };
+
+    /// The coordinates, `None` for [`VertexUvRecord::NONE`] (the loader allows no other NaN).
+    pub fn get(&self) -> Option<[f32; 2]> {
+        (!self.uv[0].is_nan()).then_some(self.uv)
+    }
+}
+
 blob_record! {
     /// A triangle's unit vertex tangents, same index as its TriangleRecord (present when FLAG_TRIANGLE_TANGENTS is set): glTF's TANGENT, the bitangent being w * (n x t) with n the shading normal, pointing up the image (towards decreasing v). A triangle with a normal-mapped material has its mesh's (the file's TANGENT, else MikkTSpace); any other has the tangent its texture coordinates give per face (its edges without them), thrice.
     #[align(16)]

@@ -180,8 +180,7 @@ impl Vertices {
 
     /// A triangle's texture coordinates, when its mesh has them.
     pub fn triangle_uvs(&self, t: &Triangle) -> Option<[Vec2; 3]> {
-        let uv =
-            |i: u32| self.uvs.get(i as usize).map(|r| Vec2::from_array(r.uv)).filter(|uv| !uv.x.is_nan());
+        let uv = |i: u32| self.uvs.get(i as usize).and_then(VertexUvRecord::get).map(Vec2::from_array);
         Some([uv(t.v[0])?, uv(t.v[1])?, uv(t.v[2])?])
     }
 
@@ -203,10 +202,9 @@ impl Vertices {
         self.records.par_extend(records);
         // Coordinates for every vertex once some mesh has them: NaN for the others'.
         if !uvs.is_empty() || !self.uvs.is_empty() {
-            let none = VertexUvRecord { uv: [f32::NAN; 2] };
-            self.uvs.resize(first, none);
+            self.uvs.resize(first, VertexUvRecord::NONE);
             self.uvs.extend(uvs.iter().map(|uv| VertexUvRecord { uv: uv.to_array() }));
-            self.uvs.resize(self.records.len(), none);
+            self.uvs.resize(self.records.len(), VertexUvRecord::NONE);
         }
         u32::try_from(first).expect("scene limits keep vertex counts below 2^32")
     }

@@ -32,7 +32,7 @@ impl Triangle {
     /// other two agree).
     pub fn from_record(r: &TriangleRecord, vertices: &[VertexRecord], uvs: &[VertexUvRecord]) -> Triangle {
         let vertex = r.v.map(|i| &vertices[i as usize]);
-        let uv = |i: u32| uvs.get(i as usize).map(|t| Vec2::from_array(t.uv)).filter(|uv| !uv.x.is_nan());
+        let uv = |i: u32| uvs.get(i as usize).and_then(VertexUvRecord::get).map(Vec2::from_array);
         Triangle {
             v: vertex.map(|v| Vec3A::from_array(v.position)),
             normals: match vertex.map(|v| normal::decode(v.normal).map(Vec3A::from)) {
