@@ -206,17 +206,14 @@ fn in_layout(tree: Bvh, layout: NodeLayout) -> Bvh {
 }
 
 /// A tree per bottom level: the previous compile's where it was built over the same
-/// triangles (the same level first, then any, so a mesh that moved in the list is still
+/// triangles and vertices (the same level first, then any, so a mesh that moved in the list is still
 /// found), else a fresh build, levels in parallel. Also how many were built.
 fn bottom_trees(
     levels: &[BottomLevel],
     previous: &[Arc<BottomTree>],
     options: &CompileOptions,
 ) -> (Vec<Arc<BottomTree>>, usize) {
-    let same = |tree: &&Arc<BottomTree>, level: &BottomLevel| {
-        (Arc::ptr_eq(&tree.triangles, &level.triangles) || tree.triangles == level.triangles)
-            && (Arc::ptr_eq(&tree.vertices, &level.vertices) || tree.vertices == level.vertices)
-    };
+    let same = |tree: &&Arc<BottomTree>, level: &BottomLevel| tree.level == *level;
     let trees: Vec<(Arc<BottomTree>, bool)> = levels
         .par_iter()
         .enumerate()
@@ -235,8 +232,7 @@ fn bottom_trees(
                         .map(|t| Triangle::record_bounds(&t.record(), vertices))
                         .collect();
                     let bvh = in_layout(bvh::build(&bounds, &options.bvh), options.layout);
-                    let (triangles, vertices) = (Arc::clone(&level.triangles), Arc::clone(&level.vertices));
-                    (Arc::new(BottomTree { triangles, vertices, bvh }), true)
+                    (Arc::new(BottomTree { level: level.clone(), bvh }), true)
                 }
             }
         })

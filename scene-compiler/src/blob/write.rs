@@ -65,7 +65,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
         levels.vertex_pools(world_vertices).any(|v| v.records.par_iter().any(|r| r.normal != NO_NORMAL));
     let uvs = levels.vertex_pools(world_vertices).any(|v| !v.uvs.is_empty());
     let tangents = scene.triangles.par_iter().any(|t| t.tangents.is_some())
-        || levels.trees.iter().any(|t| t.triangles.par_iter().any(|t| t.tangents.is_some()));
+        || levels.trees.iter().any(|t| t.level.triangles.par_iter().any(|t| t.tangents.is_some()));
     let mut prim_counts: [u32; PrimKind::SLOTS] = prims.sources.each_ref().map(|s| count(s.len()));
     prim_counts[PrimKind::Triangle as usize] += count(levels.triangle_count);
     let mut header = BlobHeader {
@@ -519,8 +519,8 @@ impl<'a> Levels<'a> {
             first_triangle.push(count(triangles));
             first_vertex.push(count(vertices));
             first_node.push(count(nodes));
-            triangles += tree.triangles.len();
-            vertices += tree.vertices.records.len();
+            triangles += tree.level.triangles.len();
+            vertices += tree.level.vertices.records.len();
             nodes += inner.inner_count;
         }
         Levels {
@@ -537,7 +537,7 @@ impl<'a> Levels<'a> {
 
     /// The world's vertices, then each level's: the vertices section's order.
     fn vertex_pools<'b>(&'b self, world: &'b Vertices) -> impl Iterator<Item = &'b Vertices> {
-        std::iter::once(world).chain(self.trees.iter().map(|t| &*t.vertices))
+        std::iter::once(world).chain(self.trees.iter().map(|t| &*t.level.vertices))
     }
 
     /// [`Levels::vertex_pools`] into `records` and `uvs` (empty unless the header has
@@ -581,7 +581,7 @@ impl<'a> Levels<'a> {
         for (level, tree) in self.trees.iter().enumerate() {
             let first = self.first_triangle[level] as usize;
             for (k, &source) in tree.bvh.prim_order.iter().enumerate() {
-                let triangle = &tree.triangles[source as usize];
+                let triangle = &tree.level.triangles[source as usize];
                 records[first + k] = TriangleRecord { v: triangle.v.map(|i| self.first_vertex[level] + i) };
                 materials[slot] = triangle.material;
                 // Numbered after the world's triangles, level after level, as the
@@ -601,7 +601,7 @@ impl<'a> Levels<'a> {
         let mut at = 0;
         for tree in self.trees {
             for &source in &tree.bvh.prim_order {
-                records[at] = tangents_record(&tree.triangles[source as usize], &tree.vertices);
+                records[at] = tangents_record(&tree.level.triangles[source as usize], &tree.level.vertices);
                 at += 1;
             }
         }

@@ -24,9 +24,7 @@ pub use binned_sah::{build, build_kinds};
 pub use refit::refit;
 pub use stats::{BvhStats, stats};
 
-use std::sync::Arc;
-
-use crate::scene::{Triangle, Vertices};
+use crate::scene::BottomLevel;
 
 /// Builder options; the defaults are what `scene-compiler build` uses.
 ///
@@ -81,7 +79,6 @@ pub struct Bvh {
 /// whether the same mesh came back and reuse it.
 #[derive(Debug, PartialEq)]
 pub struct BottomTree {
-    pub triangles: Arc<Vec<Triangle>>,
-    pub vertices: Arc<Vertices>,
+    pub level: BottomLevel,
     pub bvh: Bvh,
 }

@@ -926,10 +926,18 @@ pub struct Instance {
 
 /// An instanced mesh's triangles and vertices in its own space. Shared, so that a
 /// compile that reuses the tree built over them (`compile.rs`) need not copy them.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Equal when both lists are shared or hold the same values.
+#[derive(Clone, Debug, Default)]
 pub struct BottomLevel {
     pub triangles: Arc<Vec<Triangle>>,
     pub vertices: Arc<Vertices>,
+}
+
+impl PartialEq for BottomLevel {
+    fn eq(&self, other: &BottomLevel) -> bool {
+        (Arc::ptr_eq(&self.triangles, &other.triangles) || self.triangles == other.triangles)
+            && (Arc::ptr_eq(&self.vertices, &other.vertices) || self.vertices == other.vertices)
+    }
 }
 
 /// Object to world: scale along X, Y and Z, then rotations about X, then Y, then Z
