@@ -259,10 +259,11 @@ __device__ __forceinline__ ShadedHit shade_hit(const Hit& hit, float3 origin, fl
 // same per module: a scene runs a module compiled with exactly the features it uses
 // (carried where they were not used, textures cost a scene of triangles alone 8 %:
 // docs/performance.md, "Choices in the code").
+//
+// extend_path_at takes the segment's closest hit `hit` from its caller (render.cu's
+// packets and sorted bounces trace it their own way); extend_path traces it.
 template <bool kNee>
-__device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
-    ++rays;
-    const Hit hit = traverse(p.origin, p.dir);
+__device__ __forceinline__ bool extend_path_at(Path& p, const Hit& hit, unsigned int& rays) {
     if (hit.prim == NO_HIT) {
         float weight = 1.0f;
         // MIS: next-event estimation could have drawn this direction (env_rotation_pdf.z,
@@ -383,6 +384,12 @@ __device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
     p.dir = bounce.dir;
     p.bounce_point = s.point;
     return true;
+}
+
+template <bool kNee>
+__device__ __forceinline__ bool extend_path(Path& p, unsigned int& rays) {
+    ++rays;
+    return extend_path_at<kNee>(p, traverse(p.origin, p.dir), rays);
 }
 
 // The finished sample: its radiance, or black when a component is not finite (a NaN

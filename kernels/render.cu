@@ -13,6 +13,11 @@
 //                            of its warp are idle, then they start their next samples together
 //                            (issue 40, lead 2); 0 starts each one at once. Default: 24 in
 //                            modules with triangles, 0 without (docs/performance.md, "Warp-wide refill")
+//   PT_CAMERA_PACKETS=1      with path regeneration: the lanes of a warp whose paths start in the
+//                            same iteration walk the tree together for their camera rays, as one
+//                            packet (issue 40, lead 1; traverse_packet.cuh)
+//   PT_SORTED_BOUNCES=1      with path regeneration: each bounce's closest-hit rays sorted across
+//                            the block before they are traced (issue 40, lead 3; sorted_bounces.cuh)
 
 #include "arch.cuh"
 #include "film.cuh"
@@ -22,12 +27,26 @@
 #include "denoise.cuh"
 #include "view_transform.cuh"
 #include "sampler.cuh"
+#include "sorted_bounces.cuh"
+#include "traverse_packet.cuh"
 
 // Path regeneration is the default: it beat one sample after another at every size
 // measured (docs/performance.md, "Choices in the code").
 #ifndef PT_PATH_REGENERATION
 #define PT_PATH_REGENERATION 1
 #endif
+
+#ifndef PT_CAMERA_PACKETS
+#define PT_CAMERA_PACKETS 0
+#endif
+#ifndef PT_SORTED_BOUNCES
+#define PT_SORTED_BOUNCES 0
+#endif
+static constexpr bool kCameraPackets = PT_CAMERA_PACKETS != 0;
+static constexpr bool kSortedBounces = PT_SORTED_BOUNCES != 0;
+static_assert(!(kCameraPackets || kSortedBounces) || (PT_PATH_REGENERATION && !PT_WIDE_BVH),
+              "camera packets and sorted bounces walk the binary nodes, with path regeneration");
+static_assert(!(kCameraPackets && kSortedBounces), "camera packets and sorted bounces are two schedules: pick one");
 
 #if PT_PATH_REGENERATION
 // Warp-wide refill pays on triangle scenes (the 1.31M icosphere 10 % faster, the meshes
@@ -45,6 +64,9 @@ static constexpr unsigned int kWarpRefill = kMeshes ? 24u : 0u;
 // camera rays (neighbouring pixels) walk the tree together. `warp`: the lanes of this
 // warp that render a pixel; each takes part in every vote until all are done. The
 // same samples in the same order per pixel: the same image.
+//
+// With kCameraPackets, the lanes whose paths start in the same iteration trace their
+// camera rays as one packet (traverse_packet.cuh).
 template <bool kNee>
 __device__ __forceinline__ float3 render_pixel_refill(unsigned int x, unsigned int y, unsigned int pixel_index,
                                                       unsigned int& rays, AovSum& aov, unsigned int warp) {
@@ -55,8 +77,17 @@ __device__ __forceinline__ float3 render_pixel_refill(unsigned int x, unsigned i
     Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
     bool waiting = false, finished = false;
     for (;;) {
+        const bool tracing = !waiting && !finished && p.depth < params.max_depth;
+        const unsigned int packet = kCameraPackets ? __ballot_sync(warp, tracing && p.depth == 0) : 0u;
         if (!waiting && !finished) {
-            if (p.depth < params.max_depth && extend_path<kNee>(p, rays)) {
+            bool extended = false;
+            if (tracing) {
+                ++rays;
+                const Hit hit = kCameraPackets && p.depth == 0 ? traverse_packet(p.origin, p.dir, packet)
+                                                               : traverse(p.origin, p.dir);
+                extended = extend_path_at<kNee>(p, hit, rays);
+            }
+            if (extended) {
                 ++p.depth;
             } else {
                 const float3 value = sample_value(p);
@@ -105,6 +136,58 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
     }
     return sum;
 }
+
+// Path regeneration with sorted bounces (issue 40, lead 3): every thread of the block
+// takes part in each bounce, whose closest-hit rays are traced in the block's sorted
+// order (sorted_trace) and shaded by their own threads; a path that ended starts its
+// pixel's next sample at once, as in render_pixel. `inside`: whether this thread has a
+// pixel (one without still joins every bounce). The same samples in the same order per
+// pixel: the same image.
+template <bool kNee>
+__device__ __forceinline__ float3 render_pixel_sorted(bool inside, unsigned int x, unsigned int y,
+                                                      unsigned int pixel_index, unsigned int& rays, AovSum& aov) {
+    float3 sum = make_float3(0.0f, 0.0f, 0.0f);
+    const unsigned int seed_hash = pcg_hash(params.seed);
+    const SortFrame frame = sort_frame();
+    unsigned int s = 0;
+    Path p = start_path(x, y, pixel_index, params.first_sample, seed_hash);
+    bool finished = !inside || params.samples == 0;
+    __shared__ unsigned int more[2];
+    // Cleared before the first bounce's barriers, which come before any thread sets it.
+    if (threadIdx.x == 0 && threadIdx.y == 0) more[0] = 0;
+    unsigned int iteration = 0;
+    for (;;) {
+        const bool tracing = !finished && p.depth < params.max_depth;
+        const Hit hit = sorted_trace(tracing, p.origin, p.dir, frame);
+        if (!finished) {
+            if (tracing) ++rays;
+            if (tracing && extend_path_at<kNee>(p, hit, rays)) {
+                ++p.depth;
+            } else {
+                const float3 value = sample_value(p);
+                sum += value;
+                if (kAovs) add_sample_aov(aov, p, value);
+                if (++s == params.samples) {
+                    finished = true;
+                } else {
+                    p = start_path(x, y, pixel_index, params.first_sample + s, seed_hash);
+                }
+            }
+        }
+        // Whether any thread's pixel has samples left, through shared memory and a plain
+        // barrier: __syncthreads_or's reduction barrier needs each warp converged, which the
+        // branches above do not guarantee, even after a __syncwarp (compute-sanitizer
+        // synccheck: "Divergent thread(s) in warp"; an illegal instruction on the forest).
+        // Two flags, used in turn: iteration i clears the flag of iteration i + 1, which
+        // every thread last read before the sort's barriers.
+        if (threadIdx.x == 0 && threadIdx.y == 0) more[(iteration + 1) & 1] = 0;
+        if (!finished) more[iteration & 1] = 1;
+        __syncthreads();
+        if (!more[iteration & 1]) break;
+        ++iteration;
+    }
+    return sum;
+}
 #else
 // One thread per pixel, its samples one after another: the simplest fast schedule.
 template <bool kNee>
@@ -127,25 +210,30 @@ __device__ __forceinline__ void render_film() {
     const unsigned int y = blockIdx.y * PT_BLOCK_H + threadIdx.y;
     unsigned int rays = 0;
     const bool inside = x < params.width && y < params.height;
+    const unsigned int pixel_index = y * params.width + x;
+    AovSum aov = aov_zero();
+    // The AOV rays of the launch's samples that have them, before any path: every lane of
+    // the block traces as many.
+    if (kAovs && inside) {
+        trace_pixel_aov_rays(aov, x, y, pixel_index, params.first_sample, params.samples, pcg_hash(params.seed), rays);
+    }
+    // No early return: count_rays needs every lane of the warp, the sorted bounces every
+    // thread of the block.
 #if PT_PATH_REGENERATION
-    const unsigned int warp = kWarpRefill ? __ballot_sync(0xffffffffu, inside) : 0u;
-#endif
-    // No early return: count_rays needs every lane of the warp.
-    if (inside) {
-        const unsigned int pixel_index = y * params.width + x;
-        AovSum aov = aov_zero();
-        // The AOV rays of the launch's samples that have them, before any path: every
-        // lane of the block traces as many.
-        if (kAovs) {
-            trace_pixel_aov_rays(aov, x, y, pixel_index, params.first_sample, params.samples, pcg_hash(params.seed),
-                                 rays);
-        }
-#if PT_PATH_REGENERATION
-        const float3 sum = kWarpRefill ? render_pixel_refill<kNee>(x, y, pixel_index, rays, aov, warp)
-                                       : render_pixel<kNee>(x, y, pixel_index, rays, aov);
+    float3 sum;
+    if (kSortedBounces) {
+        sum = render_pixel_sorted<kNee>(inside, x, y, pixel_index, rays, aov);
+    } else if (kWarpRefill || kCameraPackets) {
+        const unsigned int warp = __ballot_sync(0xffffffffu, inside);
+        if (inside) sum = render_pixel_refill<kNee>(x, y, pixel_index, rays, aov, warp);
+    } else if (inside) {
+        sum = render_pixel<kNee>(x, y, pixel_index, rays, aov);
+    }
 #else
-        const float3 sum = render_pixel<kNee>(x, y, pixel_index, rays, aov);
+    float3 sum;
+    if (inside) sum = render_pixel<kNee>(x, y, pixel_index, rays, aov);
 #endif
+    if (inside) {
         accumulate(pixel_index, sum);
         if (kAovs) accumulate_aov(pixel_index, aov);
     }

@@ -24,13 +24,16 @@ RESOLUTIONS=${RESOLUTIONS:-"1280x720 1920x1080"}
 FRAMES=${FRAMES:-20}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 export LD_LIBRARY_PATH="$CUDA_HOME/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# A kernel cache handed down (tools/gpu-env.sh makes one per script) is shared by the
+# sweeps of a run: each variant's modules compile once, not once per scene.
+own_cache=
+[ -n "${RENDERER_KERNEL_CACHE:-}" ] || { RENDERER_KERNEL_CACHE=$(mktemp -d); own_cache=1; }
 export RENDERER_KERNEL_CACHE
-RENDERER_KERNEL_CACHE=$(mktemp -d)
 mkdir -p "$OUT"
 scene=${SCENE:-assets/scenes/rtiow_final.ron}
 read -r -a settings <<< "${SETTINGS---spp 30 --max-depth 50}"
 # Table cells from one bench report.
-fields="$RENDERER_KERNEL_CACHE/fields.py"
+fields=$(mktemp --suffix .py)
 cat > "$fields" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))
@@ -71,5 +74,6 @@ for variant in "$@"; do
     done
     table+="$row$resources"$'\n'
 done
-rm -rf "$RENDERER_KERNEL_CACHE"
+rm -f "$fields"
+[ -z "$own_cache" ] || rm -rf "$RENDERER_KERNEL_CACHE"
 printf '%s' "$table" | tee "$OUT/sweep.txt"

@@ -58,6 +58,8 @@ fn kernels_compile_for_every_architecture_and_schedule() {
             (&["PT_PATH_REGENERATION=0"], all),
             (&["PT_PATH_REGENERATION=0"], sobol(all)),
             (&["PT_WIDE_BVH=1"], all),
+            (&["PT_CAMERA_PACKETS=1"], all),
+            (&["PT_SORTED_BOUNCES=1"], all),
         ] {
             let cubin = nvrtc
                 .compile(&sources, &options(defines).nvrtc_args(arch, variant))
