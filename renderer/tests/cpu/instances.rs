@@ -404,6 +404,65 @@ fn a_closed_mesh_under_any_transform_keeps_the_lamps_outside_out() {
     }
 }
 
+/// A quad of two triangles, facing down (its front faces towards -y), `size` wide.
+fn quad_facing_down(size: f32) -> Geometry {
+    let h = size / 2.0;
+    Geometry {
+        normals: Vec::new(),
+        positions: vec![
+            Vec3::new(-h, 0.0, -h),
+            Vec3::new(h, 0.0, -h),
+            Vec3::new(h, 0.0, h),
+            Vec3::new(-h, 0.0, h),
+        ],
+        triangles: vec![[0, 1, 2], [0, 2, 3]],
+    }
+}
+
+/// An emissive instance is no light (the light table names the world's primitives; a
+/// bottom level's triangles have slots of their own in the per-primitive rows, with pick
+/// probability 0), so next-event estimation never draws it and a path that reaches it
+/// counts its emission fully, beside a world whose emissive quad is a light: the plane
+/// under the instance comes out the same with NEE and without.
+#[test]
+fn an_emissive_instance_is_no_light_and_nee_agrees_with_bsdf_sampling() {
+    let grey = MaterialKind::Lambert { albedo: Vec3::splat(0.5) };
+    let lamp = MaterialKind::Emissive { color: Vec3::ONE, strength: 4.0, albedo: Vec3::ZERO };
+    let target = Vec3::new(0.2, 0.0, 0.1);
+    let camera = pinhole(target + Vec3::new(0.0, 1.0, 4.0), target, 0.05);
+    let mut s =
+        scene(camera, Sky::Constant(Vec3::ZERO), &[grey, lamp], &[(Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0)]);
+    let mesh = |geometry: &Geometry, translate: Vec3, instanced: bool| {
+        let placement = Transform { translate, ..Transform::default() };
+        Mesh {
+            file: "quad.ply".into(),
+            material: Some(1),
+            transform: if instanced { Transform::default() } else { placement },
+            instances: if instanced { vec![placement.into()] } else { Vec::new() },
+            data: Arc::new(MeshData {
+                path: "quad.ply".into(),
+                positions: geometry.positions.clone(),
+                triangles: geometry.triangles.clone(),
+                ..MeshData::default()
+            }),
+            ..Mesh::default()
+        }
+    };
+    // The world's lamp: small, so that a hit on the instance weighted with its light pdf
+    // (the slot of the same index in the world) would count for almost nothing.
+    s.meshes = vec![
+        mesh(&quad_facing_down(0.1), Vec3::new(3.0, 1.0, 0.0), false),
+        mesh(&quad_facing_down(1.0), Vec3::new(0.0, 1.5, 0.0), true),
+    ];
+    let cpu = cpu(&s);
+    assert!(!cpu.instances.is_empty(), "the second quad is an instance");
+    let (nee, nee_se) = cpu_support::estimate(&s, (1, 1), 512, 4, true, 16);
+    let (bsdf, bsdf_se) = cpu_support::estimate(&s, (1, 1), 4096, 4, false, 16);
+    assert!(bsdf > 0.0, "the quads light the plane");
+    let tolerance = 5.0 * (nee_se * nee_se + bsdf_se * bsdf_se).sqrt();
+    assert!((nee - bsdf).abs() <= tolerance, "NEE {nee} ± {nee_se}, BSDF only {bsdf} ± {bsdf_se}");
+}
+
 /// An instance file's material replaces the model's own where that instance is seen,
 /// and only there.
 #[test]
