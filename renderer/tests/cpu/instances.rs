@@ -282,6 +282,7 @@ fn awkward_transforms(center: Vec3) -> Vec<Transform> {
 /// A mesh whose model is a glTF mesh placed by `maps` (an instanced part).
 fn placed(geometry: &Geometry, maps: Vec<Affine3A>, material: u32) -> Mesh {
     let part = InstancedPart {
+        mesh: 0,
         geometry: MeshData {
             positions: geometry.positions.clone(),
             triangles: geometry.triangles.clone(),

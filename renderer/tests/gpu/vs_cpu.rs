@@ -323,7 +323,7 @@ fn instances_gpu_matches_cpu() {
             material: Some(2),
             data: Arc::new(MeshData {
                 path: "ico.glb".into(),
-                instanced: vec![InstancedPart { geometry, placements: maps.to_vec() }],
+                instanced: vec![InstancedPart { mesh: 0, geometry, placements: maps.to_vec() }],
                 ..MeshData::default()
             }),
             ..Mesh::default()

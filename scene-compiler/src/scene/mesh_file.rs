@@ -34,7 +34,7 @@ use ply_rs_bw::{parser, ply};
 use super::model::{InstancedPart, MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
 use super::{gltf_buffers, gltf_check, gltf_draco, gltf_instancing, gltf_primitive, obj_check, ply_bulk};
-use crate::{files, limits};
+use crate::{files, limits, ranges};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
 /// `max_triangles` triangles (what the scene's meshes read before it left of the
@@ -59,7 +59,7 @@ pub fn read_within(path: &Path, max_triangles: usize) -> Result<MeshData, String
             let geometry = model_data(path, p.geometry, true).map_err(|e| {
                 format!("mesh {} (placed {} times, read once): {e}", p.mesh, p.placements.len())
             })?;
-            Ok(InstancedPart { geometry, placements: p.placements })
+            Ok(InstancedPart { mesh: p.mesh, geometry, placements: p.placements })
         })
         .collect::<Result<Vec<_>, String>>()?;
     // A file whose every mesh is instanced has no triangles placed once.
@@ -574,8 +574,8 @@ impl GltfWalk<'_> {
     }
 }
 
-/// An instanced mesh's placement: finite, and invertible (the renderer takes rays into
-/// the mesh's space).
+/// An instanced mesh's placement: finite, and invertible in f32 (the renderers take rays
+/// into the mesh's space; `ranges::placement_invertible`).
 fn placement(m: Mat4) -> Result<Affine3A, String> {
     let a = Affine3A::from_mat4(m);
     if !a.is_finite() {
@@ -583,6 +583,11 @@ fn placement(m: Mat4) -> Result<Affine3A, String> {
     }
     if a.matrix3.determinant() == 0.0 || !a.inverse().is_finite() {
         return Err(format!("its world transform {m} flattens the mesh (it cannot be inverted)"));
+    }
+    if !ranges::placement_invertible(&a) {
+        return Err(format!(
+            "its world transform {m} stretches the mesh too unevenly for 32-bit floats to undo (the renderers take rays into the mesh's space)"
+        ));
     }
     Ok(a)
 }

@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 use rayon::prelude::*;
 
 use crate::{limits, ranges};
@@ -59,6 +59,22 @@ fn model_box(data: &MeshData) -> Option<[Vec3; 2]> {
         }
     }
     (!bounds[0].cmpgt(bounds[1]).any()).then_some(bounds)
+}
+
+/// What to do about a placement 32-bit floats cannot undo.
+const UNEVEN_HINT: &str = "stretch the model in one place (an instance's `scale`, the mesh's `transform` or the model file's nodes), or less: two scales per axis with a rotation between them shear it";
+
+/// The first of `data`'s instanced glTF parts' placements that 32-bit floats cannot undo
+/// after `outer` (the mesh's `transform`, or one of its instances' placements), each fine
+/// alone: (the part's glTF mesh, the placement's index). The renderers take rays into
+/// the part's space through the two maps composed.
+fn uneven_part(outer: &Affine3A, data: &MeshData) -> Option<(usize, usize)> {
+    data.instanced.iter().find_map(|part| {
+        part.placements
+            .iter()
+            .position(|inner| !ranges::placement_invertible(&(*outer * *inner)))
+            .map(|j| (part.mesh, j))
+    })
 }
 
 /// How many material names an "unknown material" hint lists.
@@ -477,6 +493,13 @@ impl Checker<'_> {
             }
             if !mesh.is_instanced() {
                 self.mesh_placement(&field("transform"), &mesh.file, &mesh.transform, &mesh.data);
+                if let Some((m, j)) = uneven_part(&mesh.transform.matrix(), &mesh.data) {
+                    let message = format!(
+                        "this `transform` stretches glTF mesh {m} of model `{}`, as its node placement {j} in the file places it, too unevenly for 32-bit floats to undo (the renderers take rays into the mesh's space)",
+                        mesh.file
+                    );
+                    self.report(&field("transform"), message, "out of range").set_hint(UNEVEN_HINT);
+                }
             } else if self.model_in_own_space(&field("file"), &mesh.file, &mesh.data)
                 && instances_ok
                 && file_read
@@ -671,9 +694,16 @@ impl Checker<'_> {
                     format!(
                         "stretches model `{file}` too unevenly for 32-bit floats to undo (the renderers take rays into the model's space)"
                     ),
-                    "stretch it in one place, the instance's `scale` or the mesh's `transform`, or less: two scales per axis with a rotation between them shear it",
+                    UNEVEN_HINT,
                 )),
-                None => None,
+                None => uneven_part(&to_world, &mesh.data).map(|(m, j)| {
+                    (
+                        format!(
+                            "stretches glTF mesh {m} of model `{file}`, as its node placement {j} in the file places it, too unevenly for 32-bit floats to undo (the renderers take rays into the mesh's space)"
+                        ),
+                        UNEVEN_HINT,
+                    )
+                }),
             }
         };
         let count = mesh.placement_count();

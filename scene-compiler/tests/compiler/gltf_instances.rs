@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
-use scene_compiler::scene::{MeshData, Scene};
+use scene_compiler::scene::{MeshData, Scene, Transform};
 use serde_json::{Value, json};
 
 use super::hostile_models::{assert_refused, floats, parse_mesh, put};
@@ -388,6 +388,81 @@ fn broken_instancing_is_refused_naming_the_extension() {
     g.json["nodes"][n]["extensions"]["EXT_mesh_gpu_instancing"] = json!({"count": 3});
     g.save(dir, "no-attributes-object");
     assert_refused(dir, "no-attributes-object.gltf", &["EXT_mesh_gpu_instancing", "no `attributes`"]);
+}
+
+/// A stretch 32-bit floats cannot undo once composed (two scales per axis with a
+/// rotation between them, as `meshes.rs`'s test of RON instances has it): each map alone
+/// is fine.
+fn stretch(rotate_deg: [f32; 3]) -> Mat4 {
+    let t = Transform {
+        rotate_deg: Vec3::from(rotate_deg),
+        scale: Vec3::new(1000.0, 0.001, 1.0),
+        ..Transform::default()
+    };
+    Mat4::from(t.matrix())
+}
+
+/// A mesh placed by two nodes under a parent whose stretch, composed with theirs, 32-bit
+/// floats cannot undo is refused as the file is read, naming the node (it compiled to a
+/// blob that failed its own check).
+#[test]
+fn a_node_placement_floats_cannot_undo_is_refused_naming_the_node() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut g = Gltf::new();
+    let mesh = g.mesh(1, 0.0, None);
+    g.node(json!({"matrix": stretch([20.0, 30.0, 40.0]).to_cols_array(), "children": [1, 2]}), true);
+    g.node(json!({"mesh": mesh}), false);
+    g.node(json!({"mesh": mesh, "matrix": stretch([50.0, -30.0, 10.0]).to_cols_array()}), false);
+    g.save(dir.path(), "uneven");
+    assert_refused(dir.path(), "uneven.gltf", &["node 2", "too unevenly for 32-bit floats to undo"]);
+}
+
+/// Node placements fine alone, which the mesh's `transform` or an instance stretches
+/// past what 32-bit floats can undo: an error at that `transform` or instance, naming
+/// the glTF mesh and its placement.
+#[test]
+fn a_transform_that_makes_a_node_placement_uneven_is_an_error_at_the_transform() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut g = Gltf::new();
+    let mesh = g.mesh(1, 0.0, None);
+    g.node(json!({"mesh": mesh, "translation": [3, 0, 0]}), true);
+    g.node(json!({"mesh": mesh, "matrix": stretch([50.0, -30.0, 10.0]).to_cols_array()}), true);
+    g.save(dir.path(), "nodes");
+    let stretched = "(rotate_deg: (20, 30, 40), scale: (1000, 0.001, 1))";
+    let parse = |entry: &str| {
+        let text = format!(
+            r#"Scene(
+    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
+    materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }},
+    meshes: [
+        {entry}
+    ],
+)"#
+        );
+        scene_compiler::scene::parse(&text, &dir.path().join("scene.ron").display().to_string())
+    };
+    parse(r#"(file: "nodes.gltf", material: "clay", transform: (rotate_deg: (20, 30, 40), scale: 2))"#)
+        .expect("a uniform scale composes with any node");
+    for (entry, marker) in [
+        (format!(r#"(file: "nodes.gltf", material: "clay", transform: {stretched}),"#), stretched),
+        (
+            format!(
+                r#"(file: "nodes.gltf", material: "clay", instances: [(translate: (1, 0, 0)), {stretched}]),"#
+            ),
+            stretched,
+        ),
+    ] {
+        let err = parse(&entry).expect_err(&entry);
+        let d = &err.diagnostics()[0];
+        let message = d.message();
+        assert!(
+            message.contains("stretches glTF mesh 0 of model `nodes.gltf`, as its node placement 1 in the file places it, too unevenly for 32-bit floats to undo"),
+            "{entry}: {message}"
+        );
+        // The entry starts in column 9 of line 5.
+        let at = 9 + entry.find(marker).expect("the marker is in the entry");
+        assert_eq!((d.line(), d.column()), (Some(5), Some(at)), "{entry}: {message}");
+    }
 }
 
 /// (e) A node that mirrors (scale -1 on x, or a matrix of negative determinant) keeps

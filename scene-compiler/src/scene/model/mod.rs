@@ -1028,6 +1028,8 @@ pub struct MeshData {
 /// A glTF mesh placed more than once in its file.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstancedPart {
+    /// Its mesh's index in the file, for errors.
+    pub mesh: usize,
     /// Its triangles in the mesh's own space; `triangle_materials` index the whole
     /// file's `materials` (this one's `materials` is empty).
     pub geometry: MeshData,
