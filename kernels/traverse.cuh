@@ -108,16 +108,19 @@ __device__ __forceinline__ unsigned int instance_material(unsigned int i) {
 }
 
 // Two levels, one walk (docs/path-tracing.md, "Instances"): at a leaf of instances the
-// walk enters the leaf's first instance: it pushes the rest of the leaf, then a marker
-// that takes the ray back to the world when popped, and goes on down the instance's
-// bottom level with the ray in its space. One loop for both levels keeps a warp's lanes
-// in the same code whichever level each is in; a walk within a walk (one loop per
-// level, each with its own stack) ran the 400-tree forest 27 % slower than the same
-// triangles flattened. The marker is a leaf link of kind 7, which no blob has.
-#define EXIT_INSTANCE (BLOB_LEAF_FLAG | BLOB_PRIM_KIND_MASK)
-// World entries (at most the depth), the rest of a leaf and the marker, then the
-// bottom level's entries (at most its depth).
-#define WALK_STACK (kInstances ? 2 * BLOB_MAX_BVH_DEPTH + 2 : BLOB_MAX_BVH_DEPTH)
+// walk enters the leaf's first instance: it pushes the rest of the leaf, notes the
+// stack's length (`world_len`: below it the world's entries, above it the bottom
+// level's), and goes on down the instance's bottom level with the ray in its space; a
+// pop that brings the stack back to `world_len` takes the ray back to the world. One
+// loop for both levels keeps a warp's lanes in the same code whichever level each is in;
+// a walk within a walk (one loop per level, each with its own stack) ran the 400-tree
+// forest 27 % slower than the same triangles flattened. (A marker entry pushed at each
+// instance entered, popped on the way out, did what `world_len` does with a store and
+// a load more per instance: docs/performance.md.)
+#define NOT_IN_INSTANCE 0xffffffffu
+// World entries (at most the depth), the rest of a leaf, then the bottom level's
+// entries (at most its depth).
+#define WALK_STACK (kInstances ? 2 * BLOB_MAX_BVH_DEPTH + 1 : BLOB_MAX_BVH_DEPTH)
 
 // The ray as the walk uses it: in the world, or in the space of the instance whose
 // bottom level it is in (`instance`, else NO_HIT), with that instance's material in
@@ -138,11 +141,13 @@ __device__ __forceinline__ WalkRay back_to_world(float3 origin, float3 dir, floa
     return WalkRay{origin, dir, node_ray_inv(origin, world_inv), NO_HIT, NO_HIT};
 }
 
-// Enters the first instance of leaf `leaf` (the rest of the leaf and the marker pushed
-// as `entry(link)`): `w` becomes the ray in its space; returns its root link.
+// Enters the first instance of leaf `leaf` (the rest of the leaf pushed as
+// `entry(link)`): `w` becomes the ray in its space and `world_len` the stack's length
+// below the bottom level's entries; returns its root link.
 template <typename Entry, typename Stack>
 __device__ __forceinline__ unsigned int enter_instance(unsigned int leaf, float3 origin, float3 dir, WalkRay& w,
-                                                       Stack* stack, unsigned int& stack_len, Entry entry) {
+                                                       Stack* stack, unsigned int& stack_len, unsigned int& world_len,
+                                                       Entry entry) {
     const unsigned int first = leaf & BLOB_PRIM_INDEX_MASK;
     const unsigned int count = ((leaf & BLOB_LEAF_COUNT_MASK) >> BLOB_LEAF_COUNT_SHIFT) + 1u;
     if (count > 1u) {
@@ -150,7 +155,7 @@ __device__ __forceinline__ unsigned int enter_instance(unsigned int leaf, float3
                                   ((count - 2u) << BLOB_LEAF_COUNT_SHIFT) | (first + 1u);
         stack[stack_len++] = entry(rest);
     }
-    stack[stack_len++] = entry(EXIT_INSTANCE);
+    world_len = stack_len;
     const InstanceRecord* inst = instance_at(first);
     instance_ray(inst, origin, dir, w.origin, w.dir);
     w.nodes = node_ray(w.origin, w.dir);
@@ -168,7 +173,7 @@ __device__ __forceinline__ unsigned int enter_instance(unsigned int leaf, float3
 // far planes in z, w: the slab test needs no min/max to sort planes (the min/max were
 // the largest instruction class; docs/performance.md, "Choices in the code"). A stack
 // entry keeps its box's entry distance, so a subtree behind a closer hit found
-// meanwhile is dropped unvisited (the rest of an instance leaf and the marker keep 0).
+// meanwhile is dropped unvisited (the rest of an instance leaf keeps 0).
 __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     static_assert(BLOB_NO_MATERIAL == NO_HIT, "an instance without a material of its own reads as NO_HIT");
     const DeviceNode* __restrict__ nodes = params.nodes;
@@ -179,12 +184,12 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
     unsigned int instance = NO_HIT;
     // x: a child link; y: the bits of its box's entry distance.
     uint2 stack[WALK_STACK];
-    unsigned int stack_len = 0;
+    unsigned int stack_len = 0, world_len = NOT_IN_INSTANCE;
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
             if (holds_instances(node)) {
-                node = enter_instance(node, origin, dir, w, stack, stack_len,
+                node = enter_instance(node, origin, dir, w, stack, stack_len, world_len,
                                       [](unsigned int link) { return make_uint2(link, 0u); });
                 continue;
             }
@@ -209,12 +214,13 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
         }
         // Pop the nearest pending subtree that can still hold a closer hit.
         bool popped = false;
-        while (stack_len > 0) {
-            const uint2 entry = stack[--stack_len];
-            if (kInstances && entry.x == EXIT_INSTANCE) {
+        for (;;) {
+            if (kInstances && stack_len == world_len) {
                 w = back_to_world(origin, dir, world_inv);
-                continue;
+                world_len = NOT_IN_INSTANCE;
             }
+            if (stack_len == 0) break;
+            const uint2 entry = stack[--stack_len];
             if (__uint_as_float(entry.y) < t_closest) {
                 node = entry.x;
                 popped = true;
@@ -236,12 +242,13 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
     WalkRay w = world_ray(origin, dir);
     const float3 world_inv = w.nodes.inv_dir;
     unsigned int stack[WALK_STACK];
-    unsigned int stack_len = 0;
+    unsigned int stack_len = 0, world_len = NOT_IN_INSTANCE;
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
             if (holds_instances(node)) {
-                node = enter_instance(node, origin, dir, w, stack, stack_len, [](unsigned int link) { return link; });
+                node = enter_instance(node, origin, dir, w, stack, stack_len, world_len,
+                                      [](unsigned int link) { return link; });
                 continue;
             }
             float t = t_max;
@@ -258,12 +265,12 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
                 continue;
             }
         }
-        for (;;) {
-            if (stack_len == 0) return false;
-            node = stack[--stack_len];
-            if (!(kInstances && node == EXIT_INSTANCE)) break;
+        if (kInstances && stack_len == world_len) {
             w = back_to_world(origin, dir, world_inv);
+            world_len = NOT_IN_INSTANCE;
         }
+        if (stack_len == 0) return false;
+        node = stack[--stack_len];
     }
 }
 

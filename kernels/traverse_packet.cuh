@@ -14,7 +14,7 @@
 // distance (+inf where its ray misses the box), so a popped subtree is dropped only when
 // no lane can find a closer hit in it. Garanzha & Loop 2010 (the warp as the packet), with
 // Wald et al.'s masked packet traversal; the binary walk's nodes, leaves and instance
-// marker (traverse.cuh).
+// entries (traverse.cuh).
 __device__ __forceinline__ Hit traverse_packet(float3 origin, float3 dir, unsigned int packet) {
     const DeviceNode* __restrict__ nodes = params.nodes;
     const unsigned int missed = __float_as_uint(PT_INFINITY);
@@ -25,14 +25,14 @@ __device__ __forceinline__ Hit traverse_packet(float3 origin, float3 dir, unsign
     unsigned int instance = NO_HIT;
     // x: a child link, the same in every lane; y: the bits of this lane's entry distance.
     uint2 stack[WALK_STACK];
-    unsigned int stack_len = 0;
+    unsigned int stack_len = 0, world_len = NOT_IN_INSTANCE;
     unsigned int node = params.bvh_root;
     // Whether this lane's ray needs `node`.
     bool active = true;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
             if (holds_instances(node)) {
-                node = enter_instance(node, origin, dir, w, stack, stack_len,
+                node = enter_instance(node, origin, dir, w, stack, stack_len, world_len,
                                       [active, missed](unsigned int link) { return make_uint2(link, active ? 0u : missed); });
                 continue;
             }
@@ -68,12 +68,13 @@ __device__ __forceinline__ Hit traverse_packet(float3 origin, float3 dir, unsign
         // Pop the nearest pending subtree that some lane can still find a closer hit in.
         // The stack's length is the same in every lane, so they leave this loop together.
         bool popped = false;
-        while (stack_len > 0) {
-            const uint2 entry = stack[--stack_len];
-            if (kInstances && entry.x == EXIT_INSTANCE) {
+        for (;;) {
+            if (kInstances && stack_len == world_len) {
                 w = back_to_world(origin, dir, world_inv);
-                continue;
+                world_len = NOT_IN_INSTANCE;
             }
+            if (stack_len == 0) break;
+            const uint2 entry = stack[--stack_len];
             const bool needed = __uint_as_float(entry.y) < t_closest;
             if (__any_sync(packet, needed)) {
                 node = entry.x;
