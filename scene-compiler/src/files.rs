@@ -107,6 +107,22 @@ pub(crate) fn read_exact_at(file: &File, offset: u64, piece: &mut [u8]) -> io::R
 /// `fsync`: that guards against a power cut, not against our own errors, and would add
 /// tens to hundreds of ms to an 82 MB blob's compile.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_pending(path, bytes)?.commit()
+}
+
+/// A complete temporary file that replaces its destination on [`PendingFile::commit`]
+/// and is removed when dropped uncommitted: what lets `scene-compiler build` write a
+/// blob while it is still being checked, and leave nothing behind if the check fails.
+#[must_use = "dropping a PendingFile removes it; commit it to replace the destination"]
+pub struct PendingFile {
+    temp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    committed: bool,
+}
+
+/// [`write_atomic`] up to the rename: `bytes` in a temporary file beside `path`, which
+/// the returned [`PendingFile`] renames over `path` or removes.
+pub fn write_pending(path: &Path, bytes: &[u8]) -> io::Result<PendingFile> {
     use std::io::Write;
     let folder = match path.parent() {
         Some(f) if !f.as_os_str().is_empty() => f,
@@ -116,19 +132,30 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(name);
     temp_name.push(format!(".{}.tmp", std::process::id()));
-    let temp = folder.join(temp_name);
-    let written = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.flush()
-    })();
-    match written.and_then(|()| std::fs::rename(&temp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            // Best effort: the error to report is the write's.
-            let _ = std::fs::remove_file(&temp);
-            Err(e)
+    let pending = PendingFile { temp: folder.join(temp_name), path: path.to_path_buf(), committed: false };
+    // From here on, an error drops `pending`, which removes what was written.
+    let mut file = File::create(&pending.temp)?;
+    file.write_all(bytes)?;
+    file.flush()?;
+    Ok(pending)
+}
+
+impl PendingFile {
+    /// Renames the temporary file over the destination (atomically).
+    pub fn commit(mut self) -> io::Result<()> {
+        std::fs::rename(&self.temp, &self.path)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if self.committed {
+            return;
         }
+        // Best effort: the error to report is whatever made the caller give up.
+        let _ = std::fs::remove_file(&self.temp);
     }
 }
 
@@ -191,6 +218,31 @@ mod tests {
         }
         let missing = read(&dir.join("missing.ron")).unwrap_err();
         assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pending file replaces its destination only when committed; dropped, it leaves
+    /// the old file as it was and nothing beside it.
+    #[test]
+    fn pending_files_replace_only_when_committed() {
+        let dir = std::env::temp_dir().join(format!("scene-compiler-pending-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("scene.blob");
+        std::fs::write(&path, b"old").unwrap();
+        let listing = || {
+            let mut names: Vec<_> =
+                std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            names.sort();
+            names
+        };
+        let pending = write_pending(&path, b"abandoned").unwrap();
+        assert_eq!(listing().len(), 2, "the temporary file is beside the destination");
+        drop(pending);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(listing(), ["scene.blob"]);
+        write_pending(&path, b"new").unwrap().commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(listing(), ["scene.blob"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
