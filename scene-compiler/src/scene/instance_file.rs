@@ -2,8 +2,9 @@
 //! z` its translation, optional `rx ry rz` its rotation in degrees, in the order a
 //! `transform` applies them, and an optional `scale`, each float or double; an optional
 //! integer `material`, an index into the scene's materials that replaces the model's),
-//! read through `ply-rs-bw` (ascii, binary little and big endian) into an
-//! [`InstanceFileData`]; and the writer `scene-gen` and the tests use.
+//! read through `ply-rs-bw` (ascii, binary little and big endian; the common binary
+//! little-endian layout in bulk, `instance_bulk.rs`) into an [`InstanceFileData`]; and
+//! the writer `scene-gen` and the tests use.
 //!
 //! Errors say what is wrong inside the file (a missing or mistyped property, a vertex
 //! by its number); the scene's validation puts them at the mesh's `instance_file`
@@ -17,12 +18,13 @@
 //! Not here: placing the model (`Mesh::placements`, and compiling).
 
 use std::fmt::Write as _;
-use std::io::{BufReader, Read as _};
+use std::io::{BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
 use glam::Vec3;
 use ply_rs_bw::{parser, ply};
 
+use super::instance_bulk;
 use super::model::{InstanceFileData, PlacedInstance, Transform};
 use super::ply_elements::{check_counts, type_name};
 use super::sphere_file::PlyEncoding;
@@ -37,9 +39,10 @@ pub(crate) const LAYOUT: &str = "an instance file is a PLY point list: a `vertex
 /// scale in range, a material it has) is the caller's check.
 pub fn read(path: &Path) -> Result<InstanceFileData, String> {
     let (file, size) = crate::files::open_input(path, limits::MAX_INPUT_BYTES).map_err(|e| e.to_string())?;
-    let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, file.take(size)));
     let point_parser = parser::Parser::<PlyInstance>::new();
-    let header = point_parser.read_header(&mut reader).map_err(|e| format!("not a PLY file: {e}"))?;
+    let mut head = parser::Reader::new(BufReader::new(&file));
+    let header = point_parser.read_header(&mut head).map_err(|e| format!("not a PLY file: {e}"))?;
+    let header_len = head.get_mut().stream_position().map_err(|e| e.to_string())?;
     let Some(vertex) = header.elements.get("vertex") else {
         return Err(
             "no `vertex` element: an instance file has one, with `x y z` (and `rx ry rz`, `scale`, `material`)"
@@ -55,6 +58,12 @@ pub fn read(path: &Path) -> Result<InstanceFileData, String> {
     }
     check_counts(&header, size)?;
     let rewrite = rewritable(&header);
+    if let Some(points) = instance_bulk::read(&file, size, header_len, &header)? {
+        let instances = lower(points, has_material)?;
+        return Ok(InstanceFileData { path: path.to_path_buf(), instances, rewrite });
+    }
+    (&file).seek(SeekFrom::Start(header_len)).map_err(|e| e.to_string())?;
+    let mut reader = parser::Reader::new(BufReader::with_capacity(1 << 20, (&file).take(size - header_len)));
     // Elements come in header order: those before the vertices are read and dropped.
     for element in header.elements.values() {
         let what = |e: parser::ParseError| format!("element `{}`: {e}", element.name);
@@ -68,7 +77,7 @@ pub fn read(path: &Path) -> Result<InstanceFileData, String> {
 }
 
 /// The properties read as numbers (the rest is `material`).
-const FLOATS: [&str; 7] = ["x", "y", "z", "rx", "ry", "rz", "scale"];
+pub(super) const FLOATS: [&str; 7] = ["x", "y", "z", "rx", "ry", "rz", "scale"];
 
 /// Whether the vertex element has a `material`; an error when `x y z` are not all there
 /// as float or double, `rx ry rz` are not all there or all absent, any of them or
@@ -158,12 +167,17 @@ fn lower(points: Vec<PlyInstance>, has_material: bool) -> Result<Vec<PlacedInsta
 
 /// One vertex's values, whatever the property types (doubles rounded to `f32`), in the
 /// order of [`FLOATS`].
-struct PlyInstance {
-    values: [f32; 7],
-    material: i64,
+pub(super) struct PlyInstance {
+    pub values: [f32; 7],
+    pub material: i64,
 }
 
 impl PlyInstance {
+    /// The identity where the file has no rotation or scale.
+    pub fn identity() -> Self {
+        PlyInstance { values: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], material: 0 }
+    }
+
     fn set(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
         match FLOATS.iter().position(|&name| name == key) {
             Some(k) => {
@@ -185,8 +199,7 @@ impl PlyInstance {
 
 impl ply::PropertyAccess for PlyInstance {
     fn new() -> Self {
-        // The identity where the file has no rotation or scale.
-        PlyInstance { values: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0], material: 0 }
+        PlyInstance::identity()
     }
     fn set_float(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
         self.set(key, value)

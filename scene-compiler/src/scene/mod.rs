@@ -28,6 +28,7 @@ mod gltf_instancing;
 mod gltf_primitive;
 mod heightmap;
 pub mod image_file;
+mod instance_bulk;
 mod instance_file;
 mod lex;
 pub(crate) mod list;

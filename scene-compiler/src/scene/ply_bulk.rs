@@ -19,7 +19,7 @@ use ply_rs_bw::ply::{ElementDef, Encoding, Header, PropertyType, ScalarType};
 use rayon::prelude::*;
 
 /// Vertices or faces per task: a few hundred KB of the file each.
-const PER_TASK: usize = 1 << 15;
+pub(super) const PER_TASK: usize = 1 << 15;
 /// Bytes of a triangle in the face element: a `uchar` count of 3, three 4-byte indices.
 const FACE_BYTES: usize = 13;
 
@@ -164,7 +164,7 @@ fn read_triangles(file: &File, at: u64, count: usize, signed: bool) -> Result<Op
 }
 
 /// `len` bytes of `file` from `offset`.
-fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, String> {
+pub(super) fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, String> {
     let mut bytes = vec![0u8; len];
     crate::files::read_exact_at(file, offset, &mut bytes)
         .map_err(|e| format!("cannot read the payload: {e}"))?;
