@@ -679,8 +679,9 @@ impl Checker<'_> {
             .map(|c| Vec3::new([lo.x, hi.x][c & 1], [lo.y, hi.y][c >> 1 & 1], [lo.z, hi.z][c >> 2]))
             .collect();
         let file = &mesh.file;
+        let outer = mesh.transform.matrix();
         let problem = |k: usize| {
-            let (to_world, _) = mesh.placement(k);
+            let (to_world, _) = mesh.placement_after(&outer, k);
             let far =
                 corners.iter().map(|&c| to_world.transform_point3(c)).find(|&p| !ranges::coordinate_ok(p));
             match far {

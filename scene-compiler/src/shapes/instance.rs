@@ -51,6 +51,13 @@ impl Shape for Instance {
         }
     }
 
+    /// Its record's box without the record: the same floats, without the inverse of its
+    /// placement that the record holds (at 10^6 instances, 20 ms of the BVH stage of a
+    /// moved instance's reload on the 2-core dev machine).
+    fn bounds(&self, _: &[VertexRecord]) -> Aabb {
+        Aabb { min: self.bounds[0], max: self.bounds[1] }
+    }
+
     fn record_bounds(record: &InstanceRecord, _: &[VertexRecord]) -> Aabb {
         let xyz = |v: &[f32; 4]| Vec3::from_slice(&v[..3]);
         Aabb { min: xyz(&record.bounds_min), max: xyz(&record.bounds_max) }

@@ -74,6 +74,11 @@ pub trait Shape: Sized + Clone + PartialEq + Sync {
     /// indexes (the scene's, a bottom level's or the blob's); the other kinds' records
     /// hold all of their geometry and ignore it.
     fn record_bounds(record: &Self::Record, vertices: &[VertexRecord]) -> Aabb;
+    /// The box of the shape's record ([`Shape::record_bounds`]), for a kind that can give
+    /// it without encoding the record (an instance's holds the inverse of its placement).
+    fn bounds(&self, vertices: &[VertexRecord]) -> Aabb {
+        Self::record_bounds(&self.record(), vertices)
+    }
     /// Why a record read from a blob cannot be rendered, if it cannot (its indices
     /// into `vertices` are in range: the blob reader checks them first).
     fn check_record(record: &Self::Record, vertices: &[VertexRecord]) -> Result<(), &'static str>;
@@ -88,7 +93,7 @@ pub fn bounds(scene: &Scene) -> Vec<Aabb> {
     let mut bounds = Vec::with_capacity(PrimKind::ALL.iter().map(|&kind| count(scene, kind)).sum());
     for kind in PrimKind::ALL {
         let vertices = &scene.vertices.records;
-        with_shape!(kind, S => bounds.par_extend(S::of(scene).par_iter().map(|s| S::record_bounds(&s.record(), vertices))));
+        with_shape!(kind, S => bounds.par_extend(S::of(scene).par_iter().map(|s| s.bounds(vertices))));
     }
     bounds
 }
