@@ -413,6 +413,14 @@ __device__ __forceinline__ void add_sample_aov(AovSum& s, const Path& p, float3 
     s.normal_l2.w += l * l;
 }
 
+// Adds the ended path `p`'s sample to a pixel's sums: its value (sample_value) to `sum`,
+// its AOVs to `aov`.
+__device__ __forceinline__ void add_sample(const Path& p, float3& sum, AovSum& aov) {
+    const float3 value = sample_value(p);
+    sum += value;
+    if (kAovs) add_sample_aov(aov, p, value);
+}
+
 // The AOVs of one camera ray (CPU: aov.rs `trace_aov_ray`): the depth of its first hit,
 // the albedo and normal of the first hit that is not a delta lobe, mirrors and glass
 // followed as a path follows them (their scatter, with this ray's numbers), with no

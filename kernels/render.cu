@@ -90,9 +90,7 @@ __device__ __forceinline__ float3 render_pixel_refill(unsigned int x, unsigned i
             if (extended) {
                 ++p.depth;
             } else {
-                const float3 value = sample_value(p);
-                sum += value;
-                if (kAovs) add_sample_aov(aov, p, value);
+                add_sample(p, sum, aov);
                 if (++s == params.samples) {
                     finished = true;
                 } else {
@@ -128,9 +126,7 @@ __device__ __forceinline__ float3 render_pixel(unsigned int x, unsigned int y, u
             ++p.depth;
             continue;
         }
-        const float3 value = sample_value(p);
-        sum += value;
-        if (kAovs) add_sample_aov(aov, p, value);
+        add_sample(p, sum, aov);
         if (++s == params.samples) break;
         p = start_path(x, y, pixel_index, params.first_sample + s, seed_hash);
     }
@@ -164,9 +160,7 @@ __device__ __forceinline__ float3 render_pixel_sorted(bool inside, unsigned int 
             if (tracing && extend_path_at<kNee>(p, hit, rays)) {
                 ++p.depth;
             } else {
-                const float3 value = sample_value(p);
-                sum += value;
-                if (kAovs) add_sample_aov(aov, p, value);
+                add_sample(p, sum, aov);
                 if (++s == params.samples) {
                     finished = true;
                 } else {

@@ -141,6 +141,16 @@ __device__ __forceinline__ WalkRay back_to_world(float3 origin, float3 dir, floa
     return WalkRay{origin, dir, node_ray_inv(origin, world_inv), NO_HIT, NO_HIT};
 }
 
+// Takes the ray back to the world when the stack is down to `world_len` (the walk has
+// left the instance it entered): what every walk checks before it pops.
+__device__ __forceinline__ void leave_instance_at(unsigned int stack_len, unsigned int& world_len, WalkRay& w,
+                                                  float3 origin, float3 dir, float3 world_inv) {
+    if (kInstances && stack_len == world_len) {
+        w = back_to_world(origin, dir, world_inv);
+        world_len = NOT_IN_INSTANCE;
+    }
+}
+
 // Enters the first instance of leaf `leaf` (the rest of the leaf pushed as
 // `entry(link)`): `w` becomes the ray in its space and `world_len` the stack's length
 // below the bottom level's entries; returns its root link.
@@ -215,10 +225,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
         // Pop the nearest pending subtree that can still hold a closer hit.
         bool popped = false;
         for (;;) {
-            if (kInstances && stack_len == world_len) {
-                w = back_to_world(origin, dir, world_inv);
-                world_len = NOT_IN_INSTANCE;
-            }
+            leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
             if (stack_len == 0) break;
             const uint2 entry = stack[--stack_len];
             if (__uint_as_float(entry.y) < t_closest) {
@@ -265,10 +272,7 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
                 continue;
             }
         }
-        if (kInstances && stack_len == world_len) {
-            w = back_to_world(origin, dir, world_inv);
-            world_len = NOT_IN_INSTANCE;
-        }
+        leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
         if (stack_len == 0) return false;
         node = stack[--stack_len];
     }

@@ -69,10 +69,7 @@ __device__ __forceinline__ Hit traverse_packet(float3 origin, float3 dir, unsign
         // The stack's length is the same in every lane, so they leave this loop together.
         bool popped = false;
         for (;;) {
-            if (kInstances && stack_len == world_len) {
-                w = back_to_world(origin, dir, world_inv);
-                world_len = NOT_IN_INSTANCE;
-            }
+            leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
             if (stack_len == 0) break;
             const uint2 entry = stack[--stack_len];
             const bool needed = __uint_as_float(entry.y) < t_closest;
