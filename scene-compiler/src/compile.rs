@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, Aabb, BottomTree, BuildOptions, Bvh, BvhStats};
-use crate::scene::{BottomLevel, Material, Scene, Sky, Triangle};
+use crate::scene::{BottomLevel, Material, Scene, Sky};
 use crate::shapes::{self, Shape};
 use crate::{meshes, sphere_files, terrain};
 
@@ -226,11 +226,7 @@ fn bottom_trees(
                 Some(tree) => (Arc::clone(tree), false),
                 None => {
                     let vertices = &level.vertices.records;
-                    let bounds: Vec<Aabb> = level
-                        .triangles
-                        .iter()
-                        .map(|t| Triangle::record_bounds(&t.record(), vertices))
-                        .collect();
+                    let bounds: Vec<Aabb> = level.triangles.iter().map(|t| t.bounds(vertices)).collect();
                     let bvh = in_layout(bvh::build(&bounds, &options.bvh), options.layout);
                     (Arc::new(BottomTree { level: level.clone(), bvh }), true)
                 }

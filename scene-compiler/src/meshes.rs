@@ -81,10 +81,7 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
 /// against 38.7 ms, H100), so the simpler box stays.
 fn add_instances(scene: &mut Scene, level: BottomLevel, placements: &[(Affine3A, Option<u32>)]) {
     let vertices = &level.vertices.records;
-    let bounds = level
-        .triangles
-        .iter()
-        .fold(Aabb::EMPTY, |b, t| b.union(Triangle::record_bounds(&t.record(), vertices)));
+    let bounds = level.triangles.iter().fold(Aabb::EMPTY, |b, t| b.union(t.bounds(vertices)));
     let index = scene.bottom_levels.len() as u32;
     scene.bottom_levels.push(level);
     let placed = placements.par_iter().map(|&(to_world, material)| Instance {
