@@ -433,28 +433,17 @@ fn an_emissive_instance_is_no_light_and_nee_agrees_with_bsdf_sampling() {
     let camera = pinhole(target + Vec3::new(0.0, 1.0, 4.0), target, 0.05);
     let mut s =
         scene(camera, Sky::Constant(Vec3::ZERO), &[grey, lamp], &[(Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0)]);
-    let mesh = |geometry: &Geometry, translate: Vec3, instanced: bool| {
+    let quad = |size: f32, translate: Vec3, placing: Placing| {
         let placement = Transform { translate, ..Transform::default() };
-        Mesh {
-            file: "quad.ply".into(),
-            material: Some(1),
-            transform: if instanced { Transform::default() } else { placement },
-            instances: if instanced { vec![placement.into()] } else { Vec::new() },
-            data: Arc::new(MeshData {
-                path: "quad.ply".into(),
-                positions: geometry.positions.clone(),
-                triangles: geometry.triangles.clone(),
-                ..MeshData::default()
-            }),
-            ..Mesh::default()
-        }
+        meshes(&quad_facing_down(size), &[placement], placing, 1)
     };
     // The world's lamp: small, so that a hit on the instance weighted with its light pdf
     // (the slot of the same index in the world) would count for almost nothing.
-    s.meshes = vec![
-        mesh(&quad_facing_down(0.1), Vec3::new(3.0, 1.0, 0.0), false),
-        mesh(&quad_facing_down(1.0), Vec3::new(0.0, 1.5, 0.0), true),
-    ];
+    s.meshes = [
+        quad(0.1, Vec3::new(3.0, 1.0, 0.0), Placing::Transform),
+        quad(1.0, Vec3::new(0.0, 1.5, 0.0), Placing::Instances),
+    ]
+    .concat();
     let cpu = cpu(&s);
     assert!(!cpu.instances.is_empty(), "the second quad is an instance");
     let (nee, nee_se) = cpu_support::estimate(&s, (1, 1), 512, 4, true, 16);

@@ -429,18 +429,7 @@ fn a_transform_that_makes_a_node_placement_uneven_is_an_error_at_the_transform()
     g.node(json!({"mesh": mesh, "matrix": stretch([50.0, -30.0, 10.0]).to_cols_array()}), true);
     g.save(dir.path(), "nodes");
     let stretched = "(rotate_deg: (20, 30, 40), scale: (1000, 0.001, 1))";
-    let parse = |entry: &str| {
-        let text = format!(
-            r#"Scene(
-    camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
-    materials: {{ "clay": Lambert(albedo: (0.6, 0.3, 0.2)) }},
-    meshes: [
-        {entry}
-    ],
-)"#
-        );
-        scene_compiler::scene::parse(&text, &dir.path().join("scene.ron").display().to_string())
-    };
+    let parse = |entry: &str| super::meshes::parse_in(dir.path(), entry);
     parse(r#"(file: "nodes.gltf", material: "clay", transform: (rotate_deg: (20, 30, 40), scale: 2))"#)
         .expect("a uniform scale composes with any node");
     for (entry, marker) in [

@@ -13,7 +13,7 @@ use scene_compiler::scene::{self, LoadError, Scene, Triangle};
 use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// A scene with the given `meshes` entries and nothing else, parsed as `dir/scene.ron`.
-fn parse_in(dir: &Path, meshes: &str) -> Result<Scene, LoadError> {
+pub(crate) fn parse_in(dir: &Path, meshes: &str) -> Result<Scene, LoadError> {
     let text = format!(
         r#"Scene(
     camera: (look_from: (0, 0, 5), look_at: (0, 0, 0), vfov_deg: 40),
