@@ -110,20 +110,6 @@ __device__ __forceinline__ bool leaf_hits(unsigned int leaf, float3 origin, floa
     __builtin_unreachable();
 }
 
-// Tests the primitives of leaf link `leaf` against the ray; a closer hit shrinks
-// `t_closest` and sets `closest` to its primitive reference.
-__device__ __forceinline__ void intersect_leaf(unsigned int leaf, float3 origin, float3 dir, float& t_closest,
-                                               unsigned int& closest) {
-    leaf_hits<false>(leaf, origin, dir, t_closest, closest, NO_HIT);
-}
-
-// True when a primitive of leaf link `leaf` other than `skip` is hit in (0, t_max).
-__device__ __forceinline__ bool occludes_leaf(unsigned int leaf, float3 origin, float3 dir, float t_max,
-                                              unsigned int skip) {
-    unsigned int unused = NO_HIT;
-    return leaf_hits<true>(leaf, origin, dir, t_max, unused, skip);
-}
-
 // The hit of the ray (origin, dir) on primitive `prim` at distance `t`.
 __device__ __forceinline__ Surface surface(unsigned int prim, float3 origin, float3 dir, float t) {
     const unsigned int i = prim_index(prim);

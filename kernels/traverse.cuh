@@ -28,12 +28,6 @@ struct Hit {
 // box's plane gets the distance 0 (the two products are equal) and keeps the box.
 __device__ __forceinline__ float slab_dir(float d) { return copysignf(fmaxf(fabsf(d), SLAB_MIN_DIR), d); }
 
-// PT_WIDE_BVH=1 (device_nodes.cuh) walks compressed 8-wide nodes instead of the
-// binary ones.
-#if PT_WIDE_BVH
-#include "traverse_wide.cuh"
-#endif
-
 // The ray's distances to the planes x = px, y = py, z = pz: `origin * inv_dir` is
 // folded into one FMA per plane.
 __device__ __forceinline__ float3 planes(float px, float py, float pz, float3 inv_dir, float3 neg_origin_inv_dir) {
@@ -277,6 +271,12 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
         node = stack[--stack_len];
     }
 }
+
+// PT_WIDE_BVH=1 (device_nodes.cuh) walks compressed 8-wide nodes instead of the
+// binary ones.
+#if PT_WIDE_BVH
+#include "traverse_wide.cuh"
+#endif
 
 __device__ __forceinline__ Hit traverse(float3 origin, float3 dir) {
 #if PT_WIDE_BVH

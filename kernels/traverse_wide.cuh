@@ -12,7 +12,8 @@
 #include "shapes.cuh"
 #include "wide_node.cuh"
 
-// Included by traverse.cuh after `slab_dir` (its zero-direction clamp, issue 38).
+// Included by traverse.cuh after the binary walk, whose ray (`WalkRay`) and instance
+// steps (`enter_instance`, `leave_instance_at`) it shares.
 
 // A wide node's child slot with no child, and a key that sorts after every hit.
 #define WIDE_MISS 0xffffffffu
@@ -106,25 +107,38 @@ __device__ __forceinline__ void sort8(unsigned int k[8]) {
     sort2(k[1], k[2]); sort2(k[3], k[4]); sort2(k[5], k[6]);
 }
 
-// The closest hit, nearest child first. The stack holds (link, entry-distance bits);
-// a node pushes at most count - 1 entries and the builder bounds the sum of count - 1
-// along every root-to-leaf path by BLOB_MAX_BVH_DEPTH, so the stack cannot overflow.
+// The closest hit, nearest child first, through both levels as traverse_binary walks
+// them (a leaf of instances enters its first, `world_len` brings the ray back). The
+// stack holds (link, entry-distance bits); a node pushes at most count - 1 entries and
+// the builder bounds the sum of count - 1 along every root-to-leaf path of each tree
+// by BLOB_MAX_BVH_DEPTH, so WALK_STACK (a world path, the rest of a leaf, a bottom
+// path) cannot overflow. A bottom level's wide root has its binary root's index
+// (wide.rs, collapse_levels), so an instance's root link serves both walks.
 __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
-    const float3 inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
+    WalkRay w = world_ray(origin, dir);
+    const float3 world_inv = w.nodes.inv_dir;
     float t_closest = PT_INFINITY;
     unsigned int closest = NO_HIT;
-    uint2 stack[BLOB_MAX_BVH_DEPTH];
-    unsigned int stack_len = 0;
+    unsigned int instance = NO_HIT;
+    uint2 stack[WALK_STACK];
+    unsigned int stack_len = 0, world_len = NOT_IN_INSTANCE;
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            intersect_leaf(node, origin, dir, t_closest, closest);
+            if (holds_instances(node)) {
+                node = enter_instance(node, origin, dir, w, stack, stack_len, world_len,
+                                      [](unsigned int link) { return make_uint2(link, 0u); });
+                continue;
+            }
+            const unsigned int before = closest;
+            leaf_hits<false>(node, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
+            if (kInstances && closest != before) instance = w.instance;
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
             // A node of four children or fewer has misses in the upper slots already.
-            if (wide_child_keys(n, origin, inv_dir, t_closest, k) <= 4) {
+            if (wide_child_keys(n, w.origin, w.nodes.inv_dir, t_closest, k) <= 4) {
                 sort4(k);
             } else {
                 sort8(k);
@@ -141,7 +155,9 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
         }
         // Pop the nearest pending subtree that can still hold a closer hit.
         bool popped = false;
-        while (stack_len > 0) {
+        for (;;) {
+            leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
+            if (stack_len == 0) break;
             const uint2 entry = stack[--stack_len];
             if (__uint_as_float(entry.y) < t_closest) {
                 node = entry.x;
@@ -151,24 +167,34 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
         }
         if (!popped) break;
     }
-    return Hit{t_closest, closest};
+    return Hit{t_closest, closest, instance};
 }
 
 // Any blocker other than `skip` in (0, t_max): no order is needed, so hit children are
-// pushed as they come.
+// pushed as they come. `skip` is a light of the world's tree (occluded_binary says why
+// no instance's is skipped).
 __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t_max, unsigned int skip) {
     const WideNodeRecord* __restrict__ nodes = reinterpret_cast<const WideNodeRecord*>(params.nodes);
-    const float3 inv_dir = make_float3(1.0f / slab_dir(dir.x), 1.0f / slab_dir(dir.y), 1.0f / slab_dir(dir.z));
-    unsigned int stack[BLOB_MAX_BVH_DEPTH];
-    unsigned int stack_len = 0;
+    WalkRay w = world_ray(origin, dir);
+    const float3 world_inv = w.nodes.inv_dir;
+    unsigned int stack[WALK_STACK];
+    unsigned int stack_len = 0, world_len = NOT_IN_INSTANCE;
     unsigned int node = params.bvh_root;
     for (;;) {
         if (node & BLOB_LEAF_FLAG) {
-            if (occludes_leaf(node, origin, dir, t_max, skip)) return true;
+            if (holds_instances(node)) {
+                node = enter_instance(node, origin, dir, w, stack, stack_len, world_len,
+                                      [](unsigned int link) { return link; });
+                continue;
+            }
+            float t = t_max;
+            unsigned int unused = NO_HIT;
+            if (leaf_hits<true>(node, w.origin, w.dir, t, unused, w.instance == NO_HIT ? skip : NO_HIT, w.replaced))
+                return true;
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
-            wide_child_keys(n, origin, inv_dir, t_max, k);
+            wide_child_keys(n, w.origin, w.nodes.inv_dir, t_max, k);
             bool descend = false;
 #pragma unroll
             for (int i = 0; i < 8; ++i) {
@@ -183,6 +209,7 @@ __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t
             }
             if (descend) continue;
         }
+        leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
         if (stack_len == 0) return false;
         node = stack[--stack_len];
     }

@@ -58,7 +58,7 @@ for k in 8 10; do
     /usr/bin/time -f "compile wall %e s, peak %M KB" "$B/scene-compiler" build "$scene" -o "$W/mesh$k.blob" 2>&1 |
         grep -E "time:|compile wall|triangles" | tee -a "$log"
     bench "meshes.ron with a $k-subdivision icosphere, binary nodes" "$W/mesh$k.blob"
-    PT_WIDE_BVH=1 bench "meshes.ron with a $k-subdivision icosphere, PT_WIDE_BVH=1" "$W/mesh$k.blob"
+    RENDERER_KERNEL_DEFINES=PT_WIDE_BVH=1 bench "meshes.ron with a $k-subdivision icosphere, PT_WIDE_BVH=1" "$W/mesh$k.blob"
     rm -f "$W/mesh$k.blob" "$W/ico$k.ply" "$scene"
 done
 

@@ -152,6 +152,52 @@ pub fn collapse(boxes: &[NodeBoxesRecord], links: &[NodeLinksRecord], root: u32)
     collapse_with(boxes, links, root, WIDE_CHILDREN, WIDE_STACK)
 }
 
+/// The 8-wide trees of a blob with instances: the world's from `root` and each bottom
+/// level's from its root link in `bottom_roots` (any order, repeats allowed), in one
+/// array in which each tree's nodes start at its binary root's index. An instance's
+/// root link then names its wide root as it is (and the world's root stays `root`), so
+/// the kernels walk both levels without a table of new roots. A tree's wide nodes are
+/// fewer than its binary inner nodes, which the blob writer numbers from its root on,
+/// so they fit where its binary nodes were; the unused records between trees are never
+/// read. Each tree is [`collapse`]'s, its links moved by its root's index.
+///
+/// An error when the trees' wide nodes would overlap, which only a blob whose trees'
+/// nodes are not numbered from their roots on can cause (one our writer does not make).
+///
+/// # Panics
+///
+/// As [`collapse`].
+pub fn collapse_levels(
+    boxes: &[NodeBoxesRecord],
+    links: &[NodeLinksRecord],
+    root: u32,
+    bottom_roots: &[u32],
+) -> Result<WideBvh, String> {
+    use rayon::prelude::*;
+    let mut roots: Vec<u32> =
+        std::iter::once(root).chain(bottom_roots.iter().copied()).filter(|&r| !is_leaf(r)).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let heights = heights(links, &roots);
+    let trees: Vec<Vec<WideNodeRecord>> = roots
+        .par_iter()
+        .map(|&r| tree_nodes(boxes, links, &heights, r, r, WIDE_CHILDREN, WIDE_STACK))
+        .collect();
+    let mut nodes =
+        Vec::with_capacity(roots.last().map_or(0, |&r| r as usize) + trees.last().map_or(0, Vec::len));
+    for (&r, tree) in roots.iter().zip(&trees) {
+        if r as usize > nodes.len() {
+            nodes.resize(r as usize, WideNodeRecord::default());
+        } else if (r as usize) < nodes.len() {
+            return Err(format!(
+                "the wide nodes of the tree before node {r} reach past it: the blob's trees are not numbered from their roots on"
+            ));
+        }
+        nodes.extend_from_slice(tree);
+    }
+    Ok(WideBvh { nodes, root })
+}
+
 /// [`collapse`] with at most `width` children per node and a stack of `budget`
 /// entries (tests use other values to show what the bound does).
 fn collapse_with(
@@ -165,7 +211,21 @@ fn collapse_with(
     if is_leaf(root) {
         return WideBvh { nodes: Vec::new(), root };
     }
-    let heights = heights(links, root);
+    let heights = heights(links, &[root]);
+    WideBvh { nodes: tree_nodes(boxes, links, &heights, root, 0, width, budget), root: 0 }
+}
+
+/// The wide nodes of the tree at inner node `root`, numbered from `base` on (the
+/// root's own first).
+fn tree_nodes(
+    boxes: &[NodeBoxesRecord],
+    links: &[NodeLinksRecord],
+    heights: &[u8],
+    root: u32,
+    base: u32,
+    width: usize,
+    budget: u32,
+) -> Vec<WideNodeRecord> {
     // The stack bound at the root: a validated blob's leaves are at most MAX_BVH_DEPTH
     // levels deep counting the root as level 1, so a path has at most MAX_BVH_DEPTH - 1
     // inner nodes: h(root) <= 63. The binary tree itself, a wide tree of 2-child nodes,
@@ -173,17 +233,16 @@ fn collapse_with(
     // satisfies the bound, and every node `Collapser::node` starts is allowed.
     let h = u32::from(heights[root as usize]);
     assert!(h <= budget, "a BVH with {h} inner levels is deeper than a blob holds");
-    // About one wide node per 3.3 binary inner nodes on big scenes.
-    let nodes = Vec::with_capacity(links.len() / 3 + 1);
-    let mut collapser = Collapser { boxes, links, heights, width, budget, nodes };
+    let mut collapser = Collapser { boxes, links, heights, width, budget, nodes: Vec::new(), base };
     let top = collapser.node(root, 0);
-    debug_assert_eq!(top, 0);
-    WideBvh { nodes: collapser.nodes, root: top }
+    debug_assert_eq!(top, base);
+    collapser.nodes
 }
 
-/// Per binary inner node, its height in inner levels: 1 when both children are leaves
-/// (a leaf counts 0). Saturates at 255, far past what a blob holds.
-fn heights(links: &[NodeLinksRecord], root: u32) -> Vec<u8> {
+/// Per binary inner node of the trees at `roots`, its height in inner levels: 1 when
+/// both children are leaves (a leaf counts 0). Saturates at 255, far past what a blob
+/// holds.
+fn heights(links: &[NodeLinksRecord], roots: &[u32]) -> Vec<u8> {
     let mut heights = vec![0u8; links.len()];
     let h = |heights: &[u8], link: u32| if is_leaf(link) { 0 } else { heights[link as usize] };
     // Depth-first and van Emde Boas orders place every child after its parent: one
@@ -198,14 +257,16 @@ fn heights(links: &[NodeLinksRecord], root: u32) -> Vec<u8> {
         }
         return heights;
     }
-    // Preorder from the root (parents before children), then backwards.
+    // Preorder from each root (parents before children), then backwards.
     let mut order = Vec::with_capacity(links.len());
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        order.push(node);
-        let l = links[node as usize];
-        stack.extend([l.right, l.left].into_iter().filter(|&c| !is_leaf(c)));
-        assert!(order.len() <= links.len(), "the BVH's links are not a tree");
+    for &root in roots {
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            order.push(node);
+            let l = links[node as usize];
+            stack.extend([l.right, l.left].into_iter().filter(|&c| !is_leaf(c)));
+            assert!(order.len() <= links.len(), "the BVH's links are not a tree");
+        }
     }
     for &node in order.iter().rev() {
         let l = links[node as usize];
@@ -227,10 +288,12 @@ struct Child {
 struct Collapser<'a> {
     boxes: &'a [NodeBoxesRecord],
     links: &'a [NodeLinksRecord],
-    heights: Vec<u8>,
+    heights: &'a [u8],
     width: usize,
     budget: u32,
     nodes: Vec<WideNodeRecord>,
+    /// The index of `nodes[0]` in the final array.
+    base: u32,
 }
 
 impl Collapser<'_> {
@@ -316,7 +379,7 @@ impl Collapser<'_> {
         let record = &mut self.nodes[index];
         record.links_lo.copy_from_slice(&child_links[..4]);
         record.links_hi.copy_from_slice(&child_links[4..]);
-        index as u32
+        self.base + index as u32
     }
 }
 
@@ -1209,6 +1272,67 @@ mod tests {
                 assert_eq!(quantized(&n, i), [(255, 0); 3]);
             }
         }
+    }
+
+    /// `bin`'s nodes moved up by `by` (its inner links with them).
+    fn shifted(bin: &Binary, by: u32) -> Vec<NodeLinksRecord> {
+        let link = |l: u32| if is_leaf(l) { l } else { l + by };
+        bin.links.iter().map(|l| NodeLinksRecord { left: link(l.left), right: link(l.right) }).collect()
+    }
+
+    #[test]
+    fn levels_keep_each_tree_at_its_binary_root() {
+        // The writer's numbering: the world's nodes, then each bottom level's from its root.
+        let world = perfect(4, unit_cube()).binary();
+        let bottom = [perfect(5, unit_cube()).binary(), comb().binary()];
+        let (mut boxes, mut links, mut roots) = (world.boxes.clone(), world.links.clone(), Vec::new());
+        for level in &bottom {
+            let at = links.len() as u32;
+            roots.push(at);
+            boxes.extend_from_slice(&level.boxes);
+            links.extend(shifted(level, at));
+        }
+        // Repeats, as instances name their roots, and any order.
+        let named = [roots[1], roots[0], roots[1], roots[0]];
+        let wide = collapse_levels(&boxes, &links, 0, &named).unwrap();
+        assert_eq!(wide.root, 0);
+        for (bin, at) in std::iter::once((&world, 0)).chain(bottom.iter().zip(roots.iter().copied())) {
+            let alone = bin.collapse();
+            assert!(alone.nodes.len() < bin.links.len(), "fewer wide nodes than binary ones");
+            for (i, node) in alone.nodes.iter().enumerate() {
+                let placed = &wide.nodes[at as usize + i];
+                let mut expected = *node;
+                for slot in
+                    expected.links_lo.iter_mut().chain(&mut expected.links_hi).take(node.child_count())
+                {
+                    *slot = if is_leaf(*slot) { *slot } else { *slot + at };
+                }
+                assert_eq!(*placed, expected, "node {i} of the tree at {at}");
+            }
+        }
+        // Between trees, records no walk reaches.
+        assert_eq!(wide.nodes[roots[0] as usize - 1], WideNodeRecord::default());
+        // Without instances it is `collapse`.
+        assert_eq!(collapse_levels(&world.boxes, &world.links, 0, &[]).unwrap(), world.collapse());
+
+        // A bottom level numbered inside the world's range: the trees would overlap.
+        let n = bottom[0].links.len() as u32;
+        let world_link = |l: u32| if is_leaf(l) || l == 0 { l } else { l + n };
+        let mut boxes = vec![world.boxes[0]];
+        let mut links = vec![NodeLinksRecord {
+            left: world_link(world.links[0].left),
+            right: world_link(world.links[0].right),
+        }];
+        boxes.extend_from_slice(&bottom[0].boxes);
+        links.extend(shifted(&bottom[0], 1));
+        boxes.extend_from_slice(&world.boxes[1..]);
+        links.extend(
+            world.links[1..]
+                .iter()
+                .map(|l| NodeLinksRecord { left: world_link(l.left), right: world_link(l.right) }),
+        );
+        let err = collapse_levels(&boxes, &links, 0, &[1]).unwrap_err();
+        assert!(err.contains("before node 1"), "{err}");
     }
 
     #[test]
