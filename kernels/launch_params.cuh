@@ -46,8 +46,9 @@ struct __align__(16) LaunchParams {
     const EnvAliasRecord* env_sampling; // offset 344: Blob section: the environment's alias tables, or null without one.
     const TriangleTangentsRecord* triangle_tangents; // offset 352: Blob section: the triangles' vertex tangents, or null when the blob has none.
     float4* aov; // offset 360: The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and squared luminance), or null when the job keeps none.
-    unsigned int sun_count; // offset 368: Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
-    unsigned int reserved[3]; // offset 372: Zero: the suns' float4 rows start 16-byte aligned.
+    const float4* triangle_corners; // offset 368: Each triangle's three corners (v0, v1, v2; w 0), gathered from the blob's triangles and vertices at upload (`gather_corners`, kernels/render.cu), or null when the blob has no triangles: the hit test reads them in one record.
+    unsigned int sun_count; // offset 376: Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
+    unsigned int reserved; // offset 380: Zero: the suns' float4 rows start 16-byte aligned.
     float4 sun_towards_cos[4]; // offset 384: Per sun: the unit direction towards it, w the cosine of its angular radius.
     float4 sun_radiance[4]; // offset 448: Per sun: its disc's radiance (irradiance over solid angle), w 0.
 };
@@ -89,8 +90,9 @@ static_assert(__builtin_offsetof(LaunchParams, env_texels) == 336, "layout drift
 static_assert(__builtin_offsetof(LaunchParams, env_sampling) == 344, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, triangle_tangents) == 352, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, aov) == 360, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, sun_count) == 368, "layout drift");
-static_assert(__builtin_offsetof(LaunchParams, reserved) == 372, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, triangle_corners) == 368, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, sun_count) == 376, "layout drift");
+static_assert(__builtin_offsetof(LaunchParams, reserved) == 380, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, sun_towards_cos) == 384, "layout drift");
 static_assert(__builtin_offsetof(LaunchParams, sun_radiance) == 448, "layout drift");
 #endif

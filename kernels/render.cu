@@ -266,6 +266,20 @@ extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     nodes[i] = node;
 }
 
+// Each triangle's corners from the blob's triangles and vertices: triangle i of `count`
+// gets its three vertices' positions as rows 3i..3i+2 (w 0), what the hit test reads
+// (LaunchParams::triangle_corners; scene.rs, gather_corners, says why).
+extern "C" __global__ void __launch_bounds__(FILM_THREADS)
+    gather_corners(const TriangleRecord* __restrict__ triangles, const float4* __restrict__ vertices,
+                   float4* __restrict__ corners, unsigned int count) {
+    const unsigned int i = blockIdx.x * FILM_THREADS + threadIdx.x;
+    if (i >= count) return;
+    for (int k = 0; k < 3; ++k) {
+        const float4 v = vertices[triangles[i].v[k]];
+        corners[3 * i + k] = make_float4(v.x, v.y, v.z, 0.0f);
+    }
+}
+
 // The film's average as RGBA8 (alpha 255): `inv_samples` = 1 / samples per pixel, then
 // times `exposure_scale` (2^exposure, computed on the host), then the view transform
 // `view` (BLOB_VIEW_*; view_transform.cuh).

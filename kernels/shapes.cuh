@@ -50,9 +50,11 @@ __device__ __forceinline__ bool hit_prim<BLOB_PRIM_SPHERE>(unsigned int i, float
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_TRIANGLE>(unsigned int i, float3 origin, float3 dir, float t_max,
                                                              float& t) {
-    const TriangleVertices tri = triangle_at(i);
+    // The corners gathered at upload: one record, not the indices and then three vertices.
+    const float4* corners = params.triangle_corners + 3 * i;
+    const float4 v0 = __ldg(corners), v1 = __ldg(corners + 1), v2 = __ldg(corners + 2);
     float3 b;
-    return intersect_triangle(tri.v0, tri.v1, tri.v2, origin, dir, t_max, t, b);
+    return intersect_triangle(xyz(v0), xyz(v1), xyz(v2), origin, dir, t_max, t, b);
 }
 template <>
 __device__ __forceinline__ bool hit_prim<BLOB_PRIM_BOX>(unsigned int i, float3 origin, float3 dir, float t_max,

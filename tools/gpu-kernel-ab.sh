@@ -4,8 +4,9 @@
 # forests (400 and 10^5 instances) and RTIOW benchmarked with the bundle's kernels and
 # with the working tree's (`--kernels`), three rounds alternating; then
 # compute-sanitizer and the GPU-vs-CPU tests on the working tree's kernels. MESHES=1
-# adds the meshes asset and a 21M-triangle icosphere (`scene-gen mesh --subdivisions
-# 10`) to the forests.
+# adds the meshes asset, a 21M-triangle icosphere (`scene-gen mesh --subdivisions 10`)
+# seen close, the same icosphere in the meshes asset's place (issue 35's 21M view) and
+# the 400-tree forest flattened to the forests (compiled once, then benchmarked as blobs).
 set -uo pipefail
 . "$(dirname "$0")/gpu-env.sh"
 B="$BUNDLE/bin"
@@ -19,11 +20,17 @@ if [ -n "${MESHES:-}" ]; then
   printf '%s\n' 'Scene(camera: (look_from: (0, 0.6, 3), look_at: (0, 0, 0), vfov_deg: 40),' \
     'sky: Gradient(bottom: (1, 1, 1), top: (0.5, 0.7, 1)),' \
     'materials: { "clay": Lambert(albedo: (0.7, 0.4, 0.3)) }, meshes: [(file: "m10.ply", material: "clay")],)' > $W/m10.ron
-  scenes="$scenes $BUNDLE/assets/scenes/meshes.ron $W/m10.ron"
+  sed -e "s#../models/icosphere.ply#$W/m10.ply#" "$BUNDLE/assets/scenes/meshes.ron" > "$BUNDLE/assets/scenes/meshes10.ron"
+  $B/scene-gen forest --instances 400 --subdivisions 5 --flatten -o $W/flat.ron > /dev/null
+  for s in $W/m10.ron $BUNDLE/assets/scenes/meshes10.ron $W/flat.ron; do
+    $B/scene-compiler build $s -o $W/$(basename $s .ron).blob > /dev/null 2>&1
+  done
+  rm -f "$BUNDLE/assets/scenes/meshes10.ron"
+  scenes="$scenes $BUNDLE/assets/scenes/meshes.ron $W/m10.blob $W/meshes10.blob $W/flat.blob"
 fi
 for r in 1 2 3; do
   for k in "$BUNDLE/kernels" kernels; do
-    for s in $scenes; do echo "$k $(basename $s .ron): $(bench $k $s)"; done
+    for s in $scenes; do echo "$k $(basename $s): $(bench $k $s)"; done
   done
 done
 for k in "$BUNDLE/kernels" kernels; do echo "$k rtiow: $(bench $k "$BUNDLE/assets/scenes/rtiow_final.ron")"; done

@@ -1,5 +1,6 @@
 //! Device memory before an upload: what a scene and its film need on the GPU
-//! ([`MemoryNeeds`]: the blob's payload, the repacked BVH nodes, the film's sums, its
+//! ([`MemoryNeeds`]: the blob's payload, the repacked BVH nodes, the triangles' gathered
+//! corners, the film's sums, its
 //! RGBA8 buffer, its AOV sums and the denoiser's images when it has them, and working
 //! space) against what the device has free, so that a
 //! scene that cannot fit is one clear error with both sizes before any work, not an
@@ -31,6 +32,8 @@ pub fn film_bytes_per_pixel(layers: FilmLayers) -> u64 {
         FilmLayers::Denoised => FILM_BYTES_PER_PIXEL + AOV_BYTES_PER_PIXEL + DENOISE_BYTES_PER_PIXEL,
     }
 }
+/// Bytes per triangle of its gathered corners: three float4 (scene.rs, `gather_corners`).
+pub const CORNER_BYTES_PER_TRIANGLE: u64 = 3 * 16;
 /// Kept free beyond the buffers: the kernels' local memory (the traversal stack) and
 /// the allocator's rounding. 64 MiB is what a 1280x720 render's stacks need at full
 /// occupancy on an H100 with room to spare (local memory is per resident thread).
@@ -43,6 +46,8 @@ pub struct MemoryNeeds {
     pub blob: u64,
     /// The BVH nodes repacked for the kernels.
     pub nodes: u64,
+    /// The triangles' corners gathered for the hit test.
+    pub corners: u64,
     /// The film: sums and RGBA8, and AOVs and the denoiser's images when it has them.
     pub film: u64,
     pub width: u32,
@@ -50,13 +55,20 @@ pub struct MemoryNeeds {
 }
 
 impl MemoryNeeds {
-    /// The needs of a `payload_bytes` blob with `node_count` nodes of `node_bytes`, and a
-    /// film of `film`'s size and layers.
-    pub fn new(payload_bytes: u64, node_count: u32, node_bytes: u64, film: FilmSize) -> MemoryNeeds {
+    /// The needs of a `payload_bytes` blob with `node_count` nodes of `node_bytes` and
+    /// `triangles` triangles, and a film of `film`'s size and layers.
+    pub fn new(
+        payload_bytes: u64,
+        node_count: u32,
+        node_bytes: u64,
+        triangles: u32,
+        film: FilmSize,
+    ) -> MemoryNeeds {
         let pixels = u64::from(film.width) * u64::from(film.height);
         MemoryNeeds {
             blob: payload_bytes,
             nodes: node_bytes.saturating_mul(u64::from(node_count.max(1))),
+            corners: CORNER_BYTES_PER_TRIANGLE * u64::from(triangles),
             film: pixels.saturating_mul(film_bytes_per_pixel(film.layers)),
             width: film.width,
             height: film.height,
@@ -65,7 +77,11 @@ impl MemoryNeeds {
 
     /// Everything, working space included.
     pub fn total(&self) -> u64 {
-        self.blob.saturating_add(self.nodes).saturating_add(self.film).saturating_add(WORKING_SPACE)
+        self.blob
+            .saturating_add(self.nodes)
+            .saturating_add(self.corners)
+            .saturating_add(self.film)
+            .saturating_add(WORKING_SPACE)
     }
 
     /// Fails unless `total()` fits in `free` bytes (of `capacity`) on `device`.
@@ -87,9 +103,10 @@ impl fmt::Display for MemoryNeeds {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "scene blob {}, BVH nodes {}, {}x{} film {}, working space {}",
+            "scene blob {}, BVH nodes {}, triangle corners {}, {}x{} film {}, working space {}",
             Bytes(self.blob),
             Bytes(self.nodes),
+            Bytes(self.corners),
             self.width,
             self.height,
             Bytes(self.film),
@@ -125,27 +142,29 @@ mod tests {
     #[test]
     fn a_scene_that_fits_passes_and_one_that_does_not_names_both_sizes() {
         let film = FilmSize { width: 1920, height: 1080, layers: FilmLayers::Beauty };
-        let needs = MemoryNeeds::new(100 << 20, 1000, 128, film);
+        let needs = MemoryNeeds::new(100 << 20, 1000, 128, 2000, film);
         assert_eq!(needs.film, 20 * 1920 * 1080);
         assert_eq!(needs.nodes, 128_000);
+        assert_eq!(needs.corners, 96_000);
         assert!(needs.check(needs.total(), 80 << 30, "GPU 0").is_ok());
         let error =
             needs.check(needs.total() - 1, 80 << 30, "GPU 0 · NVIDIA H100 (sm_90)").expect_err("too small");
         let text = format!("{error}");
         assert!(
-            text.starts_with("the scene does not fit on GPU 0 · NVIDIA H100 (sm_90): it needs 203.7 MiB"),
+            text.starts_with("the scene does not fit on GPU 0 · NVIDIA H100 (sm_90): it needs 203.8 MiB"),
             "{text}"
         );
         assert!(
-            text.contains("scene blob 100.0 MiB, BVH nodes 125.0 KiB, 1920x1080 film 39.6 MiB"),
+            text.contains("scene blob 100.0 MiB, BVH nodes 125.0 KiB, triangle corners 93.8 KiB, 1920x1080 film 39.6 MiB"),
             "{text}"
         );
-        assert!(text.contains("but 203.7 MiB is free of 80.0 GiB"), "{text}");
+        assert!(text.contains("but 203.8 MiB is free of 80.0 GiB"), "{text}");
     }
 
     #[test]
     fn aovs_and_the_denoiser_are_counted() {
-        let needs = |layers| MemoryNeeds::new(0, 1, 0, FilmSize { width: 1920, height: 1080, layers }).film;
+        let needs =
+            |layers| MemoryNeeds::new(0, 1, 0, 0, FilmSize { width: 1920, height: 1080, layers }).film;
         let pixels = 1920 * 1080;
         assert_eq!(needs(FilmLayers::Aovs), pixels * (20 + 32));
         // 4K denoised: 264 MiB of film where the image alone is 158 MiB.
@@ -158,7 +177,7 @@ mod tests {
     #[test]
     fn the_largest_film_is_counted_without_overflow() {
         let film = FilmSize { width: u32::MAX, height: u32::MAX, layers: FilmLayers::Denoised };
-        let needs = MemoryNeeds::new(1 << 40, u32::MAX, 128, film);
+        let needs = MemoryNeeds::new(1 << 40, u32::MAX, 128, u32::MAX, film);
         assert!(needs.total() > 1 << 40);
         assert!(needs.check(80 << 30, 80 << 30, "GPU 0").is_err());
         assert_eq!(Bytes(512).to_string(), "512 B");

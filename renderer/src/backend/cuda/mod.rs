@@ -34,7 +34,7 @@ use anyhow::{Context, bail};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use scene_compiler::BlobView;
-use scene_compiler::blob::layout::view_code;
+use scene_compiler::blob::layout::{PrimKind, view_code};
 use scene_compiler::blob::record::DevicePtrMut;
 
 use self::device::guard;
@@ -568,6 +568,7 @@ impl Backend for CudaBackend {
             blob.payload().len() as u64,
             blob.header.node_count,
             self.kernels.node_bytes as u64,
+            blob.header.prim_count(PrimKind::Triangle),
             film,
         );
         let (free, total) = self.memory_info().with_context(|| self.label())?;

@@ -32,6 +32,8 @@ pub struct KernelModule {
     pub rng_probe: CudaFunction,
     pub sobol_probe: CudaFunction,
     pub repack_nodes: CudaFunction,
+    /// Gathers each triangle's corners for the hit test (`LaunchParams::triangle_corners`).
+    pub gather_corners: CudaFunction,
     /// `sizeof(DeviceNode)`, read from the module (kernels/device_nodes.cuh).
     pub node_bytes: usize,
     /// Whether the kernels walk wide nodes (`device_wide_bvh`, kernels/device_nodes.cuh).
@@ -120,6 +122,7 @@ impl KernelModule {
             rng_probe: function("rng_probe")?,
             sobol_probe: function("sobol_probe")?,
             repack_nodes: function("repack_nodes")?,
+            gather_corners: function("gather_corners")?,
             node_bytes: node_bytes as usize,
             wide_bvh,
             module,

@@ -120,10 +120,14 @@ blob_record! {
         /// The film's AOV sums, two per pixel (`AovSample`: albedo and depth, normal and
         /// squared luminance), or null when the job keeps none.
         pub aov: DevicePtrMut<[f32; 4]>,
+        /// Each triangle's three corners (v0, v1, v2; w 0), gathered from the blob's
+        /// triangles and vertices at upload (`gather_corners`, kernels/render.cu), or null
+        /// when the blob has no triangles: the hit test reads them in one record.
+        pub triangle_corners: DevicePtr<[f32; 4]>,
         /// Directional lights with a disc that escaping rays see (`suns`), at most `MAX_SUNS`.
         pub sun_count: u32,
         /// Zero: the suns' float4 rows start 16-byte aligned.
-        pub reserved: [u32; 3],
+        pub reserved: u32,
         /// Per sun: the unit direction towards it, w the cosine of its angular radius.
         pub sun_towards_cos: [[f32; 4]; MAX_SUNS],
         /// Per sun: its disc's radiance (irradiance over solid angle), w 0.
@@ -159,6 +163,9 @@ pub struct SectionPointers {
     pub vertex_uvs: u64,
     /// 0 when the blob has no triangle tangents.
     pub triangle_tangents: u64,
+    /// Not a blob section: the gathered corners (`LaunchParams::triangle_corners`); 0
+    /// without triangles.
+    pub triangle_corners: u64,
     pub textures: u64,
     pub texels: u64,
     /// 0 when the blob has no noise table.
@@ -206,6 +213,7 @@ impl LaunchParams {
         self.vertices = DevicePtr::new(sections.vertices);
         self.vertex_uvs = DevicePtr::new(sections.vertex_uvs);
         self.triangle_tangents = DevicePtr::new(sections.triangle_tangents);
+        self.triangle_corners = DevicePtr::new(sections.triangle_corners);
         self.textures = DevicePtr::new(sections.textures);
         self.texels = DevicePtr::new(sections.texels);
         self.noise = DevicePtr::new(sections.noise);

@@ -22,6 +22,8 @@ use crate::backend::features;
 pub struct DeviceScene {
     /// Owns the device memory the section pointers point into.
     payload: CudaSlice<u8>,
+    /// Each triangle's corners (`LaunchParams::triangle_corners`); none without triangles.
+    corners: Option<CudaSlice<u8>>,
     /// The inner nodes as the kernels walk them: repacked binary nodes,
     /// `KernelModule::node_bytes` each, or wide nodes (`wide` true).
     nodes: CudaSlice<u8>,
@@ -76,6 +78,14 @@ impl DeviceScene {
         } else {
             (repack_nodes(stream, kernels, node_sections, node_count)?, blob.root())
         };
+        let triangles = blob.header.prim_count(PrimKind::Triangle);
+        let corners = gather_corners(
+            stream,
+            kernels,
+            triangles,
+            at(PrimKind::Triangle.section()),
+            at(SectionId::Vertices),
+        )?;
         let sections = SectionPointers {
             prims: std::array::from_fn(|slot| {
                 PrimKind::from_u32(slot as u32).map_or(0, |kind| at(kind.section()))
@@ -97,11 +107,13 @@ impl DeviceScene {
             noise: if blob.noise.is_empty() { 0 } else { at(SectionId::Noise) },
             env_texels: if blob.env_texels.is_empty() { 0 } else { at(SectionId::EnvTexels) },
             env_sampling: if blob.env_sampling.is_empty() { 0 } else { at(SectionId::EnvSampling) },
+            triangle_corners: corners.as_ref().map_or(0, |c| device_address(stream, c)),
         };
         // Ends the borrow of `payload` (a no-op event record on our single stream).
         drop(record);
         Ok(DeviceScene {
             payload,
+            corners,
             nodes,
             wide: kernels.wide_bvh,
             node_count,
@@ -127,9 +139,9 @@ impl DeviceScene {
         })
     }
 
-    /// Device memory it holds: the payload and the repacked nodes.
+    /// Device memory it holds: the payload, the repacked nodes and the gathered corners.
     pub fn bytes(&self) -> u64 {
-        (self.payload.len() + self.nodes.len()) as u64
+        (self.payload.len() + self.nodes.len() + self.corners.as_ref().map_or(0, |c| c.len())) as u64
     }
 
     /// The scene with its nodes rebuilt for `kernels`, for after a kernel reload, whose
@@ -186,6 +198,36 @@ fn repack_nodes(
         unsafe { launch.launch(film_launch(count)) }.context("launching repack_nodes")?;
     }
     Ok(nodes)
+}
+
+/// Each of the `count` triangles' three corners as three float4 rows, gathered on the
+/// device from the triangle records and the vertices (device addresses of the two
+/// sections) by `gather_corners`; none when the blob has no triangles. The blob keeps each vertex once (12-byte triangles
+/// that index them); the hit test, which needs the positions only, reads one 48-byte
+/// record instead of the indices and then three vertices (docs/performance.md, "Compact
+/// triangles").
+fn gather_corners(
+    stream: &Arc<CudaStream>,
+    kernels: &KernelModule,
+    count: u32,
+    triangles: u64,
+    vertices: u64,
+) -> anyhow::Result<Option<CudaSlice<u8>>> {
+    if count == 0 {
+        return Ok(None);
+    }
+    let bytes = 3 * size_of::<[f32; 4]>() * count as usize;
+    let mut corners = stream
+        .alloc_zeros::<u8>(bytes)
+        .with_context(|| format!("allocating {bytes} bytes of triangle corners on the GPU"))?;
+    let mut launch = stream.launch_builder(&kernels.gather_corners);
+    launch.arg(&triangles).arg(&vertices).arg(&mut corners).arg(&count);
+    // SAFETY: gather_corners(const TriangleRecord*, const float4*, float4*, unsigned count):
+    // the triangle section holds `count` records whose indices name vertices of the
+    // vertices section (BlobView::parse checked both), and `corners` has room for
+    // 3 * count float4s.
+    unsafe { launch.launch(film_launch(count)) }.context("launching gather_corners")?;
+    Ok(Some(corners))
 }
 
 /// The blob's binary trees (the world's and the instances' bottom levels) collapsed
