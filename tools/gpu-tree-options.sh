@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The same scenes compiled with other BVH build options (`scene-compiler build --bins,
+# --max-leaf, --layout`) and benchmarked, from the repo root with a bundle
+# (tools/gpu-bundle.sh): the 21M-triangle icosphere in the meshes asset's place (issue
+# 35's 21M view), the 400-tree forest instanced and flattened, and the 10^6 forest of
+# 1.31M-triangle trees (and, named in SCENES, `meshes` and `rtiow`, the assets). OPTIONS lists the option sets ("name:flags,with,commas"; a
+# word NAME=VALUE is set in the compiler's environment instead), ROUNDS the rounds
+# (default 2), SCENES the scenes. Results go to $OUT/tree-options.txt as they come.
+set -uo pipefail
+. "$(dirname "$0")/gpu-env.sh"
+B="$BUNDLE/bin"
+W=$(mktemp -d)
+log="$OUT/tree-options.txt"
+: > "$log"
+say() { echo "$@" | tee -a "$log"; }
+say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+read -r -a options <<< "${OPTIONS:-default: bins32:--bins,32 leaf1:--max-leaf,1 leaf2:--max-leaf,2 leaf8:--max-leaf,8 veb:--layout,veb}"
+"$B/scene-gen" mesh --subdivisions 10 -o "$W/m10.ply" > /dev/null
+sed -e "s#../models/icosphere.ply#$W/m10.ply#" "$BUNDLE/assets/scenes/meshes.ron" > "$W/meshes10.ron"
+# meshes.ron names its other models relative to its folder.
+sed -i -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" "$W/meshes10.ron"
+sed -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" \
+    "$BUNDLE/assets/scenes/meshes.ron" > "$W/meshes.ron"
+cp "$BUNDLE/assets/scenes/rtiow_final.ron" "$W/rtiow.ron"
+"$B/scene-gen" forest --instances 400 --subdivisions 5 -o "$W/small.ron" > /dev/null
+"$B/scene-gen" forest --instances 400 --subdivisions 5 --flatten -o "$W/flat.ron" > /dev/null
+"$B/scene-gen" forest --instances 1000000 --subdivisions 8 -o "$W/million.ron" > /dev/null
+scenes="${SCENES:-meshes10 small flat million}"
+for o in "${options[@]}"; do
+    name=${o%%:*}; envs=(); args=()
+    IFS=, read -r -a words <<< "${o#*:}"
+    for word in "${words[@]}"; do
+        case $word in -*) args+=("$word") ;; *=*) envs+=("$word") ;; *) args+=("$word") ;; esac
+    done
+    for s in $scenes; do
+        env "${envs[@]}" "$B/scene-compiler" build "$W/$s.ron" -o "$W/$s-$name.blob" "${args[@]}" 2>&1 | grep -E "^  (time|bvh)" | sed "s/^/$s $name /" | tee -a "$log"
+    done
+done
+for r in $(seq 1 ${ROUNDS:-2}); do
+    for s in $scenes; do
+        line="$s:"
+        for o in "${options[@]}"; do
+            name=${o%%:*}
+            ms=$(timeout 120 "$B/renderer" bench "$W/$s-$name.blob" --backend cuda --width 1280 --height 720 --spp 30 \
+                --max-depth 16 --frames ${FRAMES:-5} 2>&1 | grep -E "median" | sed -E 's/.*median ([0-9.]+) ms.*/\1/')
+            line="$line $name $ms"
+        done
+        say "$line"
+    done
+done
+rm -rf "$W"
