@@ -3,8 +3,10 @@
 # --max-leaf, --layout`) and benchmarked, from the repo root with a bundle
 # (tools/gpu-bundle.sh): the 21M-triangle icosphere in the meshes asset's place (issue
 # 35's 21M view), the 400-tree forest instanced and flattened, and the 10^6 forest of
-# 1.31M-triangle trees (and, named in SCENES, `meshes` and `rtiow`, the assets). OPTIONS lists the option sets ("name:flags,with,commas"; a
-# word NAME=VALUE is set in the compiler's environment instead), ROUNDS the rounds
+# 1.31M-triangle trees (and, named in SCENES: `million5` and `forest5`, 10^6 and 10^5
+# trees of 20k triangles, and the assets `meshes`, `rtiow`, `textures`). OPTIONS lists the option sets ("name:flags,with,commas"; a
+# word NAME=VALUE is set in the compiler's environment instead, and `compiler=FILE`
+# takes $BUNDLE/bin/FILE as the compiler, e.g. an earlier build), ROUNDS the rounds
 # (default 2), SCENES the scenes. Results go to $OUT/tree-options.txt as they come.
 set -uo pipefail
 . "$(dirname "$0")/gpu-env.sh"
@@ -25,15 +27,26 @@ cp "$BUNDLE/assets/scenes/rtiow_final.ron" "$W/rtiow.ron"
 "$B/scene-gen" forest --instances 400 --subdivisions 5 -o "$W/small.ron" > /dev/null
 "$B/scene-gen" forest --instances 400 --subdivisions 5 --flatten -o "$W/flat.ron" > /dev/null
 "$B/scene-gen" forest --instances 1000000 --subdivisions 8 -o "$W/million.ron" > /dev/null
+"$B/scene-gen" forest --instances 1000000 --subdivisions 5 -o "$W/million5.ron" > /dev/null
+"$B/scene-gen" forest --instances 100000 --subdivisions 5 -o "$W/forest5.ron" > /dev/null
+for s in textures; do
+    sed -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" \
+        "$BUNDLE/assets/scenes/$s.ron" > "$W/$s.ron"
+done
 scenes="${SCENES:-meshes10 small flat million}"
 for o in "${options[@]}"; do
-    name=${o%%:*}; envs=(); args=()
+    name=${o%%:*}; envs=(); args=(); compiler="$B/scene-compiler"
     IFS=, read -r -a words <<< "${o#*:}"
     for word in "${words[@]}"; do
-        case $word in -*) args+=("$word") ;; *=*) envs+=("$word") ;; *) args+=("$word") ;; esac
+        case $word in
+            -*) args+=("$word") ;;
+            compiler=*) compiler="$B/${word#compiler=}" ;;
+            *=*) envs+=("$word") ;;
+            *) args+=("$word") ;;
+        esac
     done
     for s in $scenes; do
-        env "${envs[@]}" "$B/scene-compiler" build "$W/$s.ron" -o "$W/$s-$name.blob" "${args[@]}" 2>&1 | grep -E "^  (time|bvh)" | sed "s/^/$s $name /" | tee -a "$log"
+        env "${envs[@]}" "$compiler" build "$W/$s.ron" -o "$W/$s-$name.blob" "${args[@]}" 2>&1 | grep -E "^  (time|bvh)" | sed "s/^/$s $name /" | tee -a "$log"
     done
 done
 for r in $(seq 1 ${ROUNDS:-2}); do

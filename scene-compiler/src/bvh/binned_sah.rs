@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use self::assemble::Subtree;
 use self::prim_ref::{Extent, MAX_INDEX, PrimRef};
 use self::split::{KIND_STARTS, ONE_KIND, Scratch, Settings, Split, split, split_median};
-use super::{Aabb, BuildOptions, Bvh, Node, NodeKind};
+use super::{Aabb, BuildOptions, Bvh, C_INT, C_INT_SMALL_TREE, Node, NodeKind, SMALL_TREE_PRIMS};
 use crate::limits::{MAX_BVH_DEPTH, MAX_LEAF_SIZE};
 
 /// Subtrees with at least this many primitives build their two children in parallel;
@@ -46,7 +46,9 @@ const MAX_DEPTH: u32 = MAX_BVH_DEPTH;
 
 /// Builds a BVH over `prims` by binned SAH. Deterministic: the same input and options
 /// give the same tree on any number of threads. The tree is at most [`MAX_DEPTH`]
-/// (64) levels deep, whatever the scene, so its blob always loads.
+/// (64) levels deep, whatever the scene, so its blob always loads. A tree of at most
+/// [`SMALL_TREE_PRIMS`] primitives prices a primitive test at [`C_INT_SMALL_TREE`]
+/// node steps, a bigger one at [`C_INT`] (the constants say why).
 ///
 /// `opts.bins` is clamped to `2..=256` and `opts.max_leaf_size` to `1..=32` (the
 /// largest leaf a blob link encodes).
@@ -85,6 +87,7 @@ pub fn build_kinds(prims: &[Aabb], kind_starts: &[u32], alone_from: u32, opts: &
         max_depth: MAX_DEPTH - kind_starts.len() as u32,
         kind_starts: starts,
         alone_from,
+        test_cost: if prims.len() <= SMALL_TREE_PRIMS { C_INT_SMALL_TREE } else { C_INT },
     };
     build_with(prims, &settings)
 }
@@ -287,7 +290,14 @@ mod tests {
     use crate::rng::SplitMix64;
 
     fn settings(max_leaf_size: usize, max_depth: u32) -> Settings {
-        Settings { bins: 16, max_leaf_size, max_depth, kind_starts: ONE_KIND, alone_from: u32::MAX }
+        Settings {
+            bins: 16,
+            max_leaf_size,
+            max_depth,
+            kind_starts: ONE_KIND,
+            alone_from: u32::MAX,
+            test_cost: C_INT,
+        }
     }
 
     /// Centers uniform in a cube of side `side`, radii in `[0.1, 1)`.
@@ -312,6 +322,32 @@ mod tests {
             assert!(prim.max.x > prim.min.x, "sphere {i} underflowed");
         }
         prims
+    }
+
+    /// Leaves and primitives of `tree`.
+    fn leaf_count(tree: &Bvh) -> usize {
+        tree.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Leaf { .. })).count()
+    }
+
+    #[test]
+    fn small_trees_price_a_test_higher_and_get_smaller_leaves() {
+        // The same primitives, one more past the threshold: the small tree splits where
+        // the big one keeps a leaf of two or three.
+        let prims = random_spheres(SMALL_TREE_PRIMS + 1, 60.0, 5);
+        let small = build(&prims[..SMALL_TREE_PRIMS], &BuildOptions::default());
+        let big = build(&prims, &BuildOptions::default());
+        let per_leaf = |tree: &Bvh| tree.prim_order.len() as f64 / leaf_count(tree) as f64;
+        let (small_mean, big_mean) = (per_leaf(&small), per_leaf(&big));
+        assert!(
+            small_mean < 1.1 && big_mean > 1.2,
+            "primitives a leaf: small tree {small_mean}, big {big_mean}"
+        );
+        // Both hold every primitive once.
+        for tree in [&small, &big] {
+            let mut order = tree.prim_order.clone();
+            order.sort_unstable();
+            assert!(order.iter().enumerate().all(|(i, &p)| p as usize == i));
+        }
     }
 
     #[test]

@@ -51,6 +51,18 @@ impl Default for BuildOptions {
 pub const C_TRAV: f32 = 1.0;
 /// Cost of one primitive intersection in the SAH (relative units).
 pub const C_INT: f32 = 1.0;
+/// The cost of a primitive intersection the builder uses for trees of at most
+/// [`SMALL_TREE_PRIMS`] primitives: smaller leaves, more nodes. A tree that small stays
+/// in the GPU's caches, where the test is what costs (the watertight triangle test is
+/// two to three node visits' instructions); in a big one the extra nodes are memory
+/// traffic. H100 (docs/performance.md, "Leaf sizes for triangles"): priced at 2, the
+/// 400 instanced trees of 20k triangles and the meshes asset rendered 4 % faster, and
+/// the million instances of a 1.31M-triangle tree 11 % slower. [`stats`] reports the
+/// SAH cost at [`C_INT`] for every tree.
+pub const C_INT_SMALL_TREE: f32 = 2.0;
+/// The most primitives a tree built at [`C_INT_SMALL_TREE`] has (measured at 20k, which
+/// gains, and 1.31M, which loses; not in between).
+pub const SMALL_TREE_PRIMS: usize = 1 << 16;
 
 /// A node of the plain tree.
 #[derive(Clone, Copy, Debug, PartialEq)]

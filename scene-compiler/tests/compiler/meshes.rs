@@ -401,11 +401,14 @@ fn an_instanced_mesh_is_stored_once_and_a_moved_instance_rebuilds_only_the_top_l
 /// Compact triangles (docs/blob-format.md, "Triangles"): a closed mesh's vertex is
 /// stored once for all the triangles that share it, and the whole blob, nodes and
 /// per-primitive rows included, takes at most 64 bytes a triangle (140 when each
-/// triangle held its three vertices and three normals).
+/// triangle held its three vertices and three normals). A mesh above
+/// `bvh::SMALL_TREE_PRIMS` triangles: smaller ones get a tree of smaller leaves, more
+/// nodes a triangle (`bvh::C_INT_SMALL_TREE` says why).
 #[test]
 fn a_closed_mesh_stores_each_vertex_once_in_at_most_64_bytes_a_triangle() {
     let dir = tempfile::tempdir().unwrap();
-    let ico = icosphere(5, 1.0);
+    let ico = icosphere(6, 1.0);
+    assert!(ico.triangles.len() > scene_compiler::bvh::SMALL_TREE_PRIMS);
     write(&ico, Format::PlyLittleEndian, &dir.path().join("ico.ply")).unwrap();
     let scene = parse_in(dir.path(), r#"(file: "ico.ply", material: "clay"),"#).expect("valid");
     let compiled = compile_scene(&scene, &CompileOptions::default());
@@ -413,7 +416,7 @@ fn a_closed_mesh_stores_each_vertex_once_in_at_most_64_bytes_a_triangle() {
     assert_eq!(view.vertices.len(), ico.positions.len(), "one record per vertex of the file");
     assert_eq!(view.header.vertex_count as usize, ico.positions.len());
     let triangles = view.records::<Triangle>();
-    assert_eq!(triangles.len(), 20 * 4usize.pow(5));
+    assert_eq!(triangles.len(), 20 * 4usize.pow(6));
     let bytes_per_triangle = compiled.blob.len() as f64 / triangles.len() as f64;
     assert!(bytes_per_triangle <= 64.0, "{bytes_per_triangle:.1} bytes a triangle");
     // Neighbours name the same vertex: every vertex is named by the six (or five, at the

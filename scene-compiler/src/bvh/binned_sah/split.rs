@@ -12,7 +12,7 @@ use glam::{BVec3A, UVec3, Vec3A};
 use rayon::prelude::*;
 
 use super::prim_ref::{Box3, Extent, PrimRef};
-use crate::bvh::{C_INT, C_TRAV};
+use crate::bvh::C_TRAV;
 
 /// Nodes of at most this many primitives are split by a full sweep over their sorted
 /// centroids instead of bins. At this size sorting costs less than clearing and
@@ -38,6 +38,9 @@ pub(super) struct Settings {
     /// Primitives numbered from here (instances; `u32::MAX`: none) each get a leaf of
     /// their own (`binned_sah.rs`: `build_kinds`).
     pub alone_from: u32,
+    /// The SAH's cost of a primitive test (a node step costs `C_TRAV`): `C_INT`, or
+    /// `C_INT_SMALL_TREE` for a small tree (`binned_sah.rs`: `build_kinds`).
+    pub test_cost: f32,
 }
 
 /// Room for the starts of every kind but the first.
@@ -189,7 +192,8 @@ struct Candidate {
 /// `Some` means `refs` were partitioned into the two children.
 ///
 /// SAH termination: a node of at most `max_leaf_size` primitives becomes a leaf when
-/// `n * C_INT <= C_TRAV + (SA_l * n_l + SA_r * n_r) * C_INT / SA_parent`. Larger
+/// `n * c <= C_TRAV + (SA_l * n_l + SA_r * n_r) * c / SA_parent` (`c` the settings'
+/// `test_cost`). Larger
 /// nodes are always split, by the cheapest split found, or in the middle of the range
 /// when no split separates the primitives (all centroids equal).
 pub(super) fn split(
@@ -218,8 +222,9 @@ pub(super) fn split(
         // Both sides multiplied by SA_parent, so a node of zero area (all points)
         // compares 0 <= 0 and stays a leaf instead of dividing by zero.
         let parent_area = extent.bounds.surface_area();
-        let leaf_cost = n as f32 * C_INT * parent_area;
-        let split_cost = best.map_or(f32::INFINITY, |c| C_TRAV * parent_area + c.weighted_count * C_INT);
+        let leaf_cost = n as f32 * settings.test_cost * parent_area;
+        let split_cost =
+            best.map_or(f32::INFINITY, |c| C_TRAV * parent_area + c.weighted_count * settings.test_cost);
         if leaf_cost <= split_cost {
             return None;
         }
@@ -529,6 +534,7 @@ mod tests {
         max_depth: 64,
         kind_starts: super::ONE_KIND,
         alone_from: u32::MAX,
+        test_cost: crate::bvh::C_INT,
     };
 
     #[test]
