@@ -8,6 +8,8 @@
 //! - [`stats`] measures a tree (node count, depth, leaf histogram, SAH cost).
 //! - [`wide::collapse`] turns the blob's binary tree into compressed 8-wide nodes
 //!   (quantized child boxes) for the GPU's traversal; same leaves, same hits.
+//!   [`wide::collapse_levels`] does it for the world's tree and every instanced mesh's,
+//!   each placed at its binary root's index (what the CUDA backend uploads).
 //!
 //! Not here: the blob encoding of nodes (that is `blob::write`) and traversal
 //! (kernels and the CPU backend).

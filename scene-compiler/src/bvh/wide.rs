@@ -27,6 +27,8 @@
 //! the sum of `count - 1` over the wide nodes on it must be at most [`WIDE_STACK`];
 //! [`collapse`] only widens a node while that stays provable (`Collapser::node`).
 
+use rayon::prelude::*;
+
 use crate::blob_record;
 use crate::bvh::Aabb;
 use crate::limits::MAX_BVH_DEPTH;
@@ -173,7 +175,6 @@ pub fn collapse_levels(
     root: u32,
     bottom_roots: &[u32],
 ) -> Result<WideBvh, String> {
-    use rayon::prelude::*;
     let mut roots: Vec<u32> =
         std::iter::once(root).chain(bottom_roots.iter().copied()).filter(|&r| !is_leaf(r)).collect();
     roots.sort_unstable();

@@ -202,10 +202,10 @@ fn repack_nodes(
 
 /// Each of the `count` triangles' three corners as three float4 rows, gathered on the
 /// device from the triangle records and the vertices (device addresses of the two
-/// sections) by `gather_corners`; none when the blob has no triangles. The blob keeps each vertex once (12-byte triangles
-/// that index them); the hit test, which needs the positions only, reads one 48-byte
-/// record instead of the indices and then three vertices (docs/performance.md, "Compact
-/// triangles").
+/// sections) by `gather_corners`; none when the blob has no triangles. The blob keeps
+/// each vertex once (12-byte triangles that index them); the hit test, which needs the
+/// positions only, reads one 48-byte record instead of the indices and then three
+/// vertices (docs/performance.md, "Corners gathered at upload").
 fn gather_corners(
     stream: &Arc<CudaStream>,
     kernels: &KernelModule,
