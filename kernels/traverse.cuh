@@ -168,6 +168,42 @@ __device__ __forceinline__ unsigned int enter_instance(unsigned int leaf, float3
     return __ldg(&inst->root);
 }
 
+// A closest-hit walk's test of leaf link `leaf` (primitives, in the ray's current
+// space): a closer hit shrinks `t_closest`, sets `closest` and, inside an instance,
+// notes that instance in `instance`.
+__device__ __forceinline__ void closest_in_leaf(unsigned int leaf, const WalkRay& w, float& t_closest,
+                                                unsigned int& closest, unsigned int& instance) {
+    const unsigned int before = closest;
+    leaf_hits<false>(leaf, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
+    if (kInstances && closest != before) instance = w.instance;
+}
+
+// A shadow walk's test of leaf link `leaf`: true when a primitive other than `skip` (a
+// light of the world's tree; occluded_binary says why no instance's is skipped) blocks
+// the ray in (0, t_max).
+__device__ __forceinline__ bool blocked_in_leaf(unsigned int leaf, const WalkRay& w, float t_max, unsigned int skip) {
+    float t = t_max;
+    unsigned int unused = NO_HIT;
+    return leaf_hits<true>(leaf, w.origin, w.dir, t, unused, w.instance == NO_HIT ? skip : NO_HIT, w.replaced);
+}
+
+// A closest-hit walk's pop: the nearest pending subtree that can still hold a hit
+// closer than `t_closest` goes to `node` (the ray back to the world wherever the stack
+// leaves an instance); false when none is left.
+__device__ __forceinline__ bool pop_nearer(uint2* stack, unsigned int& stack_len, unsigned int& world_len, WalkRay& w,
+                                           float3 origin, float3 dir, float3 world_inv, float t_closest,
+                                           unsigned int& node) {
+    for (;;) {
+        leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
+        if (stack_len == 0) return false;
+        const uint2 entry = stack[--stack_len];
+        if (__uint_as_float(entry.y) < t_closest) {
+            node = entry.x;
+            return true;
+        }
+    }
+}
+
 // The closest primitive hit in (0, +inf): one "ray" in the Mrays/s count.
 //
 // Near child first with an explicit stack (the blob loader refuses trees deeper than
@@ -197,9 +233,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
                                       [](unsigned int link) { return make_uint2(link, 0u); });
                 continue;
             }
-            const unsigned int before = closest;
-            leaf_hits<false>(node, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
-            if (kInstances && closest != before) instance = w.instance;
+            closest_in_leaf(node, w, t_closest, closest, instance);
         } else {
             const ChildSpans c = child_spans(nodes + node, w.nodes, t_closest);
             const bool hit_left = c.enter_left <= c.exit_left;
@@ -216,19 +250,7 @@ __device__ __forceinline__ Hit traverse_binary(float3 origin, float3 dir) {
                 continue;
             }
         }
-        // Pop the nearest pending subtree that can still hold a closer hit.
-        bool popped = false;
-        for (;;) {
-            leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
-            if (stack_len == 0) break;
-            const uint2 entry = stack[--stack_len];
-            if (__uint_as_float(entry.y) < t_closest) {
-                node = entry.x;
-                popped = true;
-                break;
-            }
-        }
-        if (!popped) break;
+        if (!pop_nearer(stack, stack_len, world_len, w, origin, dir, world_inv, t_closest, node)) break;
     }
     return Hit{t_closest, closest, instance};
 }
@@ -252,10 +274,7 @@ __device__ __forceinline__ bool occluded_binary(float3 origin, float3 dir, float
                                       [](unsigned int link) { return link; });
                 continue;
             }
-            float t = t_max;
-            unsigned int unused = NO_HIT;
-            if (leaf_hits<true>(node, w.origin, w.dir, t, unused, w.instance == NO_HIT ? skip : NO_HIT, w.replaced))
-                return true;
+            if (blocked_in_leaf(node, w, t_max, skip)) return true;
         } else {
             const ChildSpans c = child_spans(nodes + node, w.nodes, t_max);
             const bool hit_left = c.enter_left <= c.exit_left;

@@ -36,11 +36,7 @@ __device__ __forceinline__ Hit traverse_packet(float3 origin, float3 dir, unsign
                                       [active, missed](unsigned int link) { return make_uint2(link, active ? 0u : missed); });
                 continue;
             }
-            if (active) {
-                const unsigned int before = closest;
-                leaf_hits<false>(node, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
-                if (kInstances && closest != before) instance = w.instance;
-            }
+            if (active) closest_in_leaf(node, w, t_closest, closest, instance);
         } else {
             const ChildSpans c = child_spans(nodes + node, w.nodes, t_closest);
             const bool hit_left = active && c.enter_left <= c.exit_left;

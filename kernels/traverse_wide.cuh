@@ -12,8 +12,9 @@
 #include "shapes.cuh"
 #include "wide_node.cuh"
 
-// Included by traverse.cuh after the binary walk, whose ray (`WalkRay`) and instance
-// steps (`enter_instance`, `leave_instance_at`) it shares.
+// Included by traverse.cuh after the binary walk, whose ray (`WalkRay`), instance
+// steps (`enter_instance`, `leave_instance_at`), leaf tests (`closest_in_leaf`,
+// `blocked_in_leaf`) and pop (`pop_nearer`) it shares.
 
 // A wide node's child slot with no child, and a key that sorts after every hit.
 #define WIDE_MISS 0xffffffffu
@@ -131,9 +132,7 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
                                       [](unsigned int link) { return make_uint2(link, 0u); });
                 continue;
             }
-            const unsigned int before = closest;
-            leaf_hits<false>(node, w.origin, w.dir, t_closest, closest, NO_HIT, w.replaced);
-            if (kInstances && closest != before) instance = w.instance;
+            closest_in_leaf(node, w, t_closest, closest, instance);
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
@@ -153,19 +152,7 @@ __device__ __forceinline__ Hit traverse_wide(float3 origin, float3 dir) {
                 continue;
             }
         }
-        // Pop the nearest pending subtree that can still hold a closer hit.
-        bool popped = false;
-        for (;;) {
-            leave_instance_at(stack_len, world_len, w, origin, dir, world_inv);
-            if (stack_len == 0) break;
-            const uint2 entry = stack[--stack_len];
-            if (__uint_as_float(entry.y) < t_closest) {
-                node = entry.x;
-                popped = true;
-                break;
-            }
-        }
-        if (!popped) break;
+        if (!pop_nearer(stack, stack_len, world_len, w, origin, dir, world_inv, t_closest, node)) break;
     }
     return Hit{t_closest, closest, instance};
 }
@@ -187,10 +174,7 @@ __device__ __forceinline__ bool occluded_wide(float3 origin, float3 dir, float t
                                       [](unsigned int link) { return link; });
                 continue;
             }
-            float t = t_max;
-            unsigned int unused = NO_HIT;
-            if (leaf_hits<true>(node, w.origin, w.dir, t, unused, w.instance == NO_HIT ? skip : NO_HIT, w.replaced))
-                return true;
+            if (blocked_in_leaf(node, w, t_max, skip)) return true;
         } else {
             const WideNodeRecord* n = nodes + node;
             unsigned int k[8];
