@@ -17,22 +17,23 @@ log="$OUT/tree-options.txt"
 say() { echo "$@" | tee -a "$log"; }
 say "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 read -r -a options <<< "${OPTIONS:-default: bins32:--bins,32 leaf1:--max-leaf,1 leaf2:--max-leaf,2 leaf8:--max-leaf,8 veb:--layout,veb}"
+# Asset scene $1 as $W/$2.ron, the files it names relative to its folder named by full
+# path, and with a third argument its icosphere model replaced by that file.
+asset() {
+    sed -e "s#\"../models/icosphere.ply\"#\"${3:-../models/icosphere.ply}\"#" \
+        -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" \
+        "$BUNDLE/assets/scenes/$1.ron" > "$W/$2.ron"
+}
 "$B/scene-gen" mesh --subdivisions 10 -o "$W/m10.ply" > /dev/null
-sed -e "s#../models/icosphere.ply#$W/m10.ply#" "$BUNDLE/assets/scenes/meshes.ron" > "$W/meshes10.ron"
-# meshes.ron names its other models relative to its folder.
-sed -i -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" "$W/meshes10.ron"
-sed -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" \
-    "$BUNDLE/assets/scenes/meshes.ron" > "$W/meshes.ron"
-cp "$BUNDLE/assets/scenes/rtiow_final.ron" "$W/rtiow.ron"
+asset meshes meshes10 "$W/m10.ply"
+asset meshes meshes
+asset textures textures
+asset rtiow_final rtiow
 "$B/scene-gen" forest --instances 400 --subdivisions 5 -o "$W/small.ron" > /dev/null
 "$B/scene-gen" forest --instances 400 --subdivisions 5 --flatten -o "$W/flat.ron" > /dev/null
 "$B/scene-gen" forest --instances 1000000 --subdivisions 8 -o "$W/million.ron" > /dev/null
 "$B/scene-gen" forest --instances 1000000 --subdivisions 5 -o "$W/million5.ron" > /dev/null
 "$B/scene-gen" forest --instances 100000 --subdivisions 5 -o "$W/forest5.ron" > /dev/null
-for s in textures; do
-    sed -e "s#\"../models/#\"$PWD/$BUNDLE/assets/models/#g; s#\"../textures/#\"$PWD/$BUNDLE/assets/textures/#g" \
-        "$BUNDLE/assets/scenes/$s.ron" > "$W/$s.ron"
-done
 scenes="${SCENES:-meshes10 small flat million}"
 for o in "${options[@]}"; do
     name=${o%%:*}; envs=(); args=(); compiler="$B/scene-compiler"
