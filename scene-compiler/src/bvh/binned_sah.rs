@@ -324,11 +324,6 @@ mod tests {
         prims
     }
 
-    /// Leaves and primitives of `tree`.
-    fn leaf_count(tree: &Bvh) -> usize {
-        tree.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Leaf { .. })).count()
-    }
-
     #[test]
     fn small_trees_price_a_test_higher_and_get_smaller_leaves() {
         // The same primitives, one more past the threshold: the small tree splits where
@@ -336,7 +331,7 @@ mod tests {
         let prims = random_spheres(SMALL_TREE_PRIMS + 1, 60.0, 5);
         let small = build(&prims[..SMALL_TREE_PRIMS], &BuildOptions::default());
         let big = build(&prims, &BuildOptions::default());
-        let per_leaf = |tree: &Bvh| tree.prim_order.len() as f64 / leaf_count(tree) as f64;
+        let per_leaf = |tree: &Bvh| tree.prim_order.len() as f64 / stats(tree).leaf_count as f64;
         let (small_mean, big_mean) = (per_leaf(&small), per_leaf(&big));
         assert!(
             small_mean < 1.1 && big_mean > 1.2,
