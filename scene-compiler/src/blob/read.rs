@@ -266,14 +266,6 @@ impl<'a> BlobView<'a> {
         Bvh { nodes, prim_order: (0..total).collect() }
     }
 
-    /// The root links of the instances' bottom-level trees, each once, ascending.
-    pub fn bottom_roots(&self) -> Vec<u32> {
-        let mut roots: Vec<u32> = self.records::<crate::scene::Instance>().iter().map(|r| r.root).collect();
-        roots.sort_unstable();
-        roots.dedup();
-        roots
-    }
-
     /// True when some light has a non-zero pick probability: only then do the
     /// renderers sample lights (all zero means no light has any power).
     pub fn has_light_power(&self) -> bool {
@@ -810,7 +802,10 @@ impl<'a> BlobView<'a> {
             kind_first: self.header.kind_first(),
         };
         walk.tree(root, None)?;
-        for root in self.bottom_roots() {
+        let mut roots: Vec<u32> = self.records::<crate::scene::Instance>().iter().map(|r| r.root).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for root in roots {
             walk.tree(root, Some(PrimKind::Triangle))?;
         }
         if let Some(node) = walk.visited.iter().position(|v| !v) {

@@ -154,14 +154,15 @@ pub fn collapse(boxes: &[NodeBoxesRecord], links: &[NodeLinksRecord], root: u32)
     collapse_with(boxes, links, root, WIDE_CHILDREN, WIDE_STACK)
 }
 
-/// The 8-wide trees of a blob with instances: the world's from `root` and each bottom
-/// level's from its root link in `bottom_roots` (any order, repeats allowed), in one
-/// array in which each tree's nodes start at its binary root's index. An instance's
-/// root link then names its wide root as it is (and the world's root stays `root`), so
-/// the kernels walk both levels without a table of new roots. A tree's wide nodes are
-/// fewer than its binary inner nodes, which the blob writer numbers from its root on,
-/// so they fit where its binary nodes were; the unused records between trees are never
-/// read. Each tree is [`collapse`]'s, its links moved by its root's index.
+/// The 8-wide trees of a blob with instances: the world's (`root`) and each bottom
+/// level's, found as the inner nodes that are no node's child (a validated blob's trees
+/// reach every inner node once), in one array in which each tree's nodes start at its
+/// binary root's index. An instance's root link then names its wide root as it is (and
+/// the world's root stays `root`), so the kernels walk both levels without a table of
+/// new roots. A tree's wide nodes are fewer than its binary inner nodes, which the blob
+/// writer numbers from its root on, so they fit where its binary nodes were; the unused
+/// records between trees are never read. Each tree is [`collapse`]'s, its links moved
+/// by its root's index.
 ///
 /// An error when the trees' wide nodes would overlap, which only a blob whose trees'
 /// nodes are not numbered from their roots on can cause (one our writer does not make).
@@ -173,12 +174,12 @@ pub fn collapse_levels(
     boxes: &[NodeBoxesRecord],
     links: &[NodeLinksRecord],
     root: u32,
-    bottom_roots: &[u32],
 ) -> Result<WideBvh, String> {
-    let mut roots: Vec<u32> =
-        std::iter::once(root).chain(bottom_roots.iter().copied()).filter(|&r| !is_leaf(r)).collect();
-    roots.sort_unstable();
-    roots.dedup();
+    let mut is_child = vec![false; links.len()];
+    for child in links.iter().flat_map(|l| [l.left, l.right]).filter(|&c| !is_leaf(c)) {
+        is_child[child as usize] = true;
+    }
+    let roots: Vec<u32> = (0..links.len() as u32).filter(|&i| !is_child[i as usize]).collect();
     let heights = heights(links, &roots);
     let trees: Vec<Vec<WideNodeRecord>> = roots
         .par_iter()
@@ -1294,9 +1295,7 @@ mod tests {
             boxes.extend_from_slice(&level.boxes);
             links.extend(shifted(level, at));
         }
-        // Repeats, as instances name their roots, and any order.
-        let named = [roots[1], roots[0], roots[1], roots[0]];
-        let wide = collapse_levels(&boxes, &links, 0, &named).unwrap();
+        let wide = collapse_levels(&boxes, &links, 0).unwrap();
         assert_eq!(wide.root, 0);
         for (bin, at) in std::iter::once((&world, 0)).chain(bottom.iter().zip(roots.iter().copied())) {
             let alone = bin.collapse();
@@ -1315,7 +1314,7 @@ mod tests {
         // Between trees, records no walk reaches.
         assert_eq!(wide.nodes[roots[0] as usize - 1], WideNodeRecord::default());
         // Without instances it is `collapse`.
-        assert_eq!(collapse_levels(&world.boxes, &world.links, 0, &[]).unwrap(), world.collapse());
+        assert_eq!(collapse_levels(&world.boxes, &world.links, 0).unwrap(), world.collapse());
 
         // A bottom level numbered inside the world's range: the trees would overlap.
         let n = bottom[0].links.len() as u32;
@@ -1333,7 +1332,7 @@ mod tests {
                 .iter()
                 .map(|l| NodeLinksRecord { left: world_link(l.left), right: world_link(l.right) }),
         );
-        let err = collapse_levels(&boxes, &links, 0, &[1]).unwrap_err();
+        let err = collapse_levels(&boxes, &links, 0).unwrap_err();
         assert!(err.contains("before node 1"), "{err}");
     }
 

@@ -43,8 +43,6 @@ pub struct DeviceScene {
     pub bvh_root: u32,
     /// The blob's root link, to build the other node form from after a kernel reload.
     binary_root: u32,
-    /// The instances' bottom-level roots (`BlobView::bottom_roots`), for the same.
-    bottom_roots: Vec<u32>,
     /// Where each primitive kind starts in `prim_materials` (`BlobHeader::kind_first`).
     pub kind_first: [u32; PrimKind::USED],
     /// Lights NEE samples: the blob's count, or 0 when no light has power.
@@ -72,9 +70,8 @@ impl DeviceScene {
         let at = |id: SectionId| base + (blob.header.sections[id as usize].offset - HEADER_LEN as u64);
         let node_sections = (at(SectionId::NodeBoxes), at(SectionId::NodeLinks));
         let node_count = blob.header.node_count;
-        let bottom_roots = blob.bottom_roots();
         let (nodes, bvh_root) = if kernels.wide_bvh {
-            upload_wide(stream, blob.node_boxes, blob.node_links, blob.root(), &bottom_roots)?
+            upload_wide(stream, blob.node_boxes, blob.node_links, blob.root())?
         } else {
             (repack_nodes(stream, kernels, node_sections, node_count)?, blob.root())
         };
@@ -128,7 +125,6 @@ impl DeviceScene {
             env_size: blob.header.env_size,
             bvh_root,
             binary_root: blob.root(),
-            bottom_roots,
             kind_first: {
                 let all = blob.header.kind_first();
                 std::array::from_fn(|kind| all[kind])
@@ -164,8 +160,7 @@ impl DeviceScene {
                 read_records(stream, &self.payload, self.node_sections.0, count)?;
             let links: Vec<NodeLinksRecord> =
                 read_records(stream, &self.payload, self.node_sections.1, count)?;
-            (self.nodes, self.bvh_root) =
-                upload_wide(stream, &boxes, &links, self.binary_root, &self.bottom_roots)?;
+            (self.nodes, self.bvh_root) = upload_wide(stream, &boxes, &links, self.binary_root)?;
         } else {
             self.nodes = repack_nodes(stream, kernels, self.node_sections, self.node_count)?;
             self.bvh_root = self.binary_root;
@@ -240,9 +235,8 @@ fn upload_wide(
     boxes: &[NodeBoxesRecord],
     links: &[NodeLinksRecord],
     root: u32,
-    bottom_roots: &[u32],
 ) -> anyhow::Result<(CudaSlice<u8>, u32)> {
-    let mut tree = wide::collapse_levels(boxes, links, root, bottom_roots)
+    let mut tree = wide::collapse_levels(boxes, links, root)
         .map_err(|problem| anyhow::anyhow!("PT_WIDE_BVH=1 cannot walk this blob: {problem}"))?;
     if tree.nodes.is_empty() {
         tree.nodes.push(wide::WideNodeRecord::default());
