@@ -24,6 +24,7 @@ pub mod files;
 pub mod limits;
 pub mod memory;
 pub mod meshes;
+pub mod moves;
 pub mod procedural;
 pub mod procedural_sky;
 pub mod ranges;

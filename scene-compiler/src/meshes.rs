@@ -75,6 +75,31 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
     Cow::Owned(expanded)
 }
 
+/// Where [`with_triangles`] puts each mesh's instances, per mesh: its bottom level and
+/// its first instance, when its placements ([`Mesh::placements`]) are its instances one
+/// for one (an instanced mesh with triangles of its own, and no glTF meshes that its
+/// file places several times); `None` for any other mesh. What lets an edit that moves
+/// placements find their instances without lowering the scene again (`crate::moves`).
+pub fn placed_instances(scene: &Scene) -> Vec<Option<(u32, usize)>> {
+    let (mut levels, mut instances) = (0u32, 0usize);
+    let mut out = Vec::with_capacity(scene.meshes.len());
+    for mesh in &scene.meshes {
+        let placements = mesh.placement_count();
+        let own = (mesh.is_instanced() && !mesh.data.triangles.is_empty()).then(|| {
+            let at = (levels, instances);
+            levels += 1;
+            instances += placements;
+            at
+        });
+        for part in &mesh.data.instanced {
+            levels += 1;
+            instances += placements * part.placements.len();
+        }
+        out.push(own.filter(|_| mesh.data.instanced.is_empty()));
+    }
+    out
+}
+
 /// Appends `level` to the scene's bottom levels and one instance of it per placement.
 /// An instance's box is its level's box placed: the level's octant boxes placed
 /// instead (tighter under rotation) left the 400-tree forest's frame unchanged (38.7

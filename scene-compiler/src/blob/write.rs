@@ -158,8 +158,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
             NodeKind::Leaf { .. } => None,
         })
         .collect();
-    let reach =
-        bvh.nodes.first().map_or(0.0, |root| root.bounds.min.abs().max(root.bounds.max.abs()).max_element());
+    let reach = world_reach(bvh);
     let (node_boxes, node_links) = (
         records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes)),
         records_mut::<NodeLinksRecord>(take(SectionId::NodeLinks)),
@@ -636,19 +635,31 @@ impl<'a> Levels<'a> {
 fn instance_reach(scene: &Scene, reach: f32) -> Vec<f32> {
     let mut out: Vec<f32> = scene.bottom_levels.iter().map(|level| level.vertices.reach()).collect();
     for instance in &scene.instances {
-        let inverse = instance.to_world.inverse();
-        let m = inverse.matrix3;
-        let row_sum = (0..3).map(|r| m.row(r).abs().element_sum()).fold(0.0, f32::max);
-        let far = reach * row_sum + inverse.translation.abs().max_element();
         let slot = &mut out[instance.bottom_level as usize];
-        *slot = slot.max(far);
+        *slot = slot.max(reach_through(&instance.to_world, reach));
     }
     out
 }
 
+/// How far from its origin, in its own space, a ray origin within the world's `reach`
+/// lands through the inverse of an instance's `to_world`: its part of
+/// [`instance_reach`].
+pub(crate) fn reach_through(to_world: &glam::Affine3A, reach: f32) -> f32 {
+    let inverse = to_world.inverse();
+    let m = inverse.matrix3;
+    let row_sum = (0..3).map(|r| m.row(r).abs().element_sum()).fold(0.0, f32::max);
+    reach * row_sum + inverse.translation.abs().max_element()
+}
+
+/// The world's reach [`box_margin`] takes: the largest coordinate magnitude of the
+/// tree's root box (0 for an empty tree).
+pub(crate) fn world_reach(bvh: &Bvh) -> f32 {
+    bvh.nodes.first().map_or(0.0, |root| root.bounds.min.abs().max(root.bounds.max.abs()).max_element())
+}
+
 /// Both children's boxes, one row per axis (see [`NodeBoxesRecord`]), each grown by
 /// [`box_margin`].
-fn child_boxes(left: &Aabb, right: &Aabb, reach: f32) -> NodeBoxesRecord {
+pub(crate) fn child_boxes(left: &Aabb, right: &Aabb, reach: f32) -> NodeBoxesRecord {
     let (lo, hi) = (|x: f32| x - box_margin(x, reach), |x: f32| x + box_margin(x, reach));
     let row = |a: usize| [lo(left.min[a]), lo(right.min[a]), hi(left.max[a]), hi(right.max[a])];
     NodeBoxesRecord { x: row(0), y: row(1), z: row(2) }

@@ -20,6 +20,7 @@ mod hostile_scenes;
 mod instance_files;
 mod meshes;
 mod model_materials;
+mod moves;
 mod scale;
 mod scene_errors;
 mod scene_roundtrip;
