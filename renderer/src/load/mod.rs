@@ -15,8 +15,10 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
+use scene_compiler::blob::BlobEdit;
 use scene_compiler::blob::layout::HEADER_LEN;
 use scene_compiler::bvh::{self, BottomTree, Bvh, BvhStats};
+use scene_compiler::moves::{self, InPlace, MoveIndex};
 use scene_compiler::scene::{self, LoadError, Scene};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Previous, compile_scene_reusing};
 
@@ -126,6 +128,8 @@ pub struct LoadTimes {
     /// instances builds none).
     pub bottom_levels: usize,
     pub bottom_levels_built: usize,
+    /// For a `.ron`: the compile moved instances in place ([`CompiledScene::move_instances`]).
+    pub moved_in_place: bool,
 }
 
 /// A scene that loaded: the scene, its validated blob, and what it took.
@@ -150,6 +154,13 @@ pub struct CompiledScene {
     /// The bottom levels' trees of a `.ron` compile (instanced meshes), kept for the
     /// next compile as `bvh` is: a mesh that comes back unchanged is not built again.
     bottom_trees: Vec<Arc<BottomTree>>,
+    /// Where the instances sit in the tree, from the first edit that moved some in
+    /// place ([`CompiledScene::move_instances`]) to the next compile of a new tree.
+    move_index: Option<MoveIndex>,
+    /// Set when the last change to this scene was instances moved in place: what the
+    /// blob was before and which of its bytes changed, so that a device holding that
+    /// blob copies only those ([`crate::backend::Backend::update`]).
+    pub edit: Option<BlobEdit>,
 }
 
 impl CompiledScene {
@@ -204,6 +215,7 @@ impl CompiledScene {
             terrains: Some(compiled.terrain_time),
             bottom_levels: compiled.bottom_trees.len(),
             bottom_levels_built: compiled.bottom_built,
+            moved_in_place: false,
         };
         CompiledScene {
             scene,
@@ -214,7 +226,45 @@ impl CompiledScene {
             bvh_stats: OnceLock::from(compiled.bvh_stats),
             bvh: Some((compiled.bvh, compiled.built_sah_cost)),
             bottom_trees: compiled.bottom_trees,
+            move_index: None,
+            edit: None,
         }
+    }
+
+    /// Makes this compile one of `scene` in place when `scene` differs from its scene
+    /// only in where some instances are placed (`scene_compiler::moves`: their records
+    /// and the boxes above them rewritten in the blob, which stays byte for byte what
+    /// [`CompiledScene::recompile`] would refit), recording which bytes changed in
+    /// [`CompiledScene::edit`]; `scene` must be valid. Gives `scene` back, with this
+    /// compile unchanged, for any other edit, and for a `.blob` or a one-shot load.
+    pub fn move_instances(&mut self, scene: Scene) -> Result<(), Scene> {
+        let start = Instant::now();
+        let Some((bvh, built_sah_cost)) = &mut self.bvh else { return Err(scene) };
+        let Some(stats) = self.bvh_stats.get_mut() else { return Err(scene) };
+        let target = InPlace {
+            scene: &self.scene,
+            blob: &mut self.blob,
+            bvh,
+            bottom_trees: &self.bottom_trees,
+            bvh_stats: stats,
+            built_sah_cost: *built_sah_cost,
+            index: &mut self.move_index,
+        };
+        let Some(edit) = moves::move_instances(target, &scene) else { return Err(scene) };
+        self.scene = scene;
+        self.content_hash = blob_hash(&self.blob);
+        self.edit = Some(edit);
+        let bottom_levels = self.bottom_trees.len();
+        self.times = LoadTimes {
+            compile: Some(start.elapsed()),
+            bvh_build: Some(Duration::ZERO),
+            bvh_refitted: true,
+            terrains: Some(Duration::ZERO),
+            bottom_levels,
+            moved_in_place: true,
+            ..LoadTimes::default()
+        };
+        Ok(())
     }
 
     /// Compiles file content of `kind`; `path` names it in messages. `previous`: the
@@ -229,13 +279,7 @@ impl CompiledScene {
     ) -> Result<CompiledScene, SceneError> {
         match kind {
             SceneKind::Ron => {
-                let text = scene_compiler::files::text(bytes).map_err(|e| {
-                    SceneError::plain(
-                        SceneErrorKind::Invalid,
-                        format!("`{}` is not UTF-8 text: {e}", path.display()),
-                    )
-                })?;
-                CompiledScene::from_ron(text, &path.display().to_string(), options, previous)
+                CompiledScene::from_ron(text_of(bytes, path)?, &path.display().to_string(), options, previous)
             }
             SceneKind::Blob => CompiledScene::from_blob(bytes, path),
         }
@@ -248,11 +292,7 @@ impl CompiledScene {
         options: &CompileOptions,
         previous: Option<&CompiledScene>,
     ) -> Result<CompiledScene, SceneError> {
-        let start = Instant::now();
-        let scene = scene::parse(text, origin).map_err(|e| SceneError::from_diagnostics(&e))?;
-        scene_compiler::memory::check(&scene, scene_compiler::memory::available())
-            .map_err(|e| SceneError::plain(SceneErrorKind::Invalid, format!("{origin}: {e}")))?;
-        let load_parse = start.elapsed();
+        let (scene, load_parse) = parse_ron(text, origin, None)?;
         let mut compiled = CompiledScene::recompile(scene, options, previous);
         compiled.times.load_parse = load_parse;
         Ok(compiled)
@@ -281,8 +321,38 @@ impl CompiledScene {
             bvh_stats: OnceLock::new(),
             bvh: None,
             bottom_trees: Vec::new(),
+            move_index: None,
+            edit: None,
         })
     }
+}
+
+/// Parses and validates RON scene text, reading the files it names, and checks that it
+/// fits in memory: the half of [`CompiledScene::from_ron`] before the compile, and how
+/// long it took. With `reuse`, an earlier parse of the same file and which of its files
+/// have not changed since, as `scene::parse_reusing` takes them; `origin` names the
+/// text in diagnostics.
+pub fn parse_ron(
+    text: &str,
+    origin: &str,
+    reuse: Option<(&Scene, &dyn Fn(&Path) -> bool)>,
+) -> Result<(Scene, Duration), SceneError> {
+    let start = Instant::now();
+    let scene = match reuse {
+        Some((previous, unchanged)) => scene::parse_reusing(text, origin, previous, unchanged),
+        None => scene::parse(text, origin),
+    }
+    .map_err(|e| SceneError::from_diagnostics(&e))?;
+    scene_compiler::memory::check(&scene, scene_compiler::memory::available())
+        .map_err(|e| SceneError::plain(SceneErrorKind::Invalid, format!("{origin}: {e}")))?;
+    Ok((scene, start.elapsed()))
+}
+
+/// The text of a scene file's bytes, or the loader's error naming `path`.
+pub fn text_of<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, SceneError> {
+    scene_compiler::files::text(bytes).map_err(|e| {
+        SceneError::plain(SceneErrorKind::Invalid, format!("`{}` is not UTF-8 text: {e}", path.display()))
+    })
 }
 
 /// Reads and compiles the scene at `path` (its kind by extension).

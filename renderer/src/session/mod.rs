@@ -120,6 +120,26 @@ pub struct Session {
     /// When an in-place write that was read unsettled and did not compile is read again
     /// (and its error reported), unless an event comes first.
     retry_at: Option<Instant>,
+    /// The current scene's input files as they were when it read them (size and
+    /// modification time), for those last modified well before that read: a reload
+    /// takes a file from the current scene instead of reading it again while it still
+    /// has this stamp and the watcher has not named it (`Session::unchanged`).
+    stamps: HashMap<PathBuf, Stamp>,
+}
+
+/// A file's size and modification time.
+type Stamp = (u64, SystemTime);
+
+/// How long before a load its input files must have last been modified for their stamps
+/// to be kept: a file written around the time it was read (the clock that stamps files
+/// runs a few milliseconds behind) is read again at the next reload.
+const STAMP_MARGIN: Duration = Duration::from_secs(1);
+
+/// A compile of a change: a new scene, or the current one with instances moved in place.
+enum Compiled {
+    New(CompiledScene),
+    /// With the current scene's content hash before the move.
+    Moved(u64),
 }
 
 impl Session {
@@ -149,6 +169,7 @@ impl Session {
             own_writes: HashMap::new(),
             kernels_hash,
             retry_at: None,
+            stamps: HashMap::new(),
         };
         session.take_content(&bytes, Duration::ZERO);
         Ok(session)
@@ -213,8 +234,13 @@ impl Session {
             self.last_error = Some(error.clone());
             return Err(error);
         }
-        let compiled = CompiledScene::recompile(scene, &self.options.compile, self.current.as_deref());
-        Ok(self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed()))
+        let reload = match self.compile(scene, Duration::ZERO) {
+            Compiled::New(compiled) => {
+                self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed())
+            }
+            Compiled::Moved(before) => self.moved(before, Duration::ZERO, start.elapsed()),
+        };
+        Ok(reload)
     }
 
     /// Writes `scene` to the scene file with scene_compiler::scene::to_ron (atomically: temp file in the same
@@ -249,8 +275,14 @@ impl Session {
     }
 
     /// Checks an in-memory scene by the rules a file obeys.
+    /// What is as it was in the current scene (which passed them) is not checked again.
     fn check(&self, scene: &Scene) -> Result<(), SceneError> {
-        scene::check(scene, &self.edited_origin()).map_err(|e| SceneError::from_diagnostics(&e))
+        let origin = self.edited_origin();
+        match &self.current {
+            Some(current) => scene::check_edit(scene, &current.scene, &origin),
+            None => scene::check(scene, &origin),
+        }
+        .map_err(|e| SceneError::from_diagnostics(&e))
     }
 
     /// How messages about an in-memory edit name the scene.
@@ -282,7 +314,7 @@ impl Session {
     /// scene came out the same) or it is gone, or when it is not `settled` (maybe
     /// half-written) and does not compile: then it is read again at its next event or
     /// after the debounce, and only then reported.
-    fn reload_scene(&mut self, settled: bool, inputs: &BTreeSet<PathBuf>) -> Option<Reload> {
+    fn reload_scene(&mut self, settled: bool, touched: &BTreeSet<PathBuf>) -> Option<Reload> {
         let start = Instant::now();
         self.retry_at = None;
         let detect = age(self.newest_change());
@@ -302,24 +334,26 @@ impl Session {
         };
         let hash = content_hash(&bytes);
         let same_text = self.file_hash == Some(hash);
-        let inputs = inputs.iter().any(|input| !self.holds_own_write(input));
+        let inputs = touched.iter().any(|input| !self.holds_own_write(input));
         if same_text && !inputs {
             return None;
         }
-        // The compile reads every file again.
+        // The compile reads every file that may have changed again.
         self.own_writes.clear();
-        let previous = self.current.as_deref();
-        match CompiledScene::from_bytes(self.kind, &bytes, &self.scene_path, &self.options.compile, previous)
-        {
+        match self.compile_file(&bytes, touched) {
+            Ok(Compiled::Moved(before)) => {
+                self.file_hash = Some(hash);
+                Some(self.moved(before, detect, start.elapsed()))
+            }
             // An input's event that changed nothing (its file rewritten as it was).
-            Ok(compiled)
+            Ok(Compiled::New(compiled))
                 if same_text
                     && self.last_error.is_none()
                     && self.current.as_ref().is_some_and(|c| c.content_hash == compiled.content_hash) =>
             {
                 None
             }
-            Ok(compiled) => {
+            Ok(Compiled::New(compiled)) => {
                 self.file_hash = Some(hash);
                 Some(self.make_current(compiled, Changed::Scene, detect, start.elapsed()))
             }
@@ -334,6 +368,52 @@ impl Session {
                 Some(self.failed(error, detect, start.elapsed()))
             }
         }
+    }
+
+    /// Reads, parses and compiles the scene file's `bytes`: a `.ron` taking from the
+    /// current scene the files that have not changed (`touched`: the inputs the watcher
+    /// named), and moving its instances in place when that is all the change is.
+    fn compile_file(&mut self, bytes: &[u8], touched: &BTreeSet<PathBuf>) -> Result<Compiled, SceneError> {
+        let (path, options) = (&self.scene_path, &self.options.compile);
+        if self.kind == SceneKind::Blob {
+            return CompiledScene::from_bytes(self.kind, bytes, path, options, None).map(Compiled::New);
+        }
+        let text = load::text_of(bytes, path)?;
+        let started = SystemTime::now();
+        let unchanged = |file: &Path| self.unchanged(file, touched);
+        let reuse = self.current.as_deref().map(|c| (&c.scene, &unchanged as &dyn Fn(&Path) -> bool));
+        let (scene, parse) = load::parse_ron(text, &path.display().to_string(), reuse)?;
+        self.stamps = stamps(&scene, started);
+        Ok(self.compile(scene, parse))
+    }
+
+    /// Compiles a valid scene: in place when the current scene is this session's alone
+    /// and the change moves instances only, else anew (reusing what it can of the
+    /// current compile). `parse`: the time it took to read.
+    fn compile(&mut self, scene: Scene, parse: Duration) -> Compiled {
+        let scene = match self.current.as_mut().and_then(Arc::get_mut) {
+            Some(current) => {
+                let before = current.content_hash;
+                match current.move_instances(scene) {
+                    Ok(()) => {
+                        current.times.load_parse = parse;
+                        return Compiled::Moved(before);
+                    }
+                    Err(scene) => scene,
+                }
+            }
+            None => scene,
+        };
+        let mut compiled = CompiledScene::recompile(scene, &self.options.compile, self.current.as_deref());
+        compiled.times.load_parse = parse;
+        Compiled::New(compiled)
+    }
+
+    /// Whether `file`, an input of the current scene, is as that scene read it: the
+    /// watcher did not name it in this change (`touched`) and it has the stamp it had.
+    fn unchanged(&self, file: &Path, touched: &BTreeSet<PathBuf>) -> bool {
+        let named = canonical_file(file).map_or(true, |canonical| touched.contains(&canonical));
+        !named && self.stamps.get(file).is_some_and(|&stamp| stamp_of(file) == Some(stamp))
     }
 
     /// Whether `input` (as the watcher names it) is an instance file `save` wrote and
@@ -361,8 +441,11 @@ impl Session {
     fn take_content(&mut self, bytes: &[u8], detect: Duration) -> Reload {
         let start = Instant::now();
         self.file_hash = Some(content_hash(bytes));
-        match CompiledScene::from_bytes(self.kind, bytes, &self.scene_path, &self.options.compile, None) {
-            Ok(compiled) => self.make_current(compiled, Changed::Scene, detect, start.elapsed()),
+        match self.compile_file(bytes, &BTreeSet::new()) {
+            Ok(Compiled::New(compiled)) => {
+                self.make_current(compiled, Changed::Scene, detect, start.elapsed())
+            }
+            Ok(Compiled::Moved(before)) => self.moved(before, detect, start.elapsed()),
             Err(error) => {
                 self.last_error = Some(error.clone());
                 self.failed(error, detect, start.elapsed())
@@ -389,6 +472,22 @@ impl Session {
             outcome: Ok(()),
             content_changed: false,
         })
+    }
+
+    /// Bookkeeping after [`CompiledScene::move_instances`] changed the current scene in
+    /// place; `before`: its content hash until then.
+    fn moved(&mut self, before: u64, detect: Duration, compile: Duration) -> Reload {
+        self.last_error = None;
+        self.generation += 1;
+        let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != before);
+        Reload {
+            generation: self.generation,
+            changed: Changed::Scene,
+            detect,
+            compile,
+            outcome: Ok(()),
+            content_changed,
+        }
     }
 
     fn make_current(
@@ -443,6 +542,19 @@ fn write_instance_files(scene: &Scene) -> anyhow::Result<Vec<(PathBuf, u64)>> {
         }
     }
     Ok(written)
+}
+
+/// The stamps of `scene`'s input files last modified at least [`STAMP_MARGIN`] before
+/// `read` (when its files were read).
+fn stamps(scene: &Scene, read: SystemTime) -> HashMap<PathBuf, Stamp> {
+    let settled = |stamp: &Stamp| stamp.1 + STAMP_MARGIN < read;
+    let stamp = |file: &Path| Some((file.to_owned(), stamp_of(file).filter(settled)?));
+    scene.input_files().into_iter().filter_map(stamp).collect()
+}
+
+fn stamp_of(file: &Path) -> Option<Stamp> {
+    let metadata = std::fs::metadata(file).ok()?;
+    Some((metadata.len(), metadata.modified().ok()?))
 }
 
 /// Time since `modified` (zero when unknown or in the future).

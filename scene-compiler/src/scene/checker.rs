@@ -11,8 +11,8 @@ use crate::ranges;
 /// Shapes checked by one task when a list is checked on all threads.
 const PAR_CHUNK: usize = 1 << 14;
 
-use super::model::Material;
 use super::model::text::Written;
+use super::model::{Material, Scene};
 use super::spans::ValuePath;
 
 /// One semantic problem, located by the path of the offending value.
@@ -45,11 +45,17 @@ pub(crate) struct Checker<'s> {
     pub(super) text: Option<&'s Written>,
     /// The scene's materials, which references index.
     pub(super) materials: &'s [Material],
+    /// A scene that passed the checks and that this one is an edit of (`validate::check`).
+    pub(super) before: Option<&'s Scene>,
 }
 
 impl<'s> Checker<'s> {
-    pub(super) fn new(text: Option<&'s Written>, materials: &'s [Material]) -> Checker<'s> {
-        Checker { issues: Vec::new(), text, materials }
+    pub(super) fn new(
+        text: Option<&'s Written>,
+        materials: &'s [Material],
+        before: Option<&'s Scene>,
+    ) -> Checker<'s> {
+        Checker { issues: Vec::new(), text, materials, before }
     }
 
     /// Everything reported, in order.
@@ -187,7 +193,7 @@ impl<'s> Checker<'s> {
             .par_chunks(PAR_CHUNK)
             .enumerate()
             .map(|(k, chunk)| {
-                let mut c = Checker { issues: Vec::new(), text, materials };
+                let mut c = Checker { issues: Vec::new(), text, materials, before: None };
                 for (j, item) in chunk.iter().enumerate() {
                     check(&mut c, k * PAR_CHUNK + j, item);
                 }

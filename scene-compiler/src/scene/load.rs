@@ -22,6 +22,38 @@ use super::spans::ValuePath;
 use super::{environment, heightmap, instance_file, mesh_file, sphere_file, texture_file};
 use crate::limits;
 
+/// Fills in, from `previous` (a scene read earlier from the same folder), the model,
+/// instance and sphere files `scene` names that `unchanged` says have not changed since
+/// `previous` read them, so that [`read_inputs`] leaves them be: a reload after one file
+/// of several changed reads that one. A model that names other files (an `.obj` its
+/// `.mtl`, a `.gltf` its buffers), whose changes nothing watches, is read again.
+pub(crate) fn reuse(scene: &mut Scene, folder: &Path, previous: &Scene, unchanged: &dyn Fn(&Path) -> bool) {
+    let keep = |path: &Path, read: &Path| !read.as_os_str().is_empty() && read == path && unchanged(path);
+    let self_contained = |path: &Path| {
+        path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ply") || e.eq_ignore_ascii_case("glb"))
+    };
+    for mesh in &mut scene.meshes {
+        let path = folder.join(&mesh.file);
+        if self_contained(&path)
+            && let Some(old) = previous.meshes.iter().find(|m| keep(&path, &m.data.path))
+        {
+            mesh.data = Arc::clone(&old.data);
+        }
+        if let Some(name) = &mesh.instance_file {
+            let path = folder.join(name);
+            if let Some(old) = previous.meshes.iter().find(|m| keep(&path, &m.placements.path)) {
+                mesh.placements = Arc::clone(&old.placements);
+            }
+        }
+    }
+    for list in &mut scene.sphere_files {
+        let path = folder.join(&list.file);
+        if let Some(old) = previous.sphere_files.iter().find(|l| keep(&path, &l.data.path)) {
+            list.data = Arc::clone(&old.data);
+        }
+    }
+}
+
 /// Reads every file `scene` names and has not read, from `folder`; returns why each
 /// one that could not be used cannot.
 pub(crate) fn read_inputs(scene: &mut Scene, folder: &Path) -> Vec<Issue> {

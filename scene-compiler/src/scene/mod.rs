@@ -71,10 +71,35 @@ use spans::{Located, SpanIndex};
 /// Parses and validates scene text. `origin` is the file's path: it names the file in
 /// messages, and terrain images, models and sphere files are read relative to its folder.
 pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
+    parse_with(source, origin, None)
+}
+
+/// [`parse`] of a file that `previous` was parsed from earlier (a live session's
+/// reload): the model, instance and sphere files `previous` read that `unchanged` says
+/// have not changed since are taken from it instead of read again (`load::reuse` says
+/// which can be). The caller answers for `unchanged` (a file watcher that reported no
+/// change, and the same size and modification time as before that read).
+pub fn parse_reusing(
+    source: &str,
+    origin: &str,
+    previous: &Scene,
+    unchanged: &dyn Fn(&Path) -> bool,
+) -> Result<Scene, LoadError> {
+    parse_with(source, origin, Some((previous, unchanged)))
+}
+
+fn parse_with(
+    source: &str,
+    origin: &str,
+    reuse: Option<(&Scene, &dyn Fn(&Path) -> bool)>,
+) -> Result<Scene, LoadError> {
     let (mut scene, written) = read_ron(source, origin)?;
     let folder = Path::new(origin).parent().unwrap_or(Path::new(""));
+    if let Some((previous, unchanged)) = reuse {
+        load::reuse(&mut scene, folder, previous, unchanged);
+    }
     let mut issues = load::read_inputs(&mut scene, folder);
-    issues.extend(validate::check(&scene, Some(&written)));
+    issues.extend(validate::check(&scene, Some(&written), reuse.map(|(previous, _)| previous)));
     if !issues.is_empty() {
         return Err(LoadError::new(origin, source, locate(source, &issues)));
     }
@@ -97,7 +122,13 @@ fn read_ron(source: &str, origin: &str) -> Result<(Scene, Written), LoadError> {
 /// writing it out: the diagnostics name the offending value's path (`spheres[3].radius`)
 /// since there is no text to point into; `origin` names the scene in messages.
 pub fn check(scene: &Scene, origin: &str) -> Result<(), LoadError> {
-    model_result(origin, &validate::check(scene, None))
+    model_result(origin, &validate::check(scene, None, None))
+}
+
+/// [`check`] of an edit of `before`, a scene that passed the checks: what is as it was
+/// in `before` (a mesh's model, the placements that did not move) is not checked again.
+pub fn check_edit(scene: &Scene, before: &Scene, origin: &str) -> Result<(), LoadError> {
+    model_result(origin, &validate::check(scene, None, Some(before)))
 }
 
 /// Reads the files an edit named and `scene` has not read (a material's image texture

@@ -550,8 +550,8 @@ mod tests {
             let text = to_ron(&scene);
             let (mut read, written) = read_ron(&text, "").unwrap_or_else(|e| panic!("{e}\n{text}"));
             let mut from_file = load::read_inputs(&mut read, Path::new("missing"));
-            from_file.extend(validate::check(&read, Some(&written)));
-            let from_model = validate::check(&scene, None);
+            from_file.extend(validate::check(&read, Some(&written), None));
+            let from_model = validate::check(&scene, None, None);
             for issues in [from_file, from_model] {
                 assert!(issues.len() > 50, "{issues:#?}");
                 let paths: Vec<_> = issues
@@ -575,7 +575,7 @@ mod tests {
             }
         }
         // The one path a value not written can have: the scene is empty at `spheres`.
-        let empty = validate::check(&Scene::default(), None);
+        let empty = validate::check(&Scene::default(), None, None);
         assert_eq!(empty.len(), 1, "{empty:#?}");
         assert!(record::<Scene>().1.contains(&empty[0].path.to_string().as_str()));
     }
