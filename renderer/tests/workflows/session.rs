@@ -799,3 +799,50 @@ fn saving_the_environment_image_reloads_the_scene_and_a_broken_one_is_reported()
     save_by_rename(&image, sky_exr(3.0));
     wait_for(&mut session, "the fixed sky", |s, _| first_texel(s) == Some(3.0) && s.last_error().is_none());
 }
+
+/// Issue 35's save-to-frame: a save of the instance file that moves one instance is a
+/// move in place. The model (a PLY, unchanged, written long enough ago to be trusted by
+/// its size and time) comes from the current scene instead of being read again, the
+/// blob is rewritten where the instance and the boxes above it lie (`edit` names those
+/// bytes), and it renders what a fresh compile of the same files renders.
+#[test]
+fn moving_an_instance_in_its_file_moves_it_in_place_and_reads_the_model_once() {
+    use scene_compiler::procedural::{Format, icosphere, write};
+    let dir = tempfile::tempdir().expect("temp dir");
+    for folder in ["models", "forest"] {
+        std::fs::create_dir(dir.path().join(folder)).expect("folder");
+    }
+    let model = dir.path().join("models/ico.ply");
+    write(&icosphere(2, 1.0), Format::PlyLittleEndian, &model).expect("model");
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let file = std::fs::File::options().write(true).open(&model).expect("open model");
+    file.set_modified(an_hour_ago).expect("set the model's time");
+    let trees = dir.path().join("forest/trees.ply");
+    // The third instance is the tallest: moving the second up to half its height keeps
+    // the root's box.
+    std::fs::write(&trees, trees_ply([0.0, 0.0, 2.0])).expect("write instance file");
+    let path = dir.path().join("scene.ron");
+    let mesh = r#"meshes: [(file: "models/ico.ply", material: "grey", instance_file: "forest/trees.ply")],"#;
+    std::fs::write(&path, input_scene_text(mesh, 40.0)).expect("write scene");
+    let mut session = open(&path);
+    let read_once = std::sync::Arc::clone(&session.current().expect("scene").scene.meshes[0].data);
+
+    save_by_rename(&trees, trees_ply([0.0, 1.0, 2.0]));
+    wait_for(&mut session, "the moved instance", |s, _| tree_heights(s) == Some(vec![0.0, 1.0, 2.0]));
+    let current = session.current().expect("scene");
+    assert!(current.times.moved_in_place, "{:?}", current.times);
+    assert!(std::sync::Arc::ptr_eq(&current.scene.meshes[0].data, &read_once), "the model is not read again");
+    let edit = current.edit.as_ref().expect("the bytes the move rewrote");
+    let rewritten: usize = edit.ranges.iter().map(|r| r.len()).sum();
+    assert!(
+        rewritten > 0 && rewritten < current.blob.len() / 4,
+        "{rewritten} of {} bytes",
+        current.blob.len()
+    );
+
+    let fresh = crate::cpu_support::compile(&scene_compiler::scene::load_file(&path).expect("the files"));
+    let job = crate::cpu_support::job(&fresh, 16, 8, 2, 4, 1);
+    let (moved_image, _) = crate::cpu_support::render(&current.blob, &job);
+    let (fresh_image, _) = crate::cpu_support::render(&fresh, &job);
+    assert_eq!(moved_image, fresh_image, "the moved scene renders as a fresh compile of its files");
+}

@@ -1,7 +1,9 @@
-//! Instances moved in place (`scene_compiler::moves`): the blob an in-place move leaves
-//! is byte for byte the refit compile's of the same edit, its header's checksum holds,
-//! the ranges it reports cover every byte that changed, and every edit it does not
-//! handle leaves the compile untouched.
+//! Edits of a scene that moves instances, as a live session makes them: moved in place
+//! (`scene_compiler::moves`: the blob is byte for byte the refit compile's of the same
+//! edit, its header's checksum holds, the ranges it reports cover every byte that
+//! changed, and every edit it does not handle leaves the compile untouched), checked
+//! where they moved (`scene::check_edit`), and parsed again taking the files that did
+//! not change from the scene before (`scene::parse_reusing`).
 
 use std::sync::Arc;
 
@@ -50,9 +52,8 @@ fn grid_scene(dir: &std::path::Path) -> Scene {
     meshes: [(file: "ico.ply", material: "m", instances: [{inline}], instance_file: "grid.ply")],
 )"#
     );
-    scene::parse(&text, &dir.join("grid.ron").display().to_string())
-        .map_err(|e| e.to_string())
-        .expect("scene")
+    std::fs::write(dir.join("grid.ron"), text).expect("scene file");
+    scene::load_file(&dir.join("grid.ron")).map_err(|e| e.to_string()).expect("scene")
 }
 
 /// `scene` with placement `k` of its mesh moved by `by`.
@@ -160,4 +161,36 @@ fn edits_other_than_moves_leave_the_compile_untouched() {
         );
         assert!(compiled.blob[..] == blob[..] && compiled.bvh == tree, "{what}: the compile is as it was");
     }
+}
+
+#[test]
+fn an_edit_is_checked_where_it_moved() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = grid_scene(dir.path());
+    let good = moved(&scene, 77, Vec3::new(0.5, 0.0, 0.5));
+    scene::check_edit(&good, &scene, "grid").expect("a move within range");
+    let mut far = moved(&scene, 77, Vec3::ZERO);
+    Arc::make_mut(&mut far.meshes[0].placements).instances[73].transform.translate.x = f32::NAN;
+    let error = scene::check_edit(&far, &scene, "grid").expect_err("a NaN placement").to_string();
+    assert!(error.contains("vertex 73") && error.contains("non-finite"), "{error}");
+    let mut flat = scene.clone();
+    flat.meshes[0].instances[2].transform.scale = Vec3::new(1.0, 1e-30, 1.0);
+    let error = scene::check_edit(&flat, &scene, "grid").expect_err("a flattened instance").to_string();
+    assert!(error.contains("instances[2]"), "{error}");
+}
+
+#[test]
+fn a_reparse_takes_the_files_that_did_not_change_from_the_scene_before() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scene = grid_scene(dir.path());
+    let path = dir.path().join("grid.ron");
+    let (text, origin) = (std::fs::read_to_string(&path).expect("text"), path.display().to_string());
+    let all = scene::parse_reusing(&text, &origin, &scene, &|_| true).expect("reparse");
+    assert!(Arc::ptr_eq(&all.meshes[0].data, &scene.meshes[0].data), "the model taken");
+    assert!(Arc::ptr_eq(&all.meshes[0].placements, &scene.meshes[0].placements), "the instance file taken");
+    let changed = |file: &std::path::Path| !file.ends_with("grid.ply");
+    let some = scene::parse_reusing(&text, &origin, &scene, &changed).expect("reparse");
+    assert!(Arc::ptr_eq(&some.meshes[0].data, &scene.meshes[0].data), "the model taken");
+    assert!(!Arc::ptr_eq(&some.meshes[0].placements, &scene.meshes[0].placements), "the instance file read");
+    assert_eq!(some, scene, "read again, the same");
 }
