@@ -21,6 +21,7 @@ use std::ops::Range;
 
 use anyhow::bail;
 use scene_compiler::BlobView;
+use scene_compiler::blob::BlobEdit;
 
 pub use self::sums::{FilmAverages, FilmSums, HostDenoised, HostFilm};
 pub use self::tonemap::Tonemap;
@@ -232,6 +233,13 @@ pub trait Backend {
     }
     /// Copies the scene to the device (the whole blob in one copy on the GPU).
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()>;
+    /// Brings the device's scene up to date with `blob`, an in-place edit of a blob
+    /// uploaded earlier (`edit`: `load::CompiledScene::edit`). The GPU copies the edited
+    /// bytes alone when it holds the blob the edit started from; otherwise, and on
+    /// backends without a cheaper way, it is [`Backend::upload`].
+    fn update(&mut self, blob: &BlobView<'_>, _edit: &BlobEdit) -> anyhow::Result<()> {
+        self.upload(blob)
+    }
     /// Makes the film exactly `sums` (a checkpoint read back from disk): the next job
     /// that starts at `sums.shape.end` continues it, as if it had rendered them.
     fn restore_film(&mut self, sums: &FilmSums) -> anyhow::Result<()>;

@@ -20,6 +20,7 @@ use std::ops::Range;
 
 use anyhow::{Context, anyhow, bail};
 use scene_compiler::BlobView;
+use scene_compiler::blob::BlobEdit;
 
 use super::{
     Aovs, Backend, DeviceLoss, DeviceShare, FilmLayers, FilmShape, FilmSize, FilmStart, FilmSums, FrameStats,
@@ -62,6 +63,28 @@ pub struct MultiBackend {
 }
 
 impl MultiBackend {
+    /// Runs `f` on every device's backend at once; the first failure, naming its device
+    /// and `what`, is the error.
+    fn on_every_device(
+        &mut self,
+        what: &str,
+        f: impl Fn(&mut (dyn Backend + Send)) -> anyhow::Result<()> + Sync,
+    ) -> anyhow::Result<()> {
+        let f = &f;
+        let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .slots
+                .iter_mut()
+                .map(|slot| scope.spawn(move || f(slot.device.backend.as_mut())))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("panicked")))).collect()
+        });
+        for (slot, result) in self.slots.iter().zip(results) {
+            result.with_context(|| format!("{}: {what}", slot.device.label))?;
+        }
+        Ok(())
+    }
+
     /// Drives `devices`; `name` is what [`Backend::device_name`] says ("CUDA × 2 · …").
     pub fn new(name: String, devices: Vec<Device>) -> anyhow::Result<MultiBackend> {
         if devices.is_empty() {
@@ -273,18 +296,12 @@ impl Backend for MultiBackend {
 
     /// Uploads to every device at once.
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
-        let results: Vec<anyhow::Result<()>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .slots
-                .iter_mut()
-                .map(|slot| scope.spawn(move || slot.device.backend.upload(blob)))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("panicked")))).collect()
-        });
-        for (slot, result) in self.slots.iter().zip(results) {
-            result.with_context(|| format!("{}: uploading the scene", slot.device.label))?;
-        }
-        Ok(())
+        self.on_every_device("uploading the scene", |backend| backend.upload(blob))
+    }
+
+    /// Updates every device at once, each as it can.
+    fn update(&mut self, blob: &BlobView<'_>, edit: &BlobEdit) -> anyhow::Result<()> {
+        self.on_every_device("updating the scene", |backend| backend.update(blob, edit))
     }
 
     /// Splits the job's samples over the devices and renders them at once. The

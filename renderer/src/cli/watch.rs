@@ -223,10 +223,19 @@ impl Loop<'_> {
         let view = scene.view();
         let settings = self.args.overrides().apply(view.settings());
         if upload {
-            let film =
-                FilmSize { width: settings.width, height: settings.height, layers: FilmLayers::Beauty };
-            self.backend.check_memory(&view, film)?;
-            self.backend.upload(&view)?;
+            match &scene.edit {
+                // Instances moved in place: the same sizes, only the edited bytes to copy.
+                Some(edit) => self.backend.update(&view, edit)?,
+                None => {
+                    let film = FilmSize {
+                        width: settings.width,
+                        height: settings.height,
+                        layers: FilmLayers::Beauty,
+                    };
+                    self.backend.check_memory(&view, film)?;
+                    self.backend.upload(&view)?;
+                }
+            }
         }
         let upload = if upload { start.elapsed() } else { Duration::ZERO };
         let job = RenderJob::full_frame(&settings, &view.camera()).with_nee(!self.args.no_nee);
@@ -318,10 +327,11 @@ fn compile_details(t: &LoadTimes) -> String {
             ms(encode)
         );
     }
-    details += match (t.bvh_reused, t.bvh_refitted) {
-        (true, _) => " (BVH reused)",
-        (false, true) => " (BVH refitted)",
-        (false, false) => "",
+    details += match (t.bvh_reused, t.bvh_refitted, t.moved_in_place) {
+        (true, ..) => " (BVH reused)",
+        (false, true, true) => " (instances moved in place)",
+        (false, true, false) => " (BVH refitted)",
+        (false, false, _) => "",
     };
     if t.bottom_levels > 0 {
         details += &format!(" ({} of {} mesh trees built)", t.bottom_levels_built, t.bottom_levels);

@@ -317,3 +317,83 @@ fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
         }
     }
 }
+
+/// Issue 35's save-to-frame on the GPU: instances moved in place
+/// (`scene_compiler::moves`) reach the device as an update that copies the edited bytes
+/// and repacks the nodes they touch. Two moves in a row render bit for bit what the
+/// moved blob uploaded whole renders; an update for a blob the GPU does not hold (here
+/// another scene) uploads it whole.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
+    use scene_compiler::compile_scene;
+    use scene_compiler::moves::{InPlace, move_instances};
+    use scene_compiler::procedural::icosphere;
+    use scene_compiler::scene::{Mesh, MeshData, PlacedInstance, Sky, Transform};
+    use scene_compiler::testing::{pinhole, scene};
+    use std::sync::Arc;
+    let camera = pinhole(Vec3::new(-4.0, 5.0, -4.0), Vec3::new(8.0, 0.0, 8.0), 50.0);
+    let materials = [
+        MaterialKind::Lambert { albedo: Vec3::splat(0.5) },
+        MaterialKind::Lambert { albedo: Vec3::new(0.7, 0.4, 0.2) },
+    ];
+    let sky = Sky::Gradient { bottom: Vec3::ONE, top: Vec3::new(0.5, 0.7, 1.0) };
+    let mut grid = scene(camera, sky, &materials, &[(Vec3::new(0.0, -1000.0, 0.0), 1000.0, 0)]);
+    let ico = icosphere(2, 1.0);
+    let data = MeshData {
+        path: "ico.ply".into(),
+        positions: ico.positions.clone(),
+        triangles: ico.triangles.clone(),
+        ..MeshData::default()
+    };
+    let placed = |i: usize| PlacedInstance {
+        transform: Transform {
+            translate: Vec3::new(2.0 * (i % 8) as f32, 0.6, 2.0 * (i / 8) as f32),
+            rotate_deg: Vec3::new(0.0, 11.0 * i as f32, 0.0),
+            scale: Vec3::splat(0.6),
+        },
+        material: None,
+    };
+    grid.meshes = vec![Mesh {
+        file: "ico.ply".into(),
+        material: Some(1),
+        instances: (0..64).map(placed).collect(),
+        data: Arc::new(data),
+        ..Mesh::default()
+    }];
+    let mut compiled = compile_scene(&grid, &scene_compiler::CompileOptions::default());
+    let (w, h) = (96, 64);
+    let mut gpu = cuda();
+    gpu.upload(&view(&compiled.blob)).expect("upload");
+    let mut index = None;
+    let mut before = grid.clone();
+    for (k, by) in [(9, Vec3::new(0.5, 0.0, 0.7)), (50, Vec3::new(-0.4, -0.2, 0.0))] {
+        let mut after = before.clone();
+        after.meshes[0].instances[k].transform.translate += by;
+        let target = InPlace {
+            scene: &before,
+            blob: &mut compiled.blob,
+            bvh: &mut compiled.bvh,
+            bottom_trees: &compiled.bottom_trees,
+            bvh_stats: &mut compiled.bvh_stats,
+            built_sah_cost: compiled.built_sah_cost,
+            index: &mut index,
+        };
+        let edit = move_instances(target, &after).expect("a move in place");
+        gpu.update(&view(&compiled.blob), &edit).expect("update");
+        before = after;
+        let job = job(&view(&compiled.blob), w, h, 3, 0, 4);
+        gpu.render(&job).expect("render after the update");
+        let updated = gpu.read_linear().expect("read");
+        let mut whole = cuda();
+        whole.upload(&view(&compiled.blob)).expect("upload whole");
+        whole.render(&job).expect("render after a full upload");
+        assert!(updated == whole.read_linear().expect("read"), "move {k}: the same image");
+
+        let mut other = cuda();
+        other.upload(&view(&compile(&rtiow_scene()))).expect("another scene");
+        other.update(&view(&compiled.blob), &edit).expect("an update it cannot apply");
+        other.render(&job).expect("render after the fallback");
+        assert!(updated == other.read_linear().expect("read"), "move {k}: the fallback uploads it whole");
+    }
+}

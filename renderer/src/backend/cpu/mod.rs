@@ -34,6 +34,7 @@ use anyhow::Context;
 use glam::Vec3A;
 use rayon::prelude::*;
 use scene_compiler::BlobView;
+use scene_compiler::blob::BlobEdit;
 use scene_compiler::scene::SamplerKind;
 
 use self::aov::trace_sample_with_aovs;
@@ -85,6 +86,16 @@ impl Backend for CpuBackend {
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
         self.inject(Stage::Upload)?;
         self.scene = Some(CpuScene::from_blob(blob));
+        Ok(())
+    }
+
+    /// The edited instances and node boxes alone, when the copy is of the blob the
+    /// edit started from.
+    fn update(&mut self, blob: &BlobView<'_>, edit: &BlobEdit) -> anyhow::Result<()> {
+        self.inject(Stage::Upload)?;
+        if !self.scene.as_mut().is_some_and(|scene| scene.apply_edit(blob, edit)) {
+            self.scene = Some(CpuScene::from_blob(blob));
+        }
         Ok(())
     }
 

@@ -34,6 +34,7 @@ use anyhow::{Context, bail};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use scene_compiler::BlobView;
+use scene_compiler::blob::BlobEdit;
 use scene_compiler::blob::layout::{PrimKind, view_code};
 use scene_compiler::blob::record::DevicePtrMut;
 
@@ -165,6 +166,19 @@ impl CudaBackend {
     /// "GPU 1 · NVIDIA H200 (sm_90)": how errors name this GPU.
     pub fn label(&self) -> String {
         format!("GPU {} · {}", self.ordinal, self.model)
+    }
+
+    /// Uploads `blob` in place of the scene held (freed first: both may not fit at once),
+    /// with a module for its features.
+    fn upload_scene(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
+        self.scene = None;
+        // The scene's features with the last job's (its AOVs, its sampler): a job that
+        // wants others swaps the module at render.
+        let jobs = self.kernels.variant.features & features::job_feature_mask();
+        let features = features::scene_features(blob) | jobs;
+        self.use_variant(Variant { features, sampler: self.kernels.variant.sampler })?;
+        self.scene = Some(DeviceScene::upload(&self.stream, &self.kernels, blob)?);
+        Ok(())
     }
 
     /// Counts one operation of `stage` and fails it when the fault plan says so.
@@ -578,16 +592,24 @@ impl Backend for CudaBackend {
 
     fn upload(&mut self, blob: &BlobView<'_>) -> anyhow::Result<()> {
         self.on_gpu("uploading the scene", |gpu| {
-            // Free the old scene first: both may not fit at once.
-            gpu.scene = None;
             gpu.inject(Stage::Upload)?;
-            // The scene's features with the last job's (its AOVs, its sampler): a job that
-            // wants others swaps the module at render.
-            let jobs = gpu.kernels.variant.features & features::job_feature_mask();
-            let features = features::scene_features(blob) | jobs;
-            gpu.use_variant(Variant { features, sampler: gpu.kernels.variant.sampler })?;
-            gpu.scene = Some(DeviceScene::upload(&gpu.stream, &gpu.kernels, blob)?);
-            Ok(())
+            gpu.upload_scene(blob)
+        })
+    }
+
+    fn update(&mut self, blob: &BlobView<'_>, edit: &BlobEdit) -> anyhow::Result<()> {
+        self.on_gpu("updating the scene", |gpu| {
+            gpu.inject(Stage::Upload)?;
+            let Some(scene) = gpu.scene.as_mut() else { return gpu.upload_scene(blob) };
+            match scene.apply_edit(&gpu.stream, &gpu.kernels, blob, edit) {
+                Ok(true) => Ok(()),
+                Ok(false) => gpu.upload_scene(blob),
+                Err(error) => {
+                    // Half copied: no edit may build on it, and it must not render.
+                    gpu.scene = None;
+                    Err(error)
+                }
+            }
         })
     }
 

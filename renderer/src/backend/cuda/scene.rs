@@ -5,13 +5,14 @@
 //! built with `PT_WIDE_BVH`, collapsed on the host into compressed 8-wide nodes
 //! (`scene_compiler::bvh::wide`).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use anyhow::Context;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, PushKernelArg};
 use scene_compiler::BlobView;
-use scene_compiler::blob::SunDisc;
 use scene_compiler::blob::layout::{HEADER_LEN, NodeBoxesRecord, NodeLinksRecord, PrimKind, SectionId};
+use scene_compiler::blob::{BlobEdit, SunDisc};
 use scene_compiler::bvh::wide;
 
 use super::module::KernelModule;
@@ -52,7 +53,14 @@ pub struct DeviceScene {
     /// The kernel features the scene needs (`backend::features`): it runs a module
     /// compiled with exactly these.
     pub features: u32,
+    /// The blob it holds, by its header: the CRC-32 of its payload and its length (what a
+    /// [`BlobEdit`] names as `before`).
+    stamp: (u32, u64),
 }
+
+/// Edited byte ranges closer than this are copied as one: a copy costs about as much
+/// to start as this many bytes take to cross.
+const JOIN_GAP: usize = 16 << 10;
 
 impl DeviceScene {
     /// Copies `blob`'s payload to the device in one copy, then repacks its nodes.
@@ -132,7 +140,67 @@ impl DeviceScene {
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             suns: blob.suns(),
             features: features::scene_features(blob),
+            stamp: (blob.header.payload_crc32, blob.header.total_len),
         })
+    }
+
+    /// Brings the scene up to date with `blob`, an in-place edit (`edit`) of the blob it
+    /// holds that moved instances: copies the edited bytes and repacks the nodes they
+    /// touch, a few kilobytes for a moved instance of a million instead of the whole
+    /// scene. `Ok(false)`, changing nothing, when it holds another blob, walks wide nodes
+    /// (collapsed on the host from every node), or the edit touches a section besides
+    /// the instances and the node boxes (whose device copies the upload derives, or
+    /// keeps on the host): then the caller uploads it all.
+    pub fn apply_edit(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        kernels: &KernelModule,
+        blob: &BlobView<'_>,
+        edit: &BlobEdit,
+    ) -> anyhow::Result<bool> {
+        let section = |id: SectionId| {
+            let entry = blob.header.sections[id as usize];
+            entry.offset as usize..(entry.offset + entry.len) as usize
+        };
+        let (instances, boxes) = (section(SectionId::Instances), section(SectionId::NodeBoxes));
+        let inside = |r: &Range<usize>, s: &Range<usize>| s.start <= r.start && r.end <= s.end;
+        if self.stamp != edit.before
+            || self.wide
+            || !edit.ranges.iter().all(|r| inside(r, &instances) || inside(r, &boxes))
+        {
+            return Ok(false);
+        }
+        // The bytes between two ranges are as the device holds them: copied again, harmless.
+        let mut joined: Vec<Range<usize>> = Vec::new();
+        for range in &edit.ranges {
+            match joined.last_mut() {
+                Some(last) if range.start <= last.end + JOIN_GAP => last.end = range.end,
+                _ => joined.push(range.clone()),
+            }
+        }
+        let payload = blob.payload();
+        for range in &joined {
+            let at = range.start - HEADER_LEN..range.end - HEADER_LEN;
+            stream
+                .memcpy_htod(&payload[at.clone()], &mut self.payload.slice_mut(at))
+                .with_context(|| format!("copying {} edited bytes of the scene to the GPU", range.len()))?;
+        }
+        let record = size_of::<NodeBoxesRecord>();
+        let touched: Vec<usize> = edit
+            .ranges
+            .iter()
+            .filter(|r| inside(r, &boxes))
+            .flat_map(|r| [(r.start - boxes.start) / record, (r.end - 1 - boxes.start) / record])
+            .collect();
+        if let (Some(&first), Some(&last)) = (touched.iter().min(), touched.iter().max()) {
+            let count = (last - first + 1) as u32;
+            let (b, l) = self.node_sections;
+            let at = (b + (first * record) as u64, l + (first * size_of::<NodeLinksRecord>()) as u64);
+            let nodes = device_address(stream, &self.nodes) + (first * kernels.node_bytes) as u64;
+            launch_repack(stream, kernels, at, nodes, count)?;
+        }
+        self.stamp = (blob.header.payload_crc32, blob.header.total_len);
+        Ok(true)
     }
 
     /// Device memory it holds: the payload, the repacked nodes and the gathered corners.
@@ -181,18 +249,32 @@ fn repack_nodes(
     count: u32,
 ) -> anyhow::Result<CudaSlice<u8>> {
     let bytes = kernels.node_bytes * count.max(1) as usize;
-    let mut nodes = stream
+    let nodes = stream
         .alloc_zeros::<u8>(bytes)
         .with_context(|| format!("allocating {bytes} bytes of BVH nodes on the GPU"))?;
     if count > 0 {
-        let mut launch = stream.launch_builder(&kernels.repack_nodes);
-        launch.arg(&boxes).arg(&links).arg(&mut nodes).arg(&count);
-        // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
-        // unsigned count): both sections hold `count` records (BlobView::parse checked),
-        // and `nodes` has room for `count` records of node_bytes.
-        unsafe { launch.launch(film_launch(count)) }.context("launching repack_nodes")?;
+        launch_repack(stream, kernels, (boxes, links), device_address(stream, &nodes), count)?;
     }
     Ok(nodes)
+}
+
+/// Launches `kernels`' repack_nodes on `count` records from the device addresses of
+/// node boxes and links into the kernel's nodes at `nodes`; the caller answers for
+/// the `count` records at each address.
+fn launch_repack(
+    stream: &Arc<CudaStream>,
+    kernels: &KernelModule,
+    (boxes, links): (u64, u64),
+    nodes: u64,
+    count: u32,
+) -> anyhow::Result<()> {
+    let mut launch = stream.launch_builder(&kernels.repack_nodes);
+    launch.arg(&boxes).arg(&links).arg(&nodes).arg(&count);
+    // SAFETY: repack_nodes(const NodeBoxesRecord*, const NodeLinksRecord*, DeviceNode*,
+    // unsigned count): the callers pass `count` records of each section (BlobView::parse
+    // checked their lengths) and room for `count` nodes of node_bytes at `nodes`.
+    unsafe { launch.launch(film_launch(count)) }.context("launching repack_nodes")?;
+    Ok(())
 }
 
 /// Each of the `count` triangles' three corners as three float4 rows, gathered on the
