@@ -19,7 +19,7 @@ use scene_compiler::blob::BlobEdit;
 use scene_compiler::blob::layout::HEADER_LEN;
 use scene_compiler::bvh::{self, BottomTree, Bvh, BvhStats};
 use scene_compiler::moves::{self, InPlace, MoveIndex};
-use scene_compiler::scene::{self, LoadError, Scene};
+use scene_compiler::scene::{self, LoadError, Reuse, Scene};
 use scene_compiler::{AlignedBytes, BlobView, CompileOptions, Previous, compile_scene_reusing};
 
 /// Which compiler a file goes through, by its extension.
@@ -237,10 +237,10 @@ impl CompiledScene {
     /// [`CompiledScene::recompile`] would refit), recording which bytes changed in
     /// [`CompiledScene::edit`]; `scene` must be valid. Gives `scene` back, with this
     /// compile unchanged, for any other edit, and for a `.blob` or a one-shot load.
-    pub fn move_instances(&mut self, scene: Scene) -> Result<(), Scene> {
+    pub fn move_instances(&mut self, scene: Scene) -> Result<(), Box<Scene>> {
         let start = Instant::now();
-        let Some((bvh, built_sah_cost)) = &mut self.bvh else { return Err(scene) };
-        let Some(stats) = self.bvh_stats.get_mut() else { return Err(scene) };
+        let Some((bvh, built_sah_cost)) = &mut self.bvh else { return Err(Box::new(scene)) };
+        let Some(stats) = self.bvh_stats.get_mut() else { return Err(Box::new(scene)) };
         let target = InPlace {
             scene: &self.scene,
             blob: &mut self.blob,
@@ -250,7 +250,7 @@ impl CompiledScene {
             built_sah_cost: *built_sah_cost,
             index: &mut self.move_index,
         };
-        let Some(edit) = moves::move_instances(target, &scene) else { return Err(scene) };
+        let Some(edit) = moves::move_instances(target, &scene) else { return Err(Box::new(scene)) };
         self.scene = scene;
         self.content_hash = blob_hash(&self.blob);
         self.edit = Some(edit);
@@ -335,11 +335,11 @@ impl CompiledScene {
 pub fn parse_ron(
     text: &str,
     origin: &str,
-    reuse: Option<(&Scene, &dyn Fn(&Path) -> bool)>,
+    reuse: Option<Reuse<'_>>,
 ) -> Result<(Scene, Duration), SceneError> {
     let start = Instant::now();
     let scene = match reuse {
-        Some((previous, unchanged)) => scene::parse_reusing(text, origin, previous, unchanged),
+        Some(reuse) => scene::parse_reusing(text, origin, reuse),
         None => scene::parse(text, origin),
     }
     .map_err(|e| SceneError::from_diagnostics(&e))?;

@@ -42,7 +42,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 use scene_compiler::CompileOptions;
-use scene_compiler::scene::{self, Scene};
+use scene_compiler::scene::{self, Reuse, Scene};
 
 use self::watcher::{Touched, Watcher, canonical_file};
 use crate::backend::cuda::is_kernel_source;
@@ -137,7 +137,7 @@ const STAMP_MARGIN: Duration = Duration::from_secs(1);
 
 /// A compile of a change: a new scene, or the current one with instances moved in place.
 enum Compiled {
-    New(CompiledScene),
+    New(Box<CompiledScene>),
     /// With the current scene's content hash before the move.
     Moved(u64),
 }
@@ -236,7 +236,7 @@ impl Session {
         }
         let reload = match self.compile(scene, Duration::ZERO) {
             Compiled::New(compiled) => {
-                self.make_current(compiled, Changed::Scene, Duration::ZERO, start.elapsed())
+                self.make_current(*compiled, Changed::Scene, Duration::ZERO, start.elapsed())
             }
             Compiled::Moved(before) => self.moved(before, Duration::ZERO, start.elapsed()),
         };
@@ -355,7 +355,7 @@ impl Session {
             }
             Ok(Compiled::New(compiled)) => {
                 self.file_hash = Some(hash);
-                Some(self.make_current(compiled, Changed::Scene, detect, start.elapsed()))
+                Some(self.make_current(*compiled, Changed::Scene, detect, start.elapsed()))
             }
             Err(_) if !settled => {
                 // Not handled yet: `file_hash` stays, so the retry reads and reports it.
@@ -376,12 +376,13 @@ impl Session {
     fn compile_file(&mut self, bytes: &[u8], touched: &BTreeSet<PathBuf>) -> Result<Compiled, SceneError> {
         let (path, options) = (&self.scene_path, &self.options.compile);
         if self.kind == SceneKind::Blob {
-            return CompiledScene::from_bytes(self.kind, bytes, path, options, None).map(Compiled::New);
+            let compiled = CompiledScene::from_bytes(self.kind, bytes, path, options, None)?;
+            return Ok(Compiled::New(Box::new(compiled)));
         }
         let text = load::text_of(bytes, path)?;
         let started = SystemTime::now();
         let unchanged = |file: &Path| self.unchanged(file, touched);
-        let reuse = self.current.as_deref().map(|c| (&c.scene, &unchanged as &dyn Fn(&Path) -> bool));
+        let reuse = self.current.as_deref().map(|c| Reuse { previous: &c.scene, unchanged: &unchanged });
         let (scene, parse) = load::parse_ron(text, &path.display().to_string(), reuse)?;
         self.stamps = stamps(&scene, started);
         Ok(self.compile(scene, parse))
@@ -399,14 +400,14 @@ impl Session {
                         current.times.load_parse = parse;
                         return Compiled::Moved(before);
                     }
-                    Err(scene) => scene,
+                    Err(scene) => *scene,
                 }
             }
             None => scene,
         };
         let mut compiled = CompiledScene::recompile(scene, &self.options.compile, self.current.as_deref());
         compiled.times.load_parse = parse;
-        Compiled::New(compiled)
+        Compiled::New(Box::new(compiled))
     }
 
     /// Whether `file`, an input of the current scene, is as that scene read it: the
@@ -443,7 +444,7 @@ impl Session {
         self.file_hash = Some(content_hash(bytes));
         match self.compile_file(bytes, &BTreeSet::new()) {
             Ok(Compiled::New(compiled)) => {
-                self.make_current(compiled, Changed::Scene, detect, start.elapsed())
+                self.make_current(*compiled, Changed::Scene, detect, start.elapsed())
             }
             Ok(Compiled::Moved(before)) => self.moved(before, detect, start.elapsed()),
             Err(error) => {

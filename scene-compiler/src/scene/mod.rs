@@ -74,32 +74,33 @@ pub fn parse(source: &str, origin: &str) -> Result<Scene, LoadError> {
     parse_with(source, origin, None)
 }
 
-/// [`parse`] of a file that `previous` was parsed from earlier (a live session's
-/// reload): the model, instance and sphere files `previous` read that `unchanged` says
+/// [`parse`] of a file that `reuse.previous` was parsed from earlier (a live session's
+/// reload): the model, instance and sphere files it read that `reuse.unchanged` says
 /// have not changed since are taken from it instead of read again (`load::reuse` says
-/// which can be). The caller answers for `unchanged` (a file watcher that reported no
-/// change, and the same size and modification time as before that read).
-pub fn parse_reusing(
-    source: &str,
-    origin: &str,
-    previous: &Scene,
-    unchanged: &dyn Fn(&Path) -> bool,
-) -> Result<Scene, LoadError> {
-    parse_with(source, origin, Some((previous, unchanged)))
+/// which can be), and what is as it was is not checked again ([`check_edit`]). The
+/// caller answers for `unchanged` (a file watcher that reported no change, and the
+/// same size and modification time as before that read).
+pub fn parse_reusing(source: &str, origin: &str, reuse: Reuse<'_>) -> Result<Scene, LoadError> {
+    parse_with(source, origin, Some(reuse))
 }
 
-fn parse_with(
-    source: &str,
-    origin: &str,
-    reuse: Option<(&Scene, &dyn Fn(&Path) -> bool)>,
-) -> Result<Scene, LoadError> {
+/// What [`parse_reusing`] takes from an earlier parse of the same file.
+#[derive(Clone, Copy)]
+pub struct Reuse<'a> {
+    /// The scene that parse made.
+    pub previous: &'a Scene,
+    /// Whether a file it read (named as it opened it) has not changed since.
+    pub unchanged: &'a dyn Fn(&Path) -> bool,
+}
+
+fn parse_with(source: &str, origin: &str, reuse: Option<Reuse<'_>>) -> Result<Scene, LoadError> {
     let (mut scene, written) = read_ron(source, origin)?;
     let folder = Path::new(origin).parent().unwrap_or(Path::new(""));
-    if let Some((previous, unchanged)) = reuse {
+    if let Some(Reuse { previous, unchanged }) = reuse {
         load::reuse(&mut scene, folder, previous, unchanged);
     }
     let mut issues = load::read_inputs(&mut scene, folder);
-    issues.extend(validate::check(&scene, Some(&written), reuse.map(|(previous, _)| previous)));
+    issues.extend(validate::check(&scene, Some(&written), reuse.map(|r| r.previous)));
     if !issues.is_empty() {
         return Err(LoadError::new(origin, source, locate(source, &issues)));
     }

@@ -185,11 +185,12 @@ fn a_reparse_takes_the_files_that_did_not_change_from_the_scene_before() {
     let scene = grid_scene(dir.path());
     let path = dir.path().join("grid.ron");
     let (text, origin) = (std::fs::read_to_string(&path).expect("text"), path.display().to_string());
-    let all = scene::parse_reusing(&text, &origin, &scene, &|_| true).expect("reparse");
+    let reuse = |unchanged| scene::Reuse { previous: &scene, unchanged };
+    let all = scene::parse_reusing(&text, &origin, reuse(&|_| true)).expect("reparse");
     assert!(Arc::ptr_eq(&all.meshes[0].data, &scene.meshes[0].data), "the model taken");
     assert!(Arc::ptr_eq(&all.meshes[0].placements, &scene.meshes[0].placements), "the instance file taken");
     let changed = |file: &std::path::Path| !file.ends_with("grid.ply");
-    let some = scene::parse_reusing(&text, &origin, &scene, &changed).expect("reparse");
+    let some = scene::parse_reusing(&text, &origin, reuse(&changed)).expect("reparse");
     assert!(Arc::ptr_eq(&some.meshes[0].data, &scene.meshes[0].data), "the model taken");
     assert!(!Arc::ptr_eq(&some.meshes[0].placements, &scene.meshes[0].placements), "the instance file read");
     assert_eq!(some, scene, "read again, the same");
