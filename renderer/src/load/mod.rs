@@ -251,7 +251,7 @@ impl CompiledScene {
             index: &mut self.move_index,
         };
         let Some(edit) = moves::move_instances(target, &scene) else { return Err(Box::new(scene)) };
-        self.scene = scene;
+        drop_elsewhere(std::mem::replace(&mut self.scene, scene));
         self.content_hash = blob_hash(&self.blob);
         self.edit = Some(edit);
         let bottom_levels = self.bottom_trees.len();
@@ -353,6 +353,12 @@ pub fn text_of<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, SceneError> 
     scene_compiler::files::text(bytes).map_err(|e| {
         SceneError::plain(SceneErrorKind::Invalid, format!("`{}` is not UTF-8 text: {e}", path.display()))
     })
+}
+
+/// Drops `value` on a thread of its own: freeing the scene an edit replaced (at 10^6
+/// instances, 40 MB of placements) took 1-3 ms of a save-to-frame on the GPU machine.
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    std::thread::spawn(move || drop(value));
 }
 
 /// Reads and compiles the scene at `path` (its kind by extension).

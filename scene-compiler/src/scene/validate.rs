@@ -33,6 +33,33 @@ use super::{
     suggest::{did_you_mean, one_of},
 };
 
+/// The placements of `new` that differ from `old`'s (as many), in order: indices into
+/// [`Mesh::placements`]' order.
+fn moved_placements(old: &Mesh, new: &Mesh) -> Vec<usize> {
+    let placed = |m: &Mesh, k: usize| match m.instances.get(k) {
+        Some(p) => *p,
+        None => m.placements.instances[k - m.instances.len()],
+    };
+    let count = new.placement_count();
+    if Arc::ptr_eq(&old.placements, &new.placements) {
+        return (0..new.instances.len()).filter(|&k| placed(old, k) != placed(new, k)).collect();
+    }
+    (0..count).into_par_iter().filter(|&k| placed(old, k) != placed(new, k)).collect()
+}
+
+/// The first of `count` items that is `bad`: among `candidates` alone when given (in
+/// their order), else among all of them, on every core.
+fn first_problem(
+    candidates: Option<&[usize]>,
+    count: usize,
+    bad: impl Fn(usize) -> bool + Sync + Send,
+) -> Option<usize> {
+    match candidates {
+        Some(candidates) => candidates.iter().copied().find(|&k| bad(k)),
+        None => (0..count).into_par_iter().position_first(bad),
+    }
+}
+
 /// The box of a model's triangles in its own space: the placed-once triangles' vertices
 /// and those of the glTF meshes its file places several times, through their placements.
 /// `None` for a model without triangles.
@@ -480,11 +507,17 @@ impl<'s> Checker<'s> {
             // Unread, loading said why; without a file, there is nothing to check.
             let file_read = mesh.instance_file.is_none() || !mesh.placements.is_unread();
             let known = self.known_mesh(i, mesh);
+            // The placements that differ from the known mesh's, found once for both checks
+            // of them below (a pass over 10^6 placements each).
+            let moved = known.map(|old| moved_placements(old, mesh));
             if let Some(name) = &mesh.instance_file
                 && file_read
             {
-                let known = known.map(|k| &*k.placements);
-                instances_ok &= self.instance_file(&field("instance_file"), name, &mesh.placements, known);
+                let moved = moved.as_deref();
+                let file: Option<Vec<usize>> =
+                    moved.map(|m| m.iter().filter_map(|k| k.checked_sub(mesh.instances.len())).collect());
+                instances_ok &=
+                    self.instance_file(&field("instance_file"), name, &mesh.placements, file.as_deref());
             }
             // Instances that each name a material need none of the model's (an
             // instance file that was not read counts as naming them: loading said why).
@@ -519,7 +552,7 @@ impl<'s> Checker<'s> {
                 && instances_ok
                 && file_read
             {
-                self.instance_placement(path, i, mesh, known);
+                self.instance_placement(path, i, mesh, moved.as_deref());
             }
         }
     }
@@ -611,18 +644,15 @@ impl<'s> Checker<'s> {
     /// An instance file's instances (at `at`, its `instance_file`): finite, with a scale
     /// in range and a `material` the scene has; the first vertex that is not is reported.
     /// True when they all are.
-    /// `known`: the same file's instances in a scene checked before ([`check`]'s
-    /// `before`), as many: those that are as they were are not checked again.
+    /// `moved`: when the file's instances were checked before ([`Checker::known_mesh`]),
+    /// the vertices that changed since, the only ones checked.
     fn instance_file(
         &mut self,
         at: At,
         name: &str,
         data: &InstanceFileData,
-        known: Option<&InstanceFileData>,
+        moved: Option<&[usize]>,
     ) -> bool {
-        if known.is_some_and(|k| std::ptr::eq(k, data)) {
-            return true;
-        }
         let count = self.materials.len();
         let problem = |p: &PlacedInstance| -> Option<(String, &'static str)> {
             let t = &p.transform;
@@ -656,10 +686,7 @@ impl<'s> Checker<'s> {
                 }
             }
         };
-        let fresh = |v: usize| known.is_none_or(|k| k.instances[v] != data.instances[v]);
-        let Some(v) = (0..data.instances.len())
-            .into_par_iter()
-            .position_first(|v| fresh(v) && problem(&data.instances[v]).is_some())
+        let Some(v) = first_problem(moved, data.instances.len(), |v| problem(&data.instances[v]).is_some())
         else {
             return true;
         };
@@ -717,9 +744,9 @@ impl<'s> Checker<'s> {
     /// undone in f32 (`ranges::placement_invertible`: the renderers take rays into the
     /// model's space). The first that does not is reported at its entry of `instances`
     /// or at `instance_file`.
-    /// `known`: [`Checker::known_mesh`]; only the placements that differ from its are
-    /// checked.
-    fn instance_placement(&mut self, path: &ValuePath, i: usize, mesh: &Mesh, known: Option<&Mesh>) {
+    /// `moved`: when the mesh was checked before ([`Checker::known_mesh`]), the
+    /// placements that changed since, the only ones checked.
+    fn instance_placement(&mut self, path: &ValuePath, i: usize, mesh: &Mesh, moved: Option<&[usize]>) {
         let Some([lo, hi]) = model_box(&mesh.data) else { return };
         let corners: Vec<Vec3> = (0..8)
             .map(|c| Vec3::new([lo.x, hi.x][c & 1], [lo.y, hi.y][c >> 1 & 1], [lo.z, hi.z][c >> 2]))
@@ -754,13 +781,7 @@ impl<'s> Checker<'s> {
             }
         };
         let count = mesh.placement_count();
-        let placed = |m: &Mesh, k: usize| {
-            m.instances.get(k).copied().unwrap_or_else(|| m.placements.instances[k - m.instances.len()])
-        };
-        let fresh = |k: usize| known.is_none_or(|old| placed(old, k) != placed(mesh, k));
-        let Some(k) = (0..count).into_par_iter().position_first(|k| fresh(k) && problem(k).is_some()) else {
-            return;
-        };
+        let Some(k) = first_problem(moved, count, |k| problem(k).is_some()) else { return };
         let (why, hint) = problem(k).unwrap_or_default();
         let field = |name: &'static str| path.index(i).field(name);
         let outer = if mesh.transform == Transform::default() { "" } else { " and the mesh's `transform`" };
