@@ -404,20 +404,22 @@ mod tests {
     #[test]
     fn chunk_starts_count_what_comes_before_each_chunk() {
         let items: Vec<u32> = (0..3 * CHUNK as u32 + 5).collect();
-        let starts = chunk_starts(&items, |&x| x % 3 == 0);
-        let by_hand: Vec<u32> =
-            (0..4).map(|c| items[..c * CHUNK].iter().filter(|&&x| x % 3 == 0).count() as u32).collect();
+        let starts = chunk_starts(&items, |&x| x.is_multiple_of(3));
+        let by_hand: Vec<u32> = (0..4)
+            .map(|c| items[..c * CHUNK].iter().filter(|&&x| x.is_multiple_of(3)).count() as u32)
+            .collect();
         assert_eq!(starts, by_hand);
     }
 
     #[test]
     fn scattered_stores_each_pair_and_leaves_the_rest_unset() {
         let len = 2 * CHUNK + 7;
-        let pairs = (0..len).into_par_iter().filter(|i| i % 5 != 0).map(|i| (len - 1 - i, i as u32));
+        let pairs =
+            (0..len).into_par_iter().filter(|i| !i.is_multiple_of(5)).map(|i| (len - 1 - i, i as u32));
         let got = scattered(len, pairs);
         for (at, &value) in got.iter().enumerate() {
             let i = len - 1 - at;
-            assert_eq!(value, if i % 5 != 0 { i as u32 } else { u32::MAX }, "slot {at}");
+            assert_eq!(value, if i.is_multiple_of(5) { u32::MAX } else { i as u32 }, "slot {at}");
         }
     }
 }
