@@ -49,6 +49,9 @@ pub struct Compiled {
     /// Per terrain, the index of its first column among the compiled boxes (the list
     /// the blob's `prim_sources` index): which terrain a box comes from.
     pub terrain_starts: Vec<u32>,
+    /// Per bottom level, the reach its node boxes' margins were grown for: what a later
+    /// edit that moves instances in place must keep (`crate::moves`).
+    pub level_reach: Vec<f32>,
     /// Turning terrains into boxes, meshes into triangles and sphere files into spheres
     /// (zero without any).
     pub terrain_time: Duration,
@@ -68,6 +71,7 @@ impl Compiled {
             bottom_trees: &self.bottom_trees,
             bvh_stats: &self.bvh_stats,
             built_sah_cost: self.built_sah_cost,
+            level_reach: &self.level_reach,
         }
     }
 }
@@ -90,6 +94,8 @@ pub struct Previous<'a> {
     pub bvh_stats: &'a BvhStats,
     /// [`Compiled::built_sah_cost`] of that compile.
     pub built_sah_cost: f32,
+    /// Its [`Compiled::level_reach`].
+    pub level_reach: &'a [f32],
 }
 
 /// How much worse (SAH cost) a refitted tree may be than the build it comes from
@@ -163,14 +169,14 @@ pub fn compile_scene_reusing(
     let start = Instant::now();
     let encode = || match reusable {
         Some(p) if same_lights_and_emission(p.scene, scene) => {
-            blob::rewrite_globals_and_materials(p.blob, scene)
+            (blob::rewrite_globals_and_materials(p.blob, scene), p.level_reach.to_vec())
         }
         _ => {
             let bottom: Vec<&BottomTree> = bottom_trees.iter().map(|t| &**t).collect();
-            blob::write(scene, &tree, &bottom, flags)
+            blob::write_with_reach(scene, &tree, &bottom, flags)
         }
     };
-    let ((bvh_stats, built_sah_cost), blob) = match measured {
+    let ((bvh_stats, built_sah_cost), (blob, level_reach)) = match measured {
         Some(measured) => (measured, encode()),
         None => rayon::join(
             || {
@@ -191,6 +197,7 @@ pub fn compile_scene_reusing(
         built_sah_cost,
         bvh_stats,
         terrain_starts,
+        level_reach,
         terrain_time,
         bvh_time,
         encode_time: start.elapsed(),

@@ -43,13 +43,16 @@ pub struct InPlace<'a> {
     pub bvh_stats: &'a mut BvhStats,
     /// [`crate::Compiled::built_sah_cost`]: what the refitted tree is held against.
     pub built_sah_cost: f32,
+    /// [`crate::Compiled::level_reach`].
+    pub level_reach: &'a [f32],
     /// Kept by the caller from one edit of this compile to the next (the tree's shape
     /// does not change); `None` at first, or after a compile that made a new tree.
     pub index: &'a mut Option<MoveIndex>,
 }
 
-/// Where each instance sits in the world tree and the blob, found once per tree (a pass
-/// over every node and instance: about 10 ms at 10^6 instances, not to be paid per edit).
+/// Where each instance sits in the world tree and the blob, found once per tree (passes
+/// over every node and instance, on every core: milliseconds at 10^6 instances, not to
+/// be paid per edit).
 #[derive(Debug)]
 pub struct MoveIndex {
     /// Per tree node, its parent (`u32::MAX` for the root).
@@ -60,9 +63,6 @@ pub struct MoveIndex {
     leaf_of: Vec<u32>,
     /// Per instance, its record's index in the instances section (leaf order).
     slot_of: Vec<u32>,
-    /// Per bottom level placed one for one by a mesh's placements, the margin its node
-    /// boxes were grown by (`blob::write`'s `instance_reach`); `None` for other levels.
-    level_reach: Vec<Option<f32>>,
 }
 
 /// Most instances one in-place edit moves, as a share of them (at least
@@ -106,7 +106,7 @@ pub fn move_instances(target: InPlace<'_>, scene: &Scene) -> Option<BlobEdit> {
 
     let index = match target.index {
         Some(index) => index,
-        None => target.index.insert(MoveIndex::new(target.bvh, before, target.bottom_trees, &numbering)?),
+        None => target.index.insert(MoveIndex::new(target.bvh, before)?),
     };
     let tree: &Bvh = target.bvh;
     let root = tree.nodes.first()?.bounds;
@@ -117,7 +117,7 @@ pub fn move_instances(target: InPlace<'_>, scene: &Scene) -> Option<BlobEdit> {
     // compile as it was.
     let mut records: BTreeMap<u32, InstanceRecord> = BTreeMap::new();
     for m in &moved {
-        let level_reach = index.level_reach.get(m.level as usize).copied().flatten()?;
+        let level_reach = *target.level_reach.get(m.level as usize)?;
         // A margin that would change rewrites every node of the level: not this edit.
         if blob::reach_through(&m.to, reach) > level_reach
             || blob::reach_through(&m.from, reach) >= level_reach
@@ -222,15 +222,9 @@ fn instance_at(tree: &Bvh, index: &MoveIndex, at: u32) -> Option<usize> {
 }
 
 impl MoveIndex {
-    /// The index of `tree`, the world tree of a compile of `scene` (`numbering`: its
-    /// [`meshes::placed_instances`]). `None` for a tree that is not one (a primitive
-    /// the tree does not hold).
-    fn new(
-        tree: &Bvh,
-        scene: &Scene,
-        bottom_trees: &[Arc<BottomTree>],
-        numbering: &[Option<(u32, usize)>],
-    ) -> Option<MoveIndex> {
+    /// The index of `tree`, the world tree of a compile of `scene`. `None` for a tree
+    /// that is not one (an instance the tree does not hold).
+    fn new(tree: &Bvh, scene: &Scene) -> Option<MoveIndex> {
         // On every core: at 10^6 instances one core took 25-45 ms of the first move.
         let nodes = &tree.nodes;
         let parent = scattered(
@@ -283,19 +277,7 @@ impl MoveIndex {
         if leaf_of.par_iter().chain(&slot_of).any(|&x| x == u32::MAX) {
             return None;
         }
-        let reach = blob::world_reach(tree);
-        let mut level_reach = vec![None; bottom_trees.len()];
-        for (mesh, &placed) in scene.meshes.iter().zip(numbering) {
-            let Some((level, _)) = placed else { continue };
-            let outer = mesh.transform.matrix();
-            let own = bottom_trees.get(level as usize)?.level.vertices.reach();
-            let far = (0..mesh.placement_count())
-                .into_par_iter()
-                .map(|k| blob::reach_through(&mesh.placement_after(&outer, k).0, reach))
-                .reduce(|| own, f32::max);
-            level_reach[level as usize] = Some(far);
-        }
-        Some(MoveIndex { parent, inner, leaf_of, slot_of, level_reach })
+        Some(MoveIndex { parent, inner, leaf_of, slot_of })
     }
 }
 

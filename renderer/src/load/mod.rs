@@ -154,6 +154,8 @@ pub struct CompiledScene {
     /// The bottom levels' trees of a `.ron` compile (instanced meshes), kept for the
     /// next compile as `bvh` is: a mesh that comes back unchanged is not built again.
     bottom_trees: Vec<Arc<BottomTree>>,
+    /// [`scene_compiler::Compiled::level_reach`] of a `.ron` compile (empty for a `.blob`).
+    level_reach: Vec<f32>,
     /// Where the instances sit in the tree, from the first edit that moved some in
     /// place ([`CompiledScene::move_instances`]) to the next compile of a new tree.
     move_index: Option<MoveIndex>,
@@ -203,6 +205,7 @@ impl CompiledScene {
                 bottom_trees: &p.bottom_trees,
                 bvh_stats: p.bvh_stats.get()?,
                 built_sah_cost: *built_sah_cost,
+                level_reach: &p.level_reach,
             })
         });
         let compiled = compile_scene_reusing(&scene, options, previous);
@@ -226,6 +229,7 @@ impl CompiledScene {
             bvh_stats: OnceLock::from(compiled.bvh_stats),
             bvh: Some((compiled.bvh, compiled.built_sah_cost)),
             bottom_trees: compiled.bottom_trees,
+            level_reach: compiled.level_reach,
             move_index: None,
             edit: None,
         }
@@ -248,6 +252,7 @@ impl CompiledScene {
             bottom_trees: &self.bottom_trees,
             bvh_stats: stats,
             built_sah_cost: *built_sah_cost,
+            level_reach: &self.level_reach,
             index: &mut self.move_index,
         };
         let Some(edit) = moves::move_instances(target, &scene) else { return Err(Box::new(scene)) };
@@ -321,6 +326,7 @@ impl CompiledScene {
             bvh_stats: OnceLock::new(),
             bvh: None,
             bottom_trees: Vec::new(),
+            level_reach: Vec::new(),
             move_index: None,
             edit: None,
         })

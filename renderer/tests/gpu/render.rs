@@ -377,6 +377,7 @@ fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
             bottom_trees: &compiled.bottom_trees,
             bvh_stats: &mut compiled.bvh_stats,
             built_sah_cost: compiled.built_sah_cost,
+            level_reach: &compiled.level_reach,
             index: &mut index,
         };
         let edit = move_instances(target, &after).expect("a move in place");

@@ -36,6 +36,18 @@ use crate::with_shape;
 /// copy from), and the spheres with their material ids are gathered in one pass:
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
 pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> AlignedBytes {
+    write_with_reach(scene, bvh, bottom, flags).0
+}
+
+/// [`write`], and per bottom level the reach its node boxes' margins were grown for
+/// ([`instance_reach`]): what an edit that moves instances in place must keep
+/// (`crate::moves`), found here at no cost instead of from every placement again.
+pub(crate) fn write_with_reach(
+    scene: &Scene,
+    bvh: &Bvh,
+    bottom: &[&BottomTree],
+    flags: u32,
+) -> (AlignedBytes, Vec<f32>) {
     assert_eq!(bottom.len(), scene.bottom_levels.len(), "one tree per bottom level");
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
@@ -172,7 +184,8 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
     });
-    levels.write_nodes(level_boxes, level_links, &instance_reach(scene, reach));
+    let level_reach = instance_reach(scene, reach);
+    levels.write_nodes(level_boxes, level_links, &level_reach);
     records_mut::<LightRecord>(take(SectionId::Lights)).copy_from_slice(&light_table.records);
     // Empty, as the flag says, when no primitive is a light.
     let prim_light_pdfs = records_mut::<f32>(take(SectionId::PrimLightPdfs));
@@ -185,7 +198,7 @@ pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> Al
     }
 
     seal(buf, header);
-    out
+    (out, level_reach)
 }
 
 /// `previous`, the blob of a scene with the same primitives, lights and emission as

@@ -81,6 +81,7 @@ fn move_in_place(
         bottom_trees: &compiled.bottom_trees,
         bvh_stats: &mut compiled.bvh_stats,
         built_sah_cost: compiled.built_sah_cost,
+        level_reach: &compiled.level_reach,
         index,
     };
     move_instances(target, after)
@@ -144,6 +145,8 @@ fn edits_other_than_moves_leave_the_compile_untouched() {
     camera.camera.vfov_deg = 30.0;
     let mut material = scene.clone();
     material.meshes[0].instances[1].material = Some(0);
+    let mut shrunk = scene.clone();
+    shrunk.meshes[0].instances[1].transform.scale = Vec3::splat(0.3);
     let mut transform = scene.clone();
     transform.meshes[0].transform.translate.y = 0.5;
     let refusals = [
@@ -153,6 +156,9 @@ fn edits_other_than_moves_leave_the_compile_untouched() {
         ("the mesh's transform", transform),
         // Past the ground box: the root's box, and with it every margin, changes.
         ("out of the root's box", moved(&scene, 5, Vec3::new(0.0, 300.0, 0.0))),
+        // Shrunk below every other instance: the margins of the model's own nodes (how far
+        // a ray's origin lands in its space through an instance's inverse) grow.
+        ("smaller than every other instance", shrunk),
     ];
     for (what, edit) in refusals {
         assert!(
