@@ -22,7 +22,7 @@ pub use aligned::AlignedBytes;
 pub use codegen::{cuda_header, with_field_tables};
 pub use crc::crc32;
 pub use error::BlobError;
-pub use patch::BlobEdit;
+pub use patch::{BlobEdit, MovedRecords};
 pub use read::{BlobView, NodeLayout, SunDisc};
 pub use textures::noise_table;
 pub(crate) use write::{child_boxes, material_emission, reach_through, world_reach, write_with_reach};

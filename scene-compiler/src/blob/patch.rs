@@ -25,6 +25,46 @@ pub struct BlobEdit {
     pub ranges: Vec<Range<usize>>,
 }
 
+/// The records an edit that moved instances rewrote ([`BlobEdit::moved_records`]), as
+/// index ranges into their sections.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MovedRecords {
+    pub instances: Vec<Range<usize>>,
+    pub node_boxes: Vec<Range<usize>>,
+}
+
+impl BlobEdit {
+    /// What [`BlobEdit::before`] names a blob by: its header's payload CRC-32 and length.
+    pub fn stamp(header: &BlobHeader) -> (u32, u64) {
+        (header.payload_crc32, header.total_len)
+    }
+
+    /// The instance and node-box records the edit rewrote in the blob with `header`, when
+    /// it rewrote nothing else (as moving instances does): what a copy of the blob on a
+    /// device reads again. `None` when a range lies outside those two sections.
+    pub fn moved_records(&self, header: &BlobHeader) -> Option<MovedRecords> {
+        let section = |id: SectionId| {
+            let entry = header.sections[id as usize];
+            (entry.offset as usize..(entry.offset + entry.len) as usize, id.record_size())
+        };
+        let (instances, node_boxes) = (section(SectionId::Instances), section(SectionId::NodeBoxes));
+        // The records of `section` that `range` overlaps, when it lies inside it.
+        let records = |range: &Range<usize>, (section, size): &(Range<usize>, usize)| {
+            (section.start <= range.start && range.end <= section.end)
+                .then(|| (range.start - section.start) / size..(range.end - section.start).div_ceil(*size))
+        };
+        let mut moved = MovedRecords { instances: Vec::new(), node_boxes: Vec::new() };
+        for range in &self.ranges {
+            match (records(range, &instances), records(range, &node_boxes)) {
+                (Some(r), _) => moved.instances.push(r),
+                (None, Some(r)) => moved.node_boxes.push(r),
+                (None, None) => return None,
+            }
+        }
+        Some(moved)
+    }
+}
+
 /// Writes into a sealed blob's records in place; [`BlobPatch::finish`] seals it again.
 pub(crate) struct BlobPatch<'a> {
     buf: &'a mut [u8],
@@ -39,7 +79,7 @@ impl<'a> BlobPatch<'a> {
     pub(crate) fn new(blob: &'a mut AlignedBytes) -> BlobPatch<'a> {
         let buf = blob.as_mut_slice();
         let header: BlobHeader = bytemuck::pod_read_unaligned(&buf[..HEADER_LEN]);
-        let before = (header.payload_crc32, header.total_len);
+        let before = BlobEdit::stamp(&header);
         BlobPatch { buf, header, before, ranges: Vec::new() }
     }
 

@@ -8,12 +8,10 @@
 //! slab test sorts planes with SIMD min/max over both children at once, so it needs
 //! no mirrored, direction-ordered copy (the CUDA node repack builds one).
 
-use std::ops::Range;
-
 use glam::{Vec3A, Vec4};
 use scene_compiler::BlobView;
 use scene_compiler::blob::BlobEdit;
-use scene_compiler::blob::layout::{GlobalsRecord, InstanceRecord, NodeBoxesRecord, PrimKind, SectionId};
+use scene_compiler::blob::layout::{GlobalsRecord, NodeBoxesRecord, PrimKind};
 
 use super::environment::EnvMap;
 use super::instances::CpuInstance;
@@ -120,7 +118,7 @@ impl CpuScene {
             sky_bottom: lane3(g.sky_bottom),
             sky_top: lane3(g.sky_top),
             env: EnvMap::from_blob(blob),
-            stamp: (blob.header.payload_crc32, blob.header.total_len),
+            stamp: BlobEdit::stamp(blob.header),
         }
     }
 
@@ -129,35 +127,17 @@ impl CpuScene {
     /// ranges are read again. False, changing nothing, when it was copied from another
     /// blob or the edit touches another section: then the caller copies it all.
     pub fn apply_edit(&mut self, blob: &BlobView<'_>, edit: &BlobEdit) -> bool {
-        let section = |id: SectionId| {
-            let entry = blob.header.sections[id as usize];
-            entry.offset as usize..(entry.offset + entry.len) as usize
-        };
-        let (instances, boxes) = (section(SectionId::Instances), section(SectionId::NodeBoxes));
-        let inside = |r: &Range<usize>, s: &Range<usize>| s.start <= r.start && r.end <= s.end;
-        if self.stamp != edit.before
-            || !edit.ranges.iter().all(|r| inside(r, &instances) || inside(r, &boxes))
-        {
-            return false;
-        }
-        // The records a range of `section` overlaps, `size` bytes each.
-        let records = |r: &Range<usize>, section: &Range<usize>, size: usize| {
-            (r.start - section.start) / size..(r.end - section.start).div_ceil(size)
-        };
+        let moved = edit.moved_records(blob.header).filter(|_| self.stamp == edit.before);
+        let Some(moved) = moved else { return false };
         let first = blob.header.kind_first()[PrimKind::Instance as usize] as usize;
         let placed = blob.records::<scene_compiler::scene::Instance>();
-        for range in &edit.ranges {
-            if inside(range, &instances) {
-                for i in records(range, &instances, size_of::<InstanceRecord>()) {
-                    self.instances[i] = CpuInstance::from_record(&placed[i], blob.prim_materials[first + i]);
-                }
-            } else {
-                for i in records(range, &boxes, size_of::<NodeBoxesRecord>()) {
-                    self.child_boxes[i] = ChildBoxes::new(&blob.node_boxes[i]);
-                }
-            }
+        for i in moved.instances.into_iter().flatten() {
+            self.instances[i] = CpuInstance::from_record(&placed[i], blob.prim_materials[first + i]);
         }
-        self.stamp = (blob.header.payload_crc32, blob.header.total_len);
+        for i in moved.node_boxes.into_iter().flatten() {
+            self.child_boxes[i] = ChildBoxes::new(&blob.node_boxes[i]);
+        }
+        self.stamp = BlobEdit::stamp(blob.header);
         true
     }
 }

@@ -140,7 +140,7 @@ impl DeviceScene {
             light_count: if blob.has_light_power() { blob.header.light_count } else { 0 },
             suns: blob.suns(),
             features: features::scene_features(blob),
-            stamp: (blob.header.payload_crc32, blob.header.total_len),
+            stamp: BlobEdit::stamp(blob.header),
         })
     }
 
@@ -158,18 +158,8 @@ impl DeviceScene {
         blob: &BlobView<'_>,
         edit: &BlobEdit,
     ) -> anyhow::Result<bool> {
-        let section = |id: SectionId| {
-            let entry = blob.header.sections[id as usize];
-            entry.offset as usize..(entry.offset + entry.len) as usize
-        };
-        let (instances, boxes) = (section(SectionId::Instances), section(SectionId::NodeBoxes));
-        let inside = |r: &Range<usize>, s: &Range<usize>| s.start <= r.start && r.end <= s.end;
-        if self.stamp != edit.before
-            || self.wide
-            || !edit.ranges.iter().all(|r| inside(r, &instances) || inside(r, &boxes))
-        {
-            return Ok(false);
-        }
+        let moved = edit.moved_records(blob.header).filter(|_| self.stamp == edit.before && !self.wide);
+        let Some(moved) = moved else { return Ok(false) };
         // The bytes between two ranges are as the device holds them: copied again, harmless.
         let mut joined: Vec<Range<usize>> = Vec::new();
         for range in &edit.ranges {
@@ -185,21 +175,19 @@ impl DeviceScene {
                 .memcpy_htod(&payload[at.clone()], &mut self.payload.slice_mut(at))
                 .with_context(|| format!("copying {} edited bytes of the scene to the GPU", range.len()))?;
         }
-        let record = size_of::<NodeBoxesRecord>();
-        let touched: Vec<usize> = edit
-            .ranges
-            .iter()
-            .filter(|r| inside(r, &boxes))
-            .flat_map(|r| [(r.start - boxes.start) / record, (r.end - 1 - boxes.start) / record])
-            .collect();
-        if let (Some(&first), Some(&last)) = (touched.iter().min(), touched.iter().max()) {
-            let count = (last - first + 1) as u32;
+        let first = moved.node_boxes.iter().map(|r| r.start).min();
+        let end = moved.node_boxes.iter().map(|r| r.end).max();
+        if let (Some(first), Some(end)) = (first, end) {
+            let count = (end - first) as u32;
             let (b, l) = self.node_sections;
-            let at = (b + (first * record) as u64, l + (first * size_of::<NodeLinksRecord>()) as u64);
+            let at = (
+                b + (first * size_of::<NodeBoxesRecord>()) as u64,
+                l + (first * size_of::<NodeLinksRecord>()) as u64,
+            );
             let nodes = device_address(stream, &self.nodes) + (first * kernels.node_bytes) as u64;
             launch_repack(stream, kernels, at, nodes, count)?;
         }
-        self.stamp = (blob.header.payload_crc32, blob.header.total_len);
+        self.stamp = BlobEdit::stamp(blob.header);
         Ok(true)
     }
 
