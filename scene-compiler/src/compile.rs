@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, Aabb, BottomTree, BuildOptions, Bvh, BvhStats};
+use crate::moves::{InPlace, MoveIndex};
 use crate::scene::{BottomLevel, Material, Scene, Sky};
 use crate::shapes::{self, Shape};
 use crate::{meshes, sphere_files, terrain};
@@ -72,6 +73,23 @@ impl Compiled {
             bvh_stats: &self.bvh_stats,
             built_sah_cost: self.built_sah_cost,
             level_reach: &self.level_reach,
+        }
+    }
+}
+
+impl Compiled {
+    /// This compile of `scene`, as [`crate::moves::move_instances`] rewrites it in place;
+    /// `index`: kept by the caller from one move of this compile to the next.
+    pub fn in_place<'a>(&'a mut self, scene: &'a Scene, index: &'a mut Option<MoveIndex>) -> InPlace<'a> {
+        InPlace {
+            scene,
+            blob: &mut self.blob,
+            bvh: &mut self.bvh,
+            bottom_trees: &self.bottom_trees,
+            bvh_stats: &mut self.bvh_stats,
+            built_sah_cost: self.built_sah_cost,
+            level_reach: &self.level_reach,
+            index,
         }
     }
 }

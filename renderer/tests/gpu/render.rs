@@ -327,7 +327,7 @@ fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
 #[ignore = "needs a CUDA GPU"]
 fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
     use scene_compiler::compile_scene;
-    use scene_compiler::moves::{InPlace, move_instances};
+    use scene_compiler::moves::move_instances;
     use scene_compiler::procedural::icosphere;
     use scene_compiler::scene::{Mesh, MeshData, PlacedInstance, Sky, Transform};
     use scene_compiler::testing::{pinhole, scene};
@@ -370,17 +370,7 @@ fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
     for (k, by) in [(9, Vec3::new(0.5, 0.0, 0.7)), (50, Vec3::new(-0.4, -0.2, 0.0))] {
         let mut after = before.clone();
         after.meshes[0].instances[k].transform.translate += by;
-        let target = InPlace {
-            scene: &before,
-            blob: &mut compiled.blob,
-            bvh: &mut compiled.bvh,
-            bottom_trees: &compiled.bottom_trees,
-            bvh_stats: &mut compiled.bvh_stats,
-            built_sah_cost: compiled.built_sah_cost,
-            level_reach: &compiled.level_reach,
-            index: &mut index,
-        };
-        let edit = move_instances(target, &after).expect("a move in place");
+        let edit = move_instances(compiled.in_place(&before, &mut index), &after).expect("a move in place");
         gpu.update(&view(&compiled.blob), &edit).expect("update");
         before = after;
         let job = job(&view(&compiled.blob), w, h, 3, 0, 4);

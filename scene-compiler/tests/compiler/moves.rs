@@ -11,10 +11,10 @@ use glam::Vec3;
 use scene_compiler::blob::layout::HEADER_LEN;
 use scene_compiler::bvh;
 use scene_compiler::compile::compile_scene_reusing;
-use scene_compiler::moves::{InPlace, MoveIndex, move_instances};
+use scene_compiler::moves::move_instances;
 use scene_compiler::procedural::{Format, icosphere, write};
 use scene_compiler::scene::{self, PlacedInstance, PlyEncoding, Scene, Transform};
-use scene_compiler::{BlobView, CompileOptions, Compiled, compile_scene};
+use scene_compiler::{BlobView, CompileOptions, compile_scene};
 
 /// A 12 x 12 grid of rotated, scaled spheres on a ground box wider than the grid (so a
 /// move inside it keeps the root's box): the first 4 placed by `instances`, the rest by
@@ -67,26 +67,6 @@ fn moved(scene: &Scene, k: usize, by: Vec3) -> Scene {
     out
 }
 
-/// Moves `compiled` (a compile of `before`) to `after` in place.
-fn move_in_place(
-    compiled: &mut Compiled,
-    before: &Scene,
-    after: &Scene,
-    index: &mut Option<MoveIndex>,
-) -> Option<scene_compiler::blob::BlobEdit> {
-    let target = InPlace {
-        scene: before,
-        blob: &mut compiled.blob,
-        bvh: &mut compiled.bvh,
-        bottom_trees: &compiled.bottom_trees,
-        bvh_stats: &mut compiled.bvh_stats,
-        built_sah_cost: compiled.built_sah_cost,
-        level_reach: &compiled.level_reach,
-        index,
-    };
-    move_instances(target, after)
-}
-
 #[test]
 fn a_move_in_place_writes_the_refit_compiles_blob_and_says_where() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -104,7 +84,7 @@ fn a_move_in_place_writes_the_refit_compiles_blob_and_says_where() {
         let refit = compile_scene_reusing(&after, &options, Some(compiled.previous(&before)));
         assert!(refit.bvh_refitted, "the whole compile refits this edit");
         let old_blob = compiled.blob.to_vec();
-        let edit = move_in_place(&mut compiled, &before, &after, &mut index).expect("a move in place");
+        let edit = move_instances(compiled.in_place(&before, &mut index), &after).expect("a move in place");
         assert!(
             compiled.blob[..] == refit.blob[..],
             "placement {k}: the refit compile's blob, byte for byte"
@@ -162,7 +142,7 @@ fn edits_other_than_moves_leave_the_compile_untouched() {
     ];
     for (what, edit) in refusals {
         assert!(
-            move_in_place(&mut compiled, &scene, &edit, &mut index).is_none(),
+            move_instances(compiled.in_place(&scene, &mut index), &edit).is_none(),
             "{what}: not moved in place"
         );
         assert!(compiled.blob[..] == blob[..] && compiled.bvh == tree, "{what}: the compile is as it was");
