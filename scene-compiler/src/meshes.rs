@@ -75,12 +75,21 @@ pub fn with_triangles(scene: &Scene) -> Cow<'_, Scene> {
     Cow::Owned(expanded)
 }
 
-/// Where [`with_triangles`] puts each mesh's instances, per mesh: its bottom level and
-/// its first instance, when its placements ([`Mesh::placements`]) are its instances one
-/// for one (an instanced mesh with triangles of its own, and no glTF meshes that its
-/// file places several times); `None` for any other mesh. What lets an edit that moves
+/// Where [`with_triangles`] puts the meshes' instances (see [`placed_instances`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacedInstances {
+    /// Per mesh, its bottom level and its first instance, when its placements
+    /// ([`Mesh::placements`]) are its instances one for one (an instanced mesh with
+    /// triangles of its own, and no glTF meshes that its file places several times);
+    /// `None` for any other mesh.
+    pub per_mesh: Vec<Option<(u32, usize)>>,
+    /// How many instances lowering makes in all, the glTF meshes' included.
+    pub total: usize,
+}
+
+/// Where [`with_triangles`] puts each mesh's instances: what lets an edit that moves
 /// placements find their instances without lowering the scene again (`crate::moves`).
-pub fn placed_instances(scene: &Scene) -> Vec<Option<(u32, usize)>> {
+pub fn placed_instances(scene: &Scene) -> PlacedInstances {
     let (mut levels, mut instances) = (0u32, 0usize);
     let mut out = Vec::with_capacity(scene.meshes.len());
     for mesh in &scene.meshes {
@@ -97,7 +106,7 @@ pub fn placed_instances(scene: &Scene) -> Vec<Option<(u32, usize)>> {
         }
         out.push(own.filter(|_| mesh.data.instanced.is_empty()));
     }
-    out
+    PlacedInstances { per_mesh: out, total: instances }
 }
 
 /// Appends `level` to the scene's bottom levels and one instance of it per placement.

@@ -82,7 +82,7 @@ pub fn move_instances(target: InPlace<'_>, scene: &Scene) -> Option<BlobEdit> {
     }
     let numbering = meshes::placed_instances(scene);
     let mut moved: Vec<Moved> = Vec::new();
-    for ((old, new), &placed) in before.meshes.iter().zip(&scene.meshes).zip(&numbering) {
+    for ((old, new), &placed) in before.meshes.iter().zip(&scene.meshes).zip(&numbering.per_mesh) {
         if !same_but_placements(old, new) {
             return None;
         }
@@ -99,14 +99,14 @@ pub fn move_instances(target: InPlace<'_>, scene: &Scene) -> Option<BlobEdit> {
             to: new.placement_after(&new_outer, k).0,
         }));
     }
-    let instances = numbering_instance_count(scene);
+    let instances = numbering.total;
     if moved.is_empty() || moved.len() > (instances / MOVED_SHARE).max(MOVED_AT_LEAST) {
         return None;
     }
 
     let index = match target.index {
         Some(index) => index,
-        None => target.index.insert(MoveIndex::new(target.bvh, before)?),
+        None => target.index.insert(MoveIndex::new(target.bvh, instances)?),
     };
     let tree: &Bvh = target.bvh;
     let root = tree.nodes.first()?.bounds;
@@ -222,9 +222,10 @@ fn instance_at(tree: &Bvh, index: &MoveIndex, at: u32) -> Option<usize> {
 }
 
 impl MoveIndex {
-    /// The index of `tree`, the world tree of a compile of `scene`. `None` for a tree
-    /// that is not one (an instance the tree does not hold).
-    fn new(tree: &Bvh, scene: &Scene) -> Option<MoveIndex> {
+    /// The index of `tree`, the world tree of a compile of a scene that lowers to
+    /// `instances` instances. `None` for a tree that is not one (an instance the tree
+    /// does not hold).
+    fn new(tree: &Bvh, instances: usize) -> Option<MoveIndex> {
         // On every core: at 10^6 instances one core took 25-45 ms of the first move.
         let nodes = &tree.nodes;
         let parent = scattered(
@@ -251,7 +252,6 @@ impl MoveIndex {
             },
         );
         // The lowered scene's instances are numbered last among the primitives.
-        let instances = numbering_instance_count(scene);
         let first = tree.prim_order.len().checked_sub(instances)?;
         let instance = move |prim: u32| (prim as usize).checked_sub(first);
         let leaf_of = scattered(
@@ -305,20 +305,6 @@ fn scattered(len: usize, pairs: impl ParallelIterator<Item = (usize, u32)>) -> V
     let slots: Vec<AtomicU32> = (0..len).into_par_iter().map(|_| AtomicU32::new(u32::MAX)).collect();
     pairs.for_each(|(at, value)| slots[at].store(value, Ordering::Relaxed));
     slots.into_par_iter().map(AtomicU32::into_inner).collect()
-}
-
-/// How many instances lowering `scene` makes: every mesh's placements of its own model
-/// and of the glTF meshes its file places several times.
-fn numbering_instance_count(scene: &Scene) -> usize {
-    scene
-        .meshes
-        .iter()
-        .map(|mesh| {
-            let placements = mesh.placement_count();
-            let own = if mesh.is_instanced() && !mesh.data.triangles.is_empty() { placements } else { 0 };
-            own + mesh.data.instanced.iter().map(|part| placements * part.placements.len()).sum::<usize>()
-        })
-        .sum()
 }
 
 /// Which placements of a mesh moved between `old` and `new` (the same mesh but for its
