@@ -31,16 +31,7 @@ done
 # Save to new frame with one instance moved: the instance file rewritten by rename.
 "$B/scene-gen" forest --instances "$FOREST" --subdivisions 8 -o "$W/forest.ron" | tee -a "$log"
 move() {
-    python3 - "$W/forest-instances.ply" <<'PY'
-import os, struct, sys
-path = sys.argv[1]
-data = bytearray(open(path, "rb").read())
-start = data.index(b"end_header\n") + len(b"end_header\n")
-(x,) = struct.unpack_from("<f", data, start)
-struct.pack_into("<f", data, start, x + 0.5)
-open(path + ".tmp", "wb").write(data)
-os.rename(path + ".tmp", path)
-PY
+    python3 "$(dirname "$0")/move-instance.py" "$W/forest-instances.ply"
 }
 say "== watch: $FOREST instances, instance 0 moved by three saves"
 timeout 300 "$B/renderer" watch "$W/forest.ron" --backend cuda --spp 4 --width 1280 --height 720 --max-depth 16 \

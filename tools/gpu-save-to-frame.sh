@@ -20,16 +20,7 @@ log="$OUT/save-to-frame.txt"
 : > "$log"
 say() { echo "$@" | tee -a "$log"; }
 move() { # instance file: instance 0 moved by 0.5 along x, saved by rename
-    python3 - "$1" <<'PY'
-import os, struct, sys
-path = sys.argv[1]
-data = bytearray(open(path, "rb").read())
-start = data.index(b"end_header\n") + len(b"end_header\n")
-(x,) = struct.unpack_from("<f", data, start)
-struct.pack_into("<f", data, start, x + 0.5)
-open(path + ".tmp", "wb").write(data)
-os.rename(path + ".tmp", path)
-PY
+    python3 "$(dirname "$0")/move-instance.py" "$1"
 }
 watch() { # label renderer scene spp [sanitizer...]
     local label=$1 renderer=$2 scene=$3 spp=$4
