@@ -24,6 +24,9 @@ const SWEEP_MAX_PRIMS: usize = 16;
 const PAR_BINNING_MIN_PRIMS: usize = 1 << 17;
 /// Primitives binned by one rayon task at the top levels.
 const PAR_BINNING_CHUNK: usize = 1 << 15;
+/// Nodes with at least this many primitives per bin bin into two sets of bins
+/// ([`fill_bins_serial`]); below it, clearing and merging the second set costs more.
+const SPARE_MIN_PRIMS_PER_BIN: usize = 4;
 
 /// The builder's options after clamping to what the algorithm can use.
 #[derive(Clone, Copy, Debug)]
@@ -98,6 +101,8 @@ pub(super) struct Scratch {
     /// For each bin, the bins of the x, y and z axes: sweeping the three axes in one
     /// loop gives three independent dependency chains instead of one.
     bins: Vec<[Bin; 3]>,
+    /// A second set of bins that every other primitive goes to ([`fill_bins_serial`]).
+    spare: Vec<[Bin; 3]>,
     /// For each bin `i` and axis, `SA * n` of bins `i..`: the right side of a split before `i`.
     right_cost: Vec<[f32; 3]>,
 }
@@ -105,7 +110,11 @@ pub(super) struct Scratch {
 impl Scratch {
     /// Scratch space for `settings.bins` bins per axis.
     pub fn new(settings: &Settings) -> Scratch {
-        Scratch { bins: vec![[Bin::EMPTY; 3]; settings.bins], right_cost: vec![[0.0; 3]; settings.bins] }
+        Scratch {
+            bins: vec![[Bin::EMPTY; 3]; settings.bins],
+            spare: vec![[Bin::EMPTY; 3]; settings.bins],
+            right_cost: vec![[0.0; 3]; settings.bins],
+        }
     }
 }
 
@@ -267,7 +276,7 @@ fn best_binned_split(
     scratch: &mut Scratch,
 ) -> Option<Candidate> {
     let map = BinMap::new(centroids, bins);
-    fill_bins(refs, &map, &mut scratch.bins);
+    fill_bins(refs, &map, &mut scratch.bins, &mut scratch.spare);
     let total = refs.len() as u32;
     let mut right = [Bin::EMPTY; 3];
     for i in (1..bins).rev() {
@@ -295,7 +304,7 @@ fn best_binned_split(
 }
 
 /// Counts and bounds the primitives of each bin, on all three axes in one pass.
-fn fill_bins(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]]) {
+fn fill_bins(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]], spare: &mut [[Bin; 3]]) {
     if refs.len() >= PAR_BINNING_MIN_PRIMS {
         // Bin chunks in parallel and merge: min, max and integer sums are exact, so
         // the result does not depend on how rayon splits or orders the chunks.
@@ -303,7 +312,7 @@ fn fill_bins(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]]) {
             .par_chunks(PAR_BINNING_CHUNK)
             .map(|chunk| {
                 let mut local = vec![[Bin::EMPTY; 3]; out.len()];
-                fill_bins_serial(chunk, map, &mut local);
+                fill_bins_serial(chunk, map, &mut local, &mut vec![[Bin::EMPTY; 3]; out.len()]);
                 local
             })
             .reduce_with(|mut a, b| {
@@ -317,19 +326,38 @@ fn fill_bins(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]]) {
             return;
         }
     }
-    fill_bins_serial(refs, map, out);
+    fill_bins_serial(refs, map, out, spare);
 }
 
-/// [`fill_bins`] in the calling thread.
-fn fill_bins_serial(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]]) {
-    out.fill([Bin::EMPTY; 3]);
-    for r in refs {
+/// [`fill_bins`] in the calling thread. Neighbouring primitives of a mesh mostly fall
+/// in the same bins, so each update waits for the previous one's store to the same
+/// bin: every other primitive goes to `spare` instead, which halves those chains
+/// (merged at the end: exact, so the bins are the same).
+fn fill_bins_serial(refs: &[PrimRef], map: &BinMap, out: &mut [[Bin; 3]], spare: &mut [[Bin; 3]]) {
+    let add = |bins: &mut [[Bin; 3]], r: &PrimRef| {
         let k = map.bins_of(r.centroid());
         for (axis, k) in k.to_array().into_iter().enumerate() {
-            let bin = &mut out[k as usize][axis];
+            let bin = &mut bins[k as usize][axis];
             bin.bounds = bin.bounds.union(r.bounds());
             bin.count += 1;
         }
+    };
+    out.fill([Bin::EMPTY; 3]);
+    if refs.len() < SPARE_MIN_PRIMS_PER_BIN * out.len() {
+        refs.iter().for_each(|r| add(out, r));
+        return;
+    }
+    spare.fill([Bin::EMPTY; 3]);
+    let pairs = refs.chunks_exact(2);
+    if let [last] = pairs.remainder() {
+        add(out, last);
+    }
+    for pair in pairs {
+        add(out, &pair[0]);
+        add(spare, &pair[1]);
+    }
+    for (x, y) in out.iter_mut().flatten().zip(spare.iter().flatten()) {
+        *x = x.merge(*y);
     }
 }
 
