@@ -74,11 +74,24 @@ pub struct BlobView<'a> {
 
 impl<'a> BlobView<'a> {
     /// Validates `bytes` (which must start 16-byte aligned) and views its sections.
+    ///
+    /// The checksum, the records and the tree are read side by side (at 21M triangles
+    /// on 16 cores each took 0.2-0.3 s, and the tree's walk is one core's); the error
+    /// reported is the one the checks in their order would give: the header's start,
+    /// then the checksum, then the rest of the header, the sections, the records and
+    /// the tree.
     pub fn parse(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
-        let view = BlobView::sections(bytes, Checks::Full)?;
-        view.check_records()?;
-        view.check_tree()?;
-        Ok(view)
+        let header = BlobView::header(bytes)?;
+        let checked = || {
+            let view = BlobView::sections(bytes)?;
+            let (records, tree) = rayon::join(|| view.check_records(), || view.check_tree());
+            records.and(tree).map(|()| view)
+        };
+        let (crc, checked) = rayon::join(|| super::crc32(&bytes[HEADER_LEN..]), checked);
+        if crc != header.payload_crc32 {
+            return Err(BlobError::Checksum { found: crc, expected: header.payload_crc32 });
+        }
+        checked
     }
 
     /// Views bytes that [`BlobView::parse`] accepted before and that have not changed
@@ -86,11 +99,12 @@ impl<'a> BlobView<'a> {
     /// the section bounds are checked, what the view's slices need; the checksum, the
     /// records and the tree, linear in the blob's size, are not checked again.
     pub fn parse_accepted(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
-        BlobView::sections(bytes, Checks::Layout)
+        BlobView::sections(bytes)
     }
 
-    /// The header and section checks, and the view over the sections.
-    fn sections(bytes: &'a [u8], checks: Checks) -> Result<BlobView<'a>, BlobError> {
+    /// The header, if what comes before the checksum in its checks holds: the magic,
+    /// the length, the alignment, the version and the flags.
+    fn header(bytes: &'a [u8]) -> Result<&'a BlobHeader, BlobError> {
         // What the file is, before how long it is: a short PNG is still a PNG.
         if !bytes.starts_with(&MAGIC) && bytes.len() >= MAGIC.len() {
             return Err(BlobError::BadMagic { looks_like: describe_start(bytes) });
@@ -102,7 +116,14 @@ impl<'a> BlobView<'a> {
             return Err(BlobError::Misaligned);
         }
         let header: &BlobHeader = bytemuck::from_bytes(&bytes[..HEADER_LEN]);
-        check_header(header, bytes, checks)?;
+        check_header_start(header, bytes)?;
+        Ok(header)
+    }
+
+    /// The header and section checks but the checksum, and the view over the sections.
+    fn sections(bytes: &'a [u8]) -> Result<BlobView<'a>, BlobError> {
+        let header = BlobView::header(bytes)?;
+        check_header_rest(header)?;
         let count = |id: SectionId| usize::try_from(header.section_records(id)).unwrap_or(usize::MAX);
         let mut previous_end = HEADER_LEN as u64;
         for id in SectionId::ALL {
@@ -935,15 +956,8 @@ fn check_tangents(t: &TriangleTangentsRecord) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// How much of a blob to check.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Checks {
-    Full,
-    /// Header and section bounds only (bytes accepted before).
-    Layout,
-}
-
-fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), BlobError> {
+/// The header's checks that come before the checksum's.
+fn check_header_start(h: &BlobHeader, bytes: &[u8]) -> Result<(), BlobError> {
     if h.version != FORMAT_VERSION {
         return Err(BlobError::UnsupportedVersion { found: h.version, supported: FORMAT_VERSION });
     }
@@ -966,12 +980,12 @@ fn check_header(h: &BlobHeader, bytes: &[u8], checks: Checks) -> Result<(), Blob
     if h.flags & !known != 0 {
         return Err(BlobError::UnknownFlags(h.flags));
     }
-    if checks == Checks::Full {
-        let crc = super::crc32(&bytes[HEADER_LEN..]);
-        if crc != h.payload_crc32 {
-            return Err(BlobError::Checksum { found: crc, expected: h.payload_crc32 });
-        }
-    }
+    Ok(())
+}
+
+/// The header's checks that come after the checksum's.
+fn check_header_rest(h: &BlobHeader) -> Result<(), BlobError> {
+    let mismatch = |field, found: u64, expected: u64| BlobError::HeaderMismatch { field, found, expected };
     if h.reserved != [0; 2] {
         return Err(mismatch("reserved", h.reserved.iter().map(|&r| u64::from(r)).sum(), 0));
     }

@@ -536,6 +536,16 @@ fn parse_accepted_checks_the_layout_only() {
     let flipped = AlignedBytes::copy_from(&flipped);
     assert!(matches!(BlobView::parse(&flipped), Err(BlobError::Checksum { .. })));
     assert!(BlobView::parse_accepted(&flipped).is_ok());
+    // The checksum is read beside the other checks, and still comes after the header's
+    // start (the flags) and before the rest (the padding above, the header's reserved).
+    let mut both = flipped.clone();
+    let header: &mut BlobHeader = bytemuck::from_bytes_mut(&mut both.as_mut_slice()[..HEADER_LEN]);
+    header.flags |= 1 << 30;
+    assert!(matches!(BlobView::parse(&both), Err(BlobError::UnknownFlags(_))));
+    let mut reserved = flipped.clone();
+    let header: &mut BlobHeader = bytemuck::from_bytes_mut(&mut reserved.as_mut_slice()[..HEADER_LEN]);
+    header.reserved[0] = 1;
+    assert!(matches!(BlobView::parse(&reserved), Err(BlobError::Checksum { .. })));
 }
 
 #[test]
