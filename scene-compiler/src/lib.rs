@@ -21,6 +21,7 @@ pub mod blob;
 pub mod bvh;
 pub mod compile;
 pub mod files;
+mod find_first;
 pub mod limits;
 pub mod memory;
 pub mod meshes;

@@ -4,7 +4,6 @@
 
 use bytemuck::Pod;
 use glam::Vec3;
-use rayon::prelude::*;
 
 use super::error::{BlobError, describe_start};
 use super::layout::*;
@@ -12,7 +11,7 @@ use crate::bvh::{Aabb, Bvh, Node, NodeKind};
 use crate::scene::{Camera, EnvImage, Environment, MaterialKind, RenderSettings, Sky};
 use crate::shapes::Shape;
 use crate::with_shape;
-use crate::{limits, ranges};
+use crate::{find_first, limits, ranges};
 
 /// How far the probability the alias table gives a light may be from its pdf: the
 /// writer builds the table in f64 (within about 1e-9); f32 storage adds about 1e-7.
@@ -415,8 +414,9 @@ impl<'a> BlobView<'a> {
         let bad = |(i, &m): (usize, &u32)| {
             (m as usize >= material_count && !(i >= instances && m == NO_MATERIAL)).then_some(m)
         };
-        let first_bad = self.prim_materials.par_iter().enumerate().find_first(|&e| bad(e).is_some());
-        if let Some((i, &m)) = first_bad {
+        let first_bad =
+            find_first::index(self.prim_materials.len(), |i| bad((i, &self.prim_materials[i])).is_some());
+        if let Some((i, m)) = first_bad.map(|i| (i, self.prim_materials[i])) {
             let problem = format!("material id {m} out of range (blob has {material_count} materials)");
             return Err(BlobError::record(S::PrimMaterials, i, problem));
         }
@@ -1082,7 +1082,7 @@ where
 /// all cores: a 21M-triangle blob holds 2.9 GB of records, which one core took seconds
 /// to check. The same record (the lowest index) as a loop would name.
 fn first_problem<T: Sync, P>(records: &[T], problem: impl Fn(&T) -> Option<P> + Sync) -> Option<(usize, P)> {
-    let i = records.par_iter().position_first(|r| problem(r).is_some())?;
+    let i = find_first::position(records, |r| problem(r).is_some())?;
     problem(&records[i]).map(|p| (i, p))
 }
 

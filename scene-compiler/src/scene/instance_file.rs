@@ -29,7 +29,7 @@ use super::instance_bulk;
 use super::model::{InstanceFileData, PlacedInstance, Transform};
 use super::ply_elements::{check_counts, type_name};
 use super::sphere_file::PlyEncoding;
-use crate::limits;
+use crate::{find_first, limits};
 
 /// What an error about the file's layout adds: the layout it should have.
 pub(crate) const LAYOUT: &str = "an instance file is a PLY point list: a `vertex` element with `x y z` (the translation), optionally `rx ry rz` (rotation in degrees) and `scale` (float or double), and an optional integer `material` (an index into the scene's materials)";
@@ -148,7 +148,7 @@ fn lower(points: Vec<PlyInstance>, has_material: bool) -> Result<Vec<PlacedInsta
     // GPU machine), the first bad material found first.
     let material = |p: &PlyInstance| has_material.then_some(p.material);
     if let Some(i) =
-        points.par_iter().enumerate().position_first(|(i, p)| placed(i, p.values, material(p)).is_err())
+        find_first::index(points.len(), |i| placed(i, points[i].values, material(&points[i])).is_err())
     {
         return Err(bad_material(i, points[i].material));
     }

@@ -30,11 +30,12 @@ use std::path::Path;
 
 use glam::{Affine3A, Mat4, Vec2, Vec3, Vec4};
 use ply_rs_bw::{parser, ply};
+use rayon::prelude::*;
 
 use super::model::{InstancedPart, MeshData, ModelMaterial};
 use super::model_materials::{self, Dropped};
 use super::{gltf_buffers, gltf_check, gltf_draco, gltf_instancing, gltf_primitive, obj_check, ply_bulk};
-use crate::{files, limits, ranges};
+use crate::{files, find_first, limits, ranges};
 
 /// Reads the model at `path`, by its extension, refusing a model of more than
 /// `max_triangles` triangles (what the scene's meshes read before it left of the
@@ -95,15 +96,16 @@ fn model_data(path: &Path, g: Geometry, needs_triangles: bool) -> Result<MeshDat
 }
 
 /// The file's normals made unit length, when every vertex has one; none otherwise.
-fn unit_normals(normals: Vec<Vec3>, vertices: usize) -> Result<Vec<Vec3>, String> {
+fn unit_normals(mut normals: Vec<Vec3>, vertices: usize) -> Result<Vec<Vec3>, String> {
     if normals.len() != vertices {
         return Ok(Vec::new());
     }
-    normals
-        .into_iter()
-        .enumerate()
-        .map(|(i, n)| n.try_normalize().ok_or_else(|| format!("vertex {i} has a normal {n} of no direction")))
-        .collect()
+    // On all cores, the first bad one named: a 21M-triangle model has 10M normals.
+    if let Some(i) = find_first::position(&normals, |n| n.try_normalize().is_none()) {
+        return Err(format!("vertex {i} has a normal {} of no direction", normals[i]));
+    }
+    normals.par_iter_mut().for_each(|n| *n = n.normalize());
+    Ok(normals)
 }
 
 /// The file's tangents with unit xyz and w +1 or -1 ([`MeshData::unit_tangent`]), when every
@@ -146,19 +148,22 @@ fn check(positions: &[Vec3], triangles: &[[u32; 3]], needs_triangles: bool) -> R
             limits::MAX_TRIANGLES
         ));
     }
-    if let Some(i) = positions.iter().position(|p| !p.is_finite()) {
+    // On all cores, the first bad vertex and triangle named as a loop would: at 21M
+    // triangles this was a quarter of a second of one core.
+    if let Some(i) = find_first::position(positions, |p| !p.is_finite()) {
         return Err(format!("vertex {i} has a non-finite coordinate {}", positions[i]));
     }
-    for (t, tri) in triangles.iter().enumerate() {
+    let problem = |tri: &[u32; 3]| {
         if let Some(&bad) = tri.iter().find(|&&i| i as usize >= positions.len()) {
-            return Err(format!("triangle {t} names vertex {bad}, but the model has {}", positions.len()));
+            return Some(format!("names vertex {bad}, but the model has {}", positions.len()));
         }
         let [a, b, c] = tri.map(|i| positions[i as usize]);
-        if (b - a).cross(c - a) == Vec3::ZERO {
-            return Err(format!("triangle {t} (vertices {tri:?}) has no area"));
-        }
+        ((b - a).cross(c - a) == Vec3::ZERO).then(|| format!("(vertices {tri:?}) has no area"))
+    };
+    match find_first::position(triangles, |tri| problem(tri).is_some()) {
+        Some(t) => Err(format!("triangle {t} {}", problem(&triangles[t]).unwrap_or_default())),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// What a reader returns: normals, uvs and tangents are one per position, or fewer

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use glam::{Affine3A, Vec3};
 use rayon::prelude::*;
 
-use crate::{limits, ranges};
+use crate::{find_first, limits, ranges};
 
 use super::{
     budget,
@@ -56,7 +56,7 @@ fn first_problem(
 ) -> Option<usize> {
     match candidates {
         Some(candidates) => candidates.iter().copied().find(|&k| bad(k)),
-        None => (0..count).into_par_iter().position_first(bad),
+        None => find_first::index(count, bad),
     }
 }
 
@@ -628,10 +628,9 @@ impl<'s> Checker<'s> {
     fn mesh_placement(&mut self, at: At, file: &str, transform: &Transform, data: &MeshData) {
         let to_world = transform.matrix();
         let world: Vec<Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
-        let bad = data
-            .triangles
-            .par_iter()
-            .position_first(|t| ranges::triangle_problem(t.map(|i| world[i as usize])).is_some());
+        let bad = find_first::position(&data.triangles, |t| {
+            ranges::triangle_problem(t.map(|i| world[i as usize])).is_some()
+        });
         let Some(t) = bad else { return };
         let problem =
             ranges::triangle_problem(data.triangles[t].map(|i| world[i as usize])).unwrap_or_default();
@@ -701,10 +700,9 @@ impl<'s> Checker<'s> {
     /// the mesh's `transform` is applied to the instances instead). Reported at `at`,
     /// its `file`.
     fn model_in_own_space(&mut self, at: At, file: &str, data: &MeshData) -> bool {
-        let flat = data
-            .triangles
-            .par_iter()
-            .position_first(|t| ranges::triangle_problem(t.map(|i| data.positions[i as usize])).is_some());
+        let flat = find_first::position(&data.triangles, |t| {
+            ranges::triangle_problem(t.map(|i| data.positions[i as usize])).is_some()
+        });
         let (t, problem) = match flat {
             Some(t) => (t, ranges::triangle_problem(data.triangles[t].map(|i| data.positions[i as usize]))),
             None => {
@@ -714,11 +712,9 @@ impl<'s> Checker<'s> {
                 let mut found = None;
                 for part in parts {
                     let corners = |t: &[u32; 3]| t.map(|i| part.positions[i as usize]);
-                    if let Some(k) = part
-                        .triangles
-                        .par_iter()
-                        .position_first(|t| ranges::triangle_problem(corners(t)).is_some())
-                    {
+                    if let Some(k) = find_first::position(&part.triangles, |t| {
+                        ranges::triangle_problem(corners(t)).is_some()
+                    }) {
                         found = Some((first + k, ranges::triangle_problem(corners(&part.triangles[k]))));
                         break;
                     }
@@ -869,11 +865,11 @@ impl<'s> Checker<'s> {
 
     /// A sphere file's spheres stay within range where `transform` places them.
     fn sphere_placement(&mut self, at: At, file: &str, transform: &Transform, data: &SphereListData) {
-        let problem = |s| {
+        let problem = |s: &super::Sphere| {
             let placed = transform.place(s);
             ranges::sphere_problem(placed.center, placed.radius)
         };
-        if let Some(v) = data.spheres.par_iter().position_first(|s| problem(s).is_some()) {
+        if let Some(v) = find_first::position(&data.spheres, |s| problem(s).is_some()) {
             let why = problem(&data.spheres[v]).unwrap_or_default();
             let message =
                 format!("vertex {v} of sphere file `{file}`, placed by this `transform`, is unusable: {why}");
