@@ -272,6 +272,37 @@ fn out_of_range_indices_are_named() {
     assert!(matches!(err, BlobError::Tree(_)), "{err}");
 }
 
+/// The tree is walked on all cores, yet with two bad links the error names the one an
+/// in-order walk meets first (the leftmost), whichever task found a problem first.
+#[test]
+fn of_two_bad_links_the_tree_check_names_the_first_in_order() {
+    let compiled = compile_scene(&common::test_scene(3000), &CompileOptions::default());
+    let view = BlobView::parse(&compiled.blob).unwrap();
+    let links_at = view.header.sections[SectionId::NodeLinks as usize].offset as usize;
+    let n = view.node_links.len() as u32;
+    // The byte offset of the link to the leftmost (or rightmost) leaf.
+    let outermost = |right: bool| {
+        let mut node = 0usize;
+        loop {
+            let links = view.node_links[node];
+            let link = if right { links.right } else { links.left };
+            if link & LEAF_FLAG != 0 {
+                return links_at + 8 * node + if right { 4 } else { 0 };
+            }
+            node = link as usize;
+        }
+    };
+    let mut bad = compiled.blob.clone();
+    for (at, past) in [(outermost(false), n + 7), (outermost(true), n + 9)] {
+        bad.as_mut_slice()[at..at + 4].copy_from_slice(&past.to_le_bytes());
+    }
+    fix_crc(bad.as_mut_slice());
+    for _ in 0..20 {
+        let err = BlobView::parse(&bad).unwrap_err().to_string();
+        assert!(err.contains(&format!("link to node {}", n + 7)), "{err}");
+    }
+}
+
 #[test]
 fn corrupt_light_tables_are_refused() {
     let compiled = compile_scene(&common::test_scene(24), &CompileOptions::default());
