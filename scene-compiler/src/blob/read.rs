@@ -859,7 +859,7 @@ impl Bits {
         let mut bits = Bits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect());
         // The bits past `n` start set, so `first_clear` never names one.
         if let Some(last) = bits.0.last_mut()
-            && n % 64 != 0
+            && !n.is_multiple_of(64)
         {
             *last.get_mut() = !0 << (n % 64);
         }
