@@ -19,6 +19,7 @@ compile_error!("the blob format is little-endian and read zero-copy");
 
 pub mod blob;
 pub mod bvh;
+mod chunk_counts;
 pub mod compile;
 pub mod files;
 mod find_first;

@@ -27,7 +27,8 @@ use rayon::prelude::*;
 use crate::blob::layout::{InstanceRecord, NodeBoxesRecord, SectionId};
 use crate::blob::patch::BlobPatch;
 use crate::blob::{self, AlignedBytes, BlobEdit};
-use crate::bvh::{self, Aabb, BottomTree, Bvh, BvhStats, Node, NodeKind};
+use crate::bvh::{self, Aabb, BottomTree, Bvh, BvhStats, NodeKind};
+use crate::chunk_counts::{CHUNK, chunk_starts};
 use crate::compile::REFIT_MAX_COST;
 use crate::meshes;
 use crate::scene::{Instance, Mesh, Scene};
@@ -238,19 +239,7 @@ impl MoveIndex {
                 children.into_iter().flatten().map(move |child| (child as usize, i as u32))
             }),
         );
-        let is_inner = |node: &Node| matches!(node.kind, NodeKind::Inner { .. });
-        let inner_starts = chunk_starts(nodes, is_inner);
-        let mut inner = vec![0u32; nodes.len()];
-        inner.par_chunks_mut(CHUNK).zip(nodes.par_chunks(CHUNK)).zip(inner_starts).for_each(
-            |((out, nodes), mut k)| {
-                for (slot, node) in out.iter_mut().zip(nodes) {
-                    if is_inner(node) {
-                        *slot = k;
-                        k += 1;
-                    }
-                }
-            },
-        );
+        let inner = bvh::inner_indices(tree);
         // The lowered scene's instances are numbered last among the primitives.
         let first = tree.prim_order.len().checked_sub(instances)?;
         let instance = move |prim: u32| (prim as usize).checked_sub(first);
@@ -279,24 +268,6 @@ impl MoveIndex {
         }
         Some(MoveIndex { parent, inner, leaf_of, slot_of })
     }
-}
-
-/// Items per task of [`chunk_starts`] and the passes that follow it.
-const CHUNK: usize = 1 << 16;
-
-/// For each [`CHUNK`] of `items`, how many items before it are `counted`: where each
-/// chunk's count starts (a prefix count, on every core).
-fn chunk_starts<T: Sync>(items: &[T], counted: impl Fn(&T) -> bool + Sync) -> Vec<u32> {
-    let counts: Vec<u32> =
-        items.par_chunks(CHUNK).map(|c| c.iter().filter(|x| counted(x)).count() as u32).collect();
-    counts
-        .iter()
-        .scan(0u32, |next, &n| {
-            let start = *next;
-            *next += n;
-            Some(start)
-        })
-        .collect()
 }
 
 /// `len` values, `u32::MAX` where `pairs` (index, value) store none, stored on every
@@ -368,16 +339,6 @@ crate::scene_lists!(declare_same_but_meshes);
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn chunk_starts_count_what_comes_before_each_chunk() {
-        let items: Vec<u32> = (0..3 * CHUNK as u32 + 5).collect();
-        let starts = chunk_starts(&items, |&x| x.is_multiple_of(3));
-        let by_hand: Vec<u32> = (0..4)
-            .map(|c| items[..c * CHUNK].iter().filter(|&&x| x.is_multiple_of(3)).count() as u32)
-            .collect();
-        assert_eq!(starts, by_hand);
-    }
 
     #[test]
     fn scattered_stores_each_pair_and_leaves_the_rest_unset() {

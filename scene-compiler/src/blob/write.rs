@@ -162,9 +162,10 @@ pub(crate) fn write_with_reach(
         record.root = roots[scene.instances[source as usize].bottom_level as usize];
     }
     levels.write_tangents(level_tangents);
+    // In node order (rayon's collect keeps it), on all cores.
     let inner_nodes: Vec<(u32, u32)> = bvh
         .nodes
-        .iter()
+        .par_iter()
         .filter_map(|n| match n.kind {
             NodeKind::Inner { left, right } => Some((left, right)),
             NodeKind::Leaf { .. } => None,
@@ -250,19 +251,8 @@ struct InnerLinks {
 
 impl InnerLinks {
     fn new(bvh: &Bvh) -> InnerLinks {
-        let mut inner_count = 0;
-        let index = bvh
-            .nodes
-            .iter()
-            .map(|n| match n.kind {
-                NodeKind::Inner { .. } => {
-                    inner_count += 1;
-                    count(inner_count - 1)
-                }
-                NodeKind::Leaf { .. } => 0,
-            })
-            .collect();
-        InnerLinks { index, inner_count }
+        let inner_count = bvh.nodes.par_iter().filter(|n| matches!(n.kind, NodeKind::Inner { .. })).count();
+        InnerLinks { index: crate::bvh::inner_indices(bvh), inner_count }
     }
 
     /// The link to tree node `node`: its inner index, or its leaf's primitives.

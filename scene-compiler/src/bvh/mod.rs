@@ -26,7 +26,30 @@ pub use binned_sah::{build, build_kinds};
 pub use refit::refit;
 pub use stats::{BvhStats, stats};
 
+use rayon::prelude::*;
+
+use crate::chunk_counts::{CHUNK, chunk_starts};
 use crate::scene::BottomLevel;
+
+/// Per node of `tree`, its index among the inner nodes in node order (the blob's node
+/// records are the inner nodes'); 0 for a leaf. On every core: a 21M-triangle tree has
+/// 24M nodes.
+pub(crate) fn inner_indices(tree: &Bvh) -> Vec<u32> {
+    let is_inner = |node: &Node| matches!(node.kind, NodeKind::Inner { .. });
+    let starts = chunk_starts(&tree.nodes, is_inner);
+    let mut inner = vec![0u32; tree.nodes.len()];
+    inner.par_chunks_mut(CHUNK).zip(tree.nodes.par_chunks(CHUNK)).zip(starts).for_each(
+        |((out, nodes), mut k)| {
+            for (slot, node) in out.iter_mut().zip(nodes) {
+                if is_inner(node) {
+                    *slot = k;
+                    k += 1;
+                }
+            }
+        },
+    );
+    inner
+}
 
 /// Builder options; the defaults are what `scene-compiler build` uses.
 ///
