@@ -2,7 +2,9 @@
 //! number the builder minimizes (what `scene-compiler build` prints and the
 //! quality tests compare).
 
-use super::{Bvh, C_INT, C_TRAV, NodeKind};
+use rayon::prelude::*;
+
+use super::{Bvh, C_INT, C_TRAV, Node, NodeKind};
 
 /// What [`stats`] measured.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,37 +26,73 @@ pub struct BvhStats {
 /// Measures `bvh`, which must be a tree as [`super::build`] or [`super::veb::reorder`]
 /// return it (a child index out of range panics). Independent of the node layout.
 pub fn stats(bvh: &Bvh) -> BvhStats {
-    let mut leaf_count = 0;
-    let mut leaf_size_histogram: Vec<u32> = Vec::new();
-    // f64: a million f32 terms would lose the digits the quality tests compare.
-    let (mut inner_area, mut leaf_area) = (0.0f64, 0.0f64);
-    for node in &bvh.nodes {
-        let area = f64::from(node.bounds.surface_area());
-        match node.kind {
-            NodeKind::Inner { .. } => inner_area += area,
-            NodeKind::Leaf { count, .. } => {
-                leaf_count += 1;
-                leaf_area += area * f64::from(count);
-                let k = count as usize;
-                if leaf_size_histogram.len() <= k {
-                    leaf_size_histogram.resize(k + 1, 0);
-                }
-                leaf_size_histogram[k] += 1;
-            }
-        }
-    }
+    // On every core, in fixed chunks summed in order (the same sums on any number of
+    // threads): a 21M-triangle tree has 24M nodes, which one core took longer to
+    // measure than the blob took to encode on the others.
+    let parts: Vec<Sums> = bvh.nodes.par_chunks(CHUNK).map(Sums::of).collect();
+    let sums = parts.into_iter().fold(Sums::default(), Sums::add);
     let sah_cost = match bvh.nodes.first().map(|root| f64::from(root.bounds.surface_area())) {
         Some(root_area) if root_area > 0.0 => {
-            (inner_area * f64::from(C_TRAV) + leaf_area * f64::from(C_INT)) / root_area
+            (sums.inner_area * f64::from(C_TRAV) + sums.leaf_area * f64::from(C_INT)) / root_area
         }
         _ => degenerate_cost(bvh),
     };
     BvhStats {
         node_count: bvh.nodes.len(),
-        leaf_count,
-        depth: depth(bvh),
-        leaf_size_histogram,
+        leaf_count: sums.leaf_count,
+        depth: if bvh.nodes.is_empty() { 0 } else { depth(bvh, 0, 1) },
+        leaf_size_histogram: sums.leaf_size_histogram,
         sah_cost: sah_cost as f32,
+    }
+}
+
+/// Nodes a task of [`stats`] measures.
+const CHUNK: usize = 1 << 16;
+
+/// What [`stats`] adds up over a run of nodes.
+#[derive(Default)]
+struct Sums {
+    leaf_count: usize,
+    leaf_size_histogram: Vec<u32>,
+    // f64: a million f32 terms would lose the digits the quality tests compare.
+    inner_area: f64,
+    leaf_area: f64,
+}
+
+impl Sums {
+    fn of(nodes: &[Node]) -> Sums {
+        let mut sums = Sums::default();
+        for node in nodes {
+            let area = f64::from(node.bounds.surface_area());
+            match node.kind {
+                NodeKind::Inner { .. } => sums.inner_area += area,
+                NodeKind::Leaf { count, .. } => {
+                    sums.leaf_count += 1;
+                    sums.leaf_area += area * f64::from(count);
+                    let k = count as usize;
+                    if sums.leaf_size_histogram.len() <= k {
+                        sums.leaf_size_histogram.resize(k + 1, 0);
+                    }
+                    sums.leaf_size_histogram[k] += 1;
+                }
+            }
+        }
+        sums
+    }
+
+    fn add(mut self, other: Sums) -> Sums {
+        if self.leaf_size_histogram.len() < other.leaf_size_histogram.len() {
+            self.leaf_size_histogram.resize(other.leaf_size_histogram.len(), 0);
+        }
+        for (a, b) in self.leaf_size_histogram.iter_mut().zip(&other.leaf_size_histogram) {
+            *a += b;
+        }
+        Sums {
+            leaf_count: self.leaf_count + other.leaf_count,
+            leaf_size_histogram: self.leaf_size_histogram,
+            inner_area: self.inner_area + other.inner_area,
+            leaf_area: self.leaf_area + other.leaf_area,
+        }
     }
 }
 
@@ -69,13 +107,21 @@ fn degenerate_cost(bvh: &Bvh) -> f64 {
         .sum()
 }
 
-/// Nodes on the longest root-to-leaf path, by an explicit stack (trees can be deep).
-fn depth(bvh: &Bvh) -> u32 {
-    if bvh.nodes.is_empty() {
-        return 0;
+/// Subtrees from this depth on are measured by one task each.
+const PAR_DEPTH: u32 = 12;
+
+/// Nodes on the longest path from `index` (at `level`, the root's being 1) to a leaf,
+/// counting from the root: the top levels' subtrees side by side, the rest by an
+/// explicit stack (trees can be deep).
+fn depth(bvh: &Bvh, index: u32, level: u32) -> u32 {
+    if level < PAR_DEPTH
+        && let NodeKind::Inner { left, right } = bvh.nodes[index as usize].kind
+    {
+        let (l, r) = rayon::join(|| depth(bvh, left, level + 1), || depth(bvh, right, level + 1));
+        return l.max(r);
     }
     let mut deepest = 0;
-    let mut stack = vec![(0u32, 1u32)];
+    let mut stack = vec![(index, level)];
     while let Some((index, depth)) = stack.pop() {
         deepest = deepest.max(depth);
         if let NodeKind::Inner { left, right } = bvh.nodes[index as usize].kind {
