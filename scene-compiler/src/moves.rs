@@ -224,9 +224,11 @@ fn instance_at(tree: &Bvh, index: &MoveIndex, at: u32) -> Option<usize> {
 
 impl MoveIndex {
     /// The index of `tree`, the world tree of a compile of a scene that lowers to
-    /// `instances` instances. `None` for a tree that is not one (an instance the tree
-    /// does not hold).
-    fn new(tree: &Bvh, instances: usize) -> Option<MoveIndex> {
+    /// `instances` instances ([`crate::meshes::placed_instances`]' total). `None` for a
+    /// tree that is not one (an instance the tree does not hold). Built by the first
+    /// move when not given; milliseconds at 10^6 instances, so a caller may build it
+    /// ahead, while the first frame renders.
+    pub fn new(tree: &Bvh, instances: usize) -> Option<MoveIndex> {
         // On every core: at 10^6 instances one core took 25-45 ms of the first move.
         let nodes = &tree.nodes;
         let parent = scattered(
