@@ -3,7 +3,7 @@
 //!
 //! Not here: the public [`Aabb`] (plain `Vec3`, what the rest of the crate reads).
 
-use glam::{BVec3A, Vec3A, Vec4};
+use glam::{Vec3A, Vec4};
 
 use crate::bvh::Aabb;
 
@@ -28,15 +28,6 @@ impl Box3 {
     #[inline]
     pub fn grow(self, p: Vec3A) -> Box3 {
         Box3 { min: self.min.min(p), max: self.max.max(p) }
-    }
-
-    /// Per lane, `if_true` where `mask` is set and `if_false` elsewhere.
-    #[inline]
-    pub fn select(mask: BVec3A, if_true: Box3, if_false: Box3) -> Box3 {
-        Box3 {
-            min: Vec3A::select(mask, if_true.min, if_false.min),
-            max: Vec3A::select(mask, if_true.max, if_false.max),
-        }
     }
 
     /// Surface area; 0 for an empty box (the SAH weight of nothing).
