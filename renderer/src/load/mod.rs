@@ -159,9 +159,8 @@ pub struct CompiledScene {
     /// Where the instances sit in the tree, from the first edit that moved some in
     /// place ([`CompiledScene::move_instances`]) to the next compile of a new tree.
     move_index: Option<MoveIndex>,
-    /// That index being built on a thread of its own, for a compile with at least
-    /// [`EARLY_INDEX_INSTANCES`] instances: the first move then does not wait the 9-11
-    /// ms it takes at 10^6 (built while the first frame renders).
+    /// That index being built on a thread of its own ([`CompiledScene::start_move_index`]):
+    /// the first move then does not wait the 9-11 ms it takes at 10^6 instances.
     move_index_early: Option<std::thread::JoinHandle<Option<MoveIndex>>>,
     /// Set when the last change to this scene was instances moved in place: what the
     /// blob was before and which of its bytes changed, so that a device holding that
@@ -169,21 +168,9 @@ pub struct CompiledScene {
     pub edit: Option<BlobEdit>,
 }
 
-/// Instances from which a compile's move index is built ahead, on a thread of its own
-/// ([`CompiledScene::move_index_early`]); fewer take well under a millisecond.
+/// Instances from which [`CompiledScene::start_move_index`] builds the move index ahead;
+/// fewer take well under a millisecond.
 const EARLY_INDEX_INSTANCES: usize = 1 << 14;
-
-/// The move index of a compile of `scene` with `tree`, started on a thread of its own
-/// when the scene has at least [`EARLY_INDEX_INSTANCES`] instances.
-fn early_move_index(tree: &Arc<Bvh>, scene: &Scene) -> Option<std::thread::JoinHandle<Option<MoveIndex>>> {
-    let instances = scene_compiler::meshes::placed_instances(scene).total;
-    if instances < EARLY_INDEX_INSTANCES {
-        return None;
-    }
-    let tree = Arc::clone(tree);
-    // No thread (the system refused one): the first move builds it.
-    std::thread::Builder::new().spawn(move || MoveIndex::new(&tree, instances)).ok()
-}
 
 impl CompiledScene {
     /// The blob's sections. Cheap (the header and section bounds are checked; the rest
@@ -229,7 +216,6 @@ impl CompiledScene {
             })
         });
         let compiled = compile_scene_reusing(&scene, options, previous);
-        let move_index_early = early_move_index(&compiled.bvh, &scene);
         let times = LoadTimes {
             load_parse: Duration::ZERO,
             compile: Some(start.elapsed()),
@@ -252,9 +238,26 @@ impl CompiledScene {
             bottom_trees: compiled.bottom_trees,
             level_reach: compiled.level_reach,
             move_index: None,
-            move_index_early,
+            move_index_early: None,
             edit: None,
         }
+    }
+
+    /// Starts finding where the instances sit in the tree ([`MoveIndex`]) on a thread of
+    /// its own, when this is a `.ron` compile of at least [`EARLY_INDEX_INSTANCES`]
+    /// instances: what a live session does after each compile, so that the first move
+    /// of an instance ([`CompiledScene::move_instances`]) does not wait for it (it is
+    /// built while the first frame renders). One-shot loads, which never move, do not.
+    pub fn start_move_index(&mut self) {
+        let Some((tree, _)) = &self.bvh else { return };
+        let instances = scene_compiler::meshes::placed_instances(&self.scene).total;
+        if instances < EARLY_INDEX_INSTANCES || self.move_index.is_some() {
+            return;
+        }
+        let tree = Arc::clone(tree);
+        // No thread (the system refused one): the first move builds it.
+        self.move_index_early =
+            std::thread::Builder::new().spawn(move || MoveIndex::new(&tree, instances)).ok();
     }
 
     /// Makes this compile one of `scene` in place when `scene` differs from its scene
@@ -441,8 +444,8 @@ mod tests {
     use super::*;
 
     /// A compile of [`EARLY_INDEX_INSTANCES`] instances starts its move index on a
-    /// thread of its own; the first move takes it and rewrites the blob as the refit
-    /// compile of the same edit writes it.
+    /// thread of its own when asked; the first move takes it and rewrites the blob as
+    /// the refit compile of the same edit writes it.
     #[test]
     fn a_compile_with_many_instances_builds_its_move_index_ahead() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -472,7 +475,9 @@ mod tests {
         std::fs::write(&path, text).expect("scene");
         let options = CompileOptions::default();
         let mut compiled = CompiledScene::from_scene(load_file(&path).expect("scene"), &options);
-        assert!(compiled.move_index_early.is_some(), "the index is started with the compile");
+        assert!(compiled.move_index_early.is_none(), "not started by the compile itself");
+        compiled.start_move_index();
+        assert!(compiled.move_index_early.is_some(), "started");
         let previous = CompiledScene::from_scene(load_file(&path).expect("scene"), &options);
 
         std::fs::write(&trees, instances(0.1)).expect("instance file");

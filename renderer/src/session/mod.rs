@@ -501,11 +501,13 @@ impl Session {
 
     fn make_current(
         &mut self,
-        compiled: CompiledScene,
+        mut compiled: CompiledScene,
         changed: Changed,
         detect: Duration,
         compile: Duration,
     ) -> Reload {
+        // A big instanced scene's first move need not wait for its index.
+        compiled.start_move_index();
         let content_changed = self.current.as_ref().is_none_or(|c| c.content_hash != compiled.content_hash);
         let scene = &compiled.scene;
         let inputs = scene.input_files();
