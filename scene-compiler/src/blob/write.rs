@@ -52,8 +52,12 @@ pub(crate) fn write_with_reach(
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
     let world_vertices = &scene.vertices;
-    let levels =
-        Levels::new(bottom, prims.count(PrimKind::Triangle), world_vertices.records.len(), links.inner_count);
+    let levels = Levels::new(
+        bottom,
+        prims.count(PrimKind::Triangle),
+        world_vertices.records.len(),
+        links.inner_count(),
+    );
     // In f64: the bounds of a pathological scene span more than f32 can hold.
     let scene_radius = bvh
         .nodes
@@ -92,7 +96,7 @@ pub(crate) fn write_with_reach(
         prim_counts,
         material_count: count(scene.materials.len()),
         light_count: count(light_table.records.len()),
-        node_count: count(links.inner_count + levels.inner_count),
+        node_count: count(links.inner_count() + levels.inner_count),
         payload_crc32: 0, // `seal` sets it
         header_len: HEADER_LEN as u32,
         texture_count: count(textures.records.len()),
@@ -162,25 +166,16 @@ pub(crate) fn write_with_reach(
         record.root = roots[scene.instances[source as usize].bottom_level as usize];
     }
     levels.write_tangents(level_tangents);
-    // In node order (rayon's collect keeps it), on all cores.
-    let inner_nodes: Vec<(u32, u32)> = bvh
-        .nodes
-        .par_iter()
-        .filter_map(|n| match n.kind {
-            NodeKind::Inner { left, right } => Some((left, right)),
-            NodeKind::Leaf { .. } => None,
-        })
-        .collect();
     let reach = world_reach(bvh);
     let (node_boxes, node_links) = (
         records_mut::<NodeBoxesRecord>(take(SectionId::NodeBoxes)),
         records_mut::<NodeLinksRecord>(take(SectionId::NodeLinks)),
     );
-    let (world_boxes, level_boxes) = node_boxes.split_at_mut(links.inner_count);
-    let (world_links, level_links) = node_links.split_at_mut(links.inner_count);
+    let (world_boxes, level_boxes) = node_boxes.split_at_mut(links.inner_count());
+    let (world_links, level_links) = node_links.split_at_mut(links.inner_count());
     // On all cores: at 1M primitives the node records are most of the encode.
     let node_slots = world_boxes.par_iter_mut().zip(world_links.par_iter_mut());
-    node_slots.zip(inner_nodes.par_iter()).for_each(|((boxes, record), &(left, right))| {
+    node_slots.zip(links.children.par_iter()).for_each(|((boxes, record), &(left, right))| {
         *boxes = child_boxes(&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds, reach);
         *record =
             NodeLinksRecord { left: links.link(bvh, &prims, left), right: links.link(bvh, &prims, right) };
@@ -246,13 +241,27 @@ fn seal(buf: &mut [u8], mut header: BlobHeader) {
 struct InnerLinks {
     /// Per tree node, its inner-node index (unused for leaves).
     index: Vec<u32>,
-    inner_count: usize,
+    /// Per inner node, in that order, its children's tree nodes: what its records hold.
+    children: Vec<(u32, u32)>,
 }
 
 impl InnerLinks {
     fn new(bvh: &Bvh) -> InnerLinks {
-        let inner_count = bvh.nodes.par_iter().filter(|n| matches!(n.kind, NodeKind::Inner { .. })).count();
-        InnerLinks { index: crate::bvh::inner_indices(bvh), inner_count }
+        // In node order (rayon's collect keeps it), on all cores.
+        let children = bvh
+            .nodes
+            .par_iter()
+            .filter_map(|n| match n.kind {
+                NodeKind::Inner { left, right } => Some((left, right)),
+                NodeKind::Leaf { .. } => None,
+            })
+            .collect();
+        InnerLinks { index: crate::bvh::inner_indices(bvh), children }
+    }
+
+    /// How many inner nodes (node records) the tree has.
+    fn inner_count(&self) -> usize {
+        self.children.len()
     }
 
     /// The link to tree node `node`: its inner index, or its leaf's primitives.
@@ -523,7 +532,7 @@ impl<'a> Levels<'a> {
             first_node.push(count(nodes));
             triangles += tree.level.triangles.len();
             vertices += tree.level.vertices.records.len();
-            nodes += inner.inner_count;
+            nodes += inner.inner_count();
         }
         Levels {
             trees,
@@ -617,15 +626,10 @@ impl<'a> Levels<'a> {
         for (level, tree) in self.trees.iter().enumerate() {
             let bvh = &tree.bvh;
             let first = (self.first_node[level] - base) as usize;
-            let mut at = first;
-            for node in &bvh.nodes {
-                if let NodeKind::Inner { left, right } = node.kind {
-                    let (l, r) = (&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
-                    boxes[at] = child_boxes(l, r, reach[level]);
-                    links[at] =
-                        NodeLinksRecord { left: self.link(level, left), right: self.link(level, right) };
-                    at += 1;
-                }
+            for (at, &(left, right)) in (first..).zip(&self.inner[level].children) {
+                let (l, r) = (&bvh.nodes[left as usize].bounds, &bvh.nodes[right as usize].bounds);
+                boxes[at] = child_boxes(l, r, reach[level]);
+                links[at] = NodeLinksRecord { left: self.link(level, left), right: self.link(level, right) };
             }
         }
     }
