@@ -19,6 +19,16 @@ pub(crate) fn position<T: Sync>(items: &[T], bad: impl Fn(&T) -> bool + Sync) ->
         .find_map_first(|(k, chunk)| chunk.iter().position(&bad).map(|i| k * CHUNK + i))
 }
 
+/// The first of `items` that `problem` finds fault with, and the fault: the same item
+/// a loop would name, its fault worked out once more for the message.
+pub(crate) fn problem<T: Sync, P>(
+    items: &[T],
+    problem: impl Fn(&T) -> Option<P> + Sync,
+) -> Option<(usize, P)> {
+    let i = position(items, |item| problem(item).is_some())?;
+    problem(&items[i]).map(|p| (i, p))
+}
+
 /// The first of `0..count` that is `bad`.
 pub(crate) fn index(count: usize, bad: impl Fn(usize) -> bool + Sync) -> Option<usize> {
     (0..count.div_ceil(CHUNK))
@@ -44,5 +54,7 @@ mod tests {
         assert_eq!(index(items.len(), |i| i == last), Some(last));
         assert_eq!(position(&items, |&x| x > 1000), None);
         assert_eq!(index(0, |_| true), None);
+        let odd = |&x: &u32| (x % 2 == 1).then_some(x);
+        assert_eq!(problem(&items, odd), items.iter().position(|&x| x % 2 == 1).map(|i| (i, items[i])));
     }
 }

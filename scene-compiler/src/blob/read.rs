@@ -441,7 +441,7 @@ impl<'a> BlobView<'a> {
                 }
             }
         }
-        if let Some((i, problem)) = first_problem(self.triangle_tangents, |t| check_tangents(t).err()) {
+        if let Some((i, problem)) = find_first::problem(self.triangle_tangents, |t| check_tangents(t).err()) {
             return Err(BlobError::record(S::TriangleTangents, i, problem));
         }
         let bad_box = |b: &NodeBoxesRecord| {
@@ -457,7 +457,7 @@ impl<'a> BlobView<'a> {
                 .any(|row| row[0] > row[2] || row[1] > row[3])
                 .then_some("a child box's min is above its max")
         };
-        if let Some((i, problem)) = first_problem(self.node_boxes, bad_box) {
+        if let Some((i, problem)) = find_first::problem(self.node_boxes, bad_box) {
             return Err(BlobError::record(S::NodeBoxes, i, problem));
         }
         self.check_lights()?;
@@ -645,7 +645,7 @@ impl<'a> BlobView<'a> {
                 None
             }
         };
-        if let Some((i, problem)) = first_problem(self.vertices, bad_vertex) {
+        if let Some((i, problem)) = find_first::problem(self.vertices, bad_vertex) {
             return Err(BlobError::record(S::Vertices, i, problem));
         }
         let bad_uv = |t: &VertexUvRecord| {
@@ -653,7 +653,7 @@ impl<'a> BlobView<'a> {
             let ok = (u.is_finite() && v.is_finite()) || (u.is_nan() && v.is_nan());
             (!ok).then_some("texture coordinates that are neither finite nor both NaN")
         };
-        if let Some((i, problem)) = first_problem(self.vertex_uvs, bad_uv) {
+        if let Some((i, problem)) = find_first::problem(self.vertex_uvs, bad_uv) {
             return Err(BlobError::record(S::VertexUvs, i, problem));
         }
         let bad_triangle = |t: &TriangleRecord| {
@@ -670,7 +670,9 @@ impl<'a> BlobView<'a> {
             // triangles and their vertices (at 5M triangles, 60-100 ms of the check).
             crate::scene::Triangle::check_record(t, self.vertices).err()
         };
-        if let Some((i, problem)) = first_problem(self.records::<crate::scene::Triangle>(), bad_triangle) {
+        if let Some((i, problem)) =
+            find_first::problem(self.records::<crate::scene::Triangle>(), bad_triangle)
+        {
             return Err(BlobError::record(S::Triangles, i, problem));
         }
         Ok(())
@@ -1147,18 +1149,10 @@ fn check_shapes<S: Shape>(records: &[S::Record], vertices: &[VertexRecord]) -> R
 where
     S::Record: Sync,
 {
-    match first_problem(records, |r| S::check_record(r, vertices).err()) {
+    match find_first::problem(records, |r| S::check_record(r, vertices).err()) {
         Some((i, problem)) => Err(BlobError::record(S::KIND.section(), i, problem)),
         None => Ok(()),
     }
-}
-
-/// The first of `records` that `problem` finds fault with, and the fault, looked for on
-/// all cores: a 21M-triangle blob holds 2.9 GB of records, which one core took seconds
-/// to check. The same record (the lowest index) as a loop would name.
-fn first_problem<T: Sync, P>(records: &[T], problem: impl Fn(&T) -> Option<P> + Sync) -> Option<(usize, P)> {
-    let i = find_first::position(records, |r| problem(r).is_some())?;
-    problem(&records[i]).map(|p| (i, p))
 }
 
 fn xyz(v: [f32; 4]) -> Vec3 {

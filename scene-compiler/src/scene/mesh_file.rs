@@ -160,8 +160,8 @@ fn check(positions: &[Vec3], triangles: &[[u32; 3]], needs_triangles: bool) -> R
         let [a, b, c] = tri.map(|i| positions[i as usize]);
         ((b - a).cross(c - a) == Vec3::ZERO).then(|| format!("(vertices {tri:?}) has no area"))
     };
-    match find_first::position(triangles, |tri| problem(tri).is_some()) {
-        Some(t) => Err(format!("triangle {t} {}", problem(&triangles[t]).unwrap_or_default())),
+    match find_first::problem(triangles, problem) {
+        Some((t, problem)) => Err(format!("triangle {t} {problem}")),
         None => Ok(()),
     }
 }

@@ -628,12 +628,9 @@ impl<'s> Checker<'s> {
     fn mesh_placement(&mut self, at: At, file: &str, transform: &Transform, data: &MeshData) {
         let to_world = transform.matrix();
         let world: Vec<Vec3> = data.positions.par_iter().map(|&p| to_world.transform_point3(p)).collect();
-        let bad = find_first::position(&data.triangles, |t| {
-            ranges::triangle_problem(t.map(|i| world[i as usize])).is_some()
-        });
-        let Some(t) = bad else { return };
-        let problem =
-            ranges::triangle_problem(data.triangles[t].map(|i| world[i as usize])).unwrap_or_default();
+        let bad =
+            find_first::problem(&data.triangles, |t| ranges::triangle_problem(t.map(|i| world[i as usize])));
+        let Some((t, problem)) = bad else { return };
         let message =
             format!("placed by this `transform`, triangle {t} of model `{file}` is unusable: {problem}");
         self.report(at, message, "out of range")
@@ -700,11 +697,11 @@ impl<'s> Checker<'s> {
     /// the mesh's `transform` is applied to the instances instead). Reported at `at`,
     /// its `file`.
     fn model_in_own_space(&mut self, at: At, file: &str, data: &MeshData) -> bool {
-        let flat = find_first::position(&data.triangles, |t| {
-            ranges::triangle_problem(t.map(|i| data.positions[i as usize])).is_some()
+        let flat = find_first::problem(&data.triangles, |t| {
+            ranges::triangle_problem(t.map(|i| data.positions[i as usize]))
         });
         let (t, problem) = match flat {
-            Some(t) => (t, ranges::triangle_problem(data.triangles[t].map(|i| data.positions[i as usize]))),
+            Some(found) => found,
             None => {
                 // The glTF meshes its file places several times, each in its own space.
                 let parts = data.instanced.iter().map(|p| &p.geometry);
@@ -712,10 +709,10 @@ impl<'s> Checker<'s> {
                 let mut found = None;
                 for part in parts {
                     let corners = |t: &[u32; 3]| t.map(|i| part.positions[i as usize]);
-                    if let Some(k) = find_first::position(&part.triangles, |t| {
-                        ranges::triangle_problem(corners(t)).is_some()
-                    }) {
-                        found = Some((first + k, ranges::triangle_problem(corners(&part.triangles[k]))));
+                    if let Some((k, problem)) =
+                        find_first::problem(&part.triangles, |t| ranges::triangle_problem(corners(t)))
+                    {
+                        found = Some((first + k, problem));
                         break;
                     }
                     first += part.triangles.len();
@@ -727,8 +724,7 @@ impl<'s> Checker<'s> {
             }
         };
         let message = format!(
-            "triangle {t} of model `{file}` (this `file`) is unusable in the model's own space, where its instances place it from: {}",
-            problem.unwrap_or_default()
+            "triangle {t} of model `{file}` (this `file`) is unusable in the model's own space, where its instances place it from: {problem}"
         );
         self.report(at, message, "unusable model")
             .set_hint("keep the model within 1e9 of its origin, at a size that keeps its triangles' area");
@@ -869,8 +865,7 @@ impl<'s> Checker<'s> {
             let placed = transform.place(s);
             ranges::sphere_problem(placed.center, placed.radius)
         };
-        if let Some(v) = find_first::position(&data.spheres, |s| problem(s).is_some()) {
-            let why = problem(&data.spheres[v]).unwrap_or_default();
+        if let Some((v, why)) = find_first::problem(&data.spheres, problem) {
             let message =
                 format!("vertex {v} of sphere file `{file}`, placed by this `transform`, is unusable: {why}");
             self.report(at, message, "out of range").set_hint("spheres stay within 1e9 of the origin");
