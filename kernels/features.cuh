@@ -6,7 +6,7 @@
 #ifndef PT_FEATURES
 #define PT_FEATURES 0u
 #endif
-static_assert((PT_FEATURES & ~127u) == 0u, "PT_FEATURES has unknown bits");
+static_assert((PT_FEATURES & ~255u) == 0u, "PT_FEATURES has unknown bits");
 
 static constexpr bool kMeshes = (PT_FEATURES & 1u) != 0u; // meshes
 static constexpr bool kAppearance = (PT_FEATURES & 2u) != 0u; // appearance
@@ -15,6 +15,7 @@ static constexpr bool kAlpha = (PT_FEATURES & 8u) != 0u; // alpha
 static constexpr bool kSuns = (PT_FEATURES & 16u) != 0u; // suns
 static constexpr bool kInstances = (PT_FEATURES & 32u) != 0u; // instances
 static constexpr bool kAovs = (PT_FEATURES & 64u) != 0u; // aovs
+static constexpr bool kCompactNodes = (PT_FEATURES & 128u) != 0u; // compact_nodes
 
 // The job's sampler (not a scene feature; -DPT_SAMPLER=<code>, default the independent one).
 #ifndef PT_SAMPLER

@@ -7,6 +7,8 @@
 //   PT_PATH_REGENERATION=0   one sample after another instead of path regeneration
 //   PT_MIN_BLOCKS_PER_SM=n   __launch_bounds__ occupancy hint (arch.cuh)
 //   PT_WIDE_BVH=1            walk compressed 8-wide BVH nodes (traverse_wide.cuh)
+//   PT_COMPACT_NODES=1|0     walk 64-byte (1) or 128-byte (0) binary nodes whatever the scene's
+//                            features say (device_nodes.cuh)
 //   PT_FEATURES=bits         the scene features compiled in (features.cuh; set by the host)
 //   PT_SAMPLER=code          the job's sampler, 1 for Sobol (features.cuh kSobol; set by the host)
 //   PT_WARP_REFILL=k         with path regeneration: a lane whose path ended waits until k lanes
@@ -247,8 +249,8 @@ extern "C" __global__ void __launch_bounds__(PT_BLOCK_THREADS, PT_MIN_BLOCKS_PER
 }
 
 // The render kernel's nodes from the blob's two node sections: node i of `count`
-// gets boxes[i]'s rows, each followed by its mirror, and links[i] (device_nodes.cuh
-// says why).
+// gets boxes[i]'s rows (in a MirroredNode each followed by its mirror) and links[i]
+// (device_nodes.cuh says why).
 extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     repack_nodes(const NodeBoxesRecord* __restrict__ boxes, const NodeLinksRecord* __restrict__ links,
                  DeviceNode* __restrict__ nodes, unsigned int count) {
@@ -256,13 +258,16 @@ extern "C" __global__ void __launch_bounds__(FILM_THREADS)
     if (i >= count) return;
     const NodeBoxesRecord b = boxes[i];
     const float4 axes[3] = {b.x, b.y, b.z};
-    DeviceNode node;
-    for (int a = 0; a < 3; ++a) {
-        node.rows[2 * a] = axes[a];
-        node.rows[2 * a + 1] = make_float4(axes[a].z, axes[a].w, axes[a].x, axes[a].y);
+    DeviceNode node = {};
+    if constexpr (kCompactLayout) {
+        for (int a = 0; a < 3; ++a) node.rows[a] = axes[a];
+    } else {
+        for (int a = 0; a < 3; ++a) {
+            node.rows[2 * a] = axes[a];
+            node.rows[2 * a + 1] = make_float4(axes[a].z, axes[a].w, axes[a].x, axes[a].y);
+        }
     }
     node.links = make_uint4(links[i].left, links[i].right, 0u, 0u);
-    node.padding = make_uint4(0u, 0u, 0u, 0u);
     nodes[i] = node;
 }
 

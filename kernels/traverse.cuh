@@ -42,13 +42,14 @@ __device__ __forceinline__ float slab_enter(float3 near) { return fmaxf(fmaxf(ne
 __device__ __forceinline__ float slab_exit(float3 far, float t_max) { return fminf(fminf(far.x, far.y), fminf(far.z, t_max)); }
 
 // A ray prepared for node visits: its inverse direction, `-origin * inv_dir` (the plane
-// distances are one FMA each), and the row of DeviceNode::rows each axis reads: the
-// blob's row, or its mirror when the direction's sign bit is set (a -0 component reads
-// the mirror, which is as good as the row for a zero component).
+// distances are one FMA each), and per axis whether it travels down it (the direction's
+// sign bit; a -0 component counts as down, which is as good as up for a zero one): such
+// an axis reads its row's mirror (MirroredNode) or its row's lanes swapped
+// (CompactNode), so that lanes x, y hold its near planes and z, w its far ones.
 struct NodeRay {
     float3 inv_dir;
     float3 neg_origin_inv_dir;
-    unsigned int row_x, row_y, row_z;
+    unsigned int flip_x, flip_y, flip_z;
 };
 
 
@@ -57,9 +58,9 @@ __device__ __forceinline__ NodeRay node_ray_inv(float3 origin, float3 inv_dir) {
     NodeRay r;
     r.inv_dir = inv_dir;
     r.neg_origin_inv_dir = -origin * r.inv_dir;
-    r.row_x = __float_as_uint(r.inv_dir.x) >> 31;
-    r.row_y = 2u + (__float_as_uint(r.inv_dir.y) >> 31);
-    r.row_z = 4u + (__float_as_uint(r.inv_dir.z) >> 31);
+    r.flip_x = __float_as_uint(r.inv_dir.x) >> 31;
+    r.flip_y = __float_as_uint(r.inv_dir.y) >> 31;
+    r.flip_z = __float_as_uint(r.inv_dir.z) >> 31;
     return r;
 }
 
@@ -74,12 +75,25 @@ struct ChildSpans {
     uint2 links;
 };
 
+// A compact node's row as the ray reads it: its lanes swapped when the ray travels down
+// the axis (`flip`).
+__device__ __forceinline__ float4 row_as_read(float4 row, unsigned int flip) {
+    return flip ? make_float4(row.z, row.w, row.x, row.y) : row;
+}
+
 __device__ __forceinline__ ChildSpans child_spans(const DeviceNode* __restrict__ node, const NodeRay& r,
                                                   float t_max) {
     const float4* __restrict__ rows = node->rows;
-    const float4 x = __ldg(rows + r.row_x);
-    const float4 y = __ldg(rows + r.row_y);
-    const float4 z = __ldg(rows + r.row_z);
+    float4 x, y, z;
+    if constexpr (kCompactLayout) {
+        x = row_as_read(__ldg(rows), r.flip_x);
+        y = row_as_read(__ldg(rows + 1), r.flip_y);
+        z = row_as_read(__ldg(rows + 2), r.flip_z);
+    } else {
+        x = __ldg(rows + r.flip_x);
+        y = __ldg(rows + 2 + r.flip_y);
+        z = __ldg(rows + 4 + r.flip_z);
+    }
     ChildSpans c;
     c.links = __ldg(reinterpret_cast<const uint2*>(&node->links));
     // Lanes x, y: the near planes of the left and right box; z, w: their far planes.

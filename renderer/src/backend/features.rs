@@ -75,7 +75,22 @@ pub const FEATURES: &[Feature] = &[
     // The AOV sums beside the film's (the AOVs' path state and accumulation): RTIOW's
     // frame time does not pay for them when no job asks.
     Feature { name: "aovs", constant: "kAovs", used_by: Needs::Job(|job| job.aovs) },
+    // 64-byte nodes instead of 128-byte mirrored ones (kernels/device_nodes.cuh): for
+    // trees too big for the L2 cache, where a node's bytes cost more than its
+    // instructions.
+    Feature {
+        name: "compact_nodes",
+        constant: "kCompactNodes",
+        used_by: Needs::Scene(|b| b.header.prim_count(PrimKind::Triangle) >= COMPACT_NODES_FROM_TRIANGLES),
+    },
 ];
+
+/// The triangles from which a scene's nodes are compact. Measured (H100, 2026-11-28,
+/// docs/performance.md "Compact nodes for big meshes"): a 328k-triangle mesh renders
+/// as fast either way, 1.31M and 21M triangles 3 % and 5 % faster compact, the million
+/// instances of a 1.31M-triangle tree 6 %; small meshes and forests of small trees 1-4 %
+/// slower. Counted once per mesh, however many instances place it.
+pub const COMPACT_NODES_FROM_TRIANGLES: u32 = 1 << 20;
 
 /// The features a scene needs, as `PT_FEATURES` bits.
 pub fn scene_features(blob: &BlobView<'_>) -> u32 {
@@ -196,5 +211,43 @@ mod tests {
         assert_eq!(sobol.name(), "none + Sobol");
         assert_eq!(Variant::of_features(all()).name(), names(all()));
         assert_eq!(sobol.defines(), ["-DPT_FEATURES=0u".to_owned(), "-DPT_SAMPLER=1u".to_owned()]);
+    }
+
+    /// Compact nodes from 2^20 triangles stored in the blob: a 1.31M-triangle mesh has
+    /// them, a 328k-triangle one placed 8 times (2.6M triangles placed) does not.
+    #[test]
+    fn compact_nodes_follow_the_triangles_stored() {
+        use glam::Vec3;
+        use scene_compiler::procedural::icosphere;
+        use scene_compiler::scene::{MaterialKind, Mesh, MeshData, PlacedInstance, Sky, Transform};
+        use scene_compiler::testing::{pinhole, scene};
+        use scene_compiler::{CompileOptions, compile_scene};
+        let bit = |name| 1 << FEATURES.iter().position(|f| f.name == name).expect("the feature");
+        let features_of = |subdivisions: u32, copies: usize| {
+            let ico = icosphere(subdivisions, 1.0);
+            let data = MeshData { positions: ico.positions, triangles: ico.triangles, ..MeshData::default() };
+            let placed = |i: usize| PlacedInstance {
+                transform: Transform { translate: Vec3::new(3.0 * i as f32, 0.0, 0.0), ..Transform::default() },
+                material: None,
+            };
+            let mut s = scene(
+                pinhole(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 40.0),
+                Sky::Gradient { bottom: Vec3::ONE, top: Vec3::ONE },
+                &[MaterialKind::Lambert { albedo: Vec3::splat(0.5) }],
+                &[],
+            );
+            s.meshes = vec![Mesh {
+                material: Some(0),
+                instances: if copies > 1 { (0..copies).map(placed).collect() } else { Vec::new() },
+                data: std::sync::Arc::new(data),
+                ..Mesh::default()
+            }];
+            let blob = compile_scene(&s, &CompileOptions::default()).blob;
+            scene_features(&BlobView::parse(&blob).expect("a valid blob"))
+        };
+        assert_ne!(features_of(8, 1) & bit("compact_nodes"), 0, "1.31M triangles");
+        let placed = features_of(7, 8);
+        assert_ne!(placed & bit("instances"), 0, "placed as instances");
+        assert_eq!(placed & bit("compact_nodes"), 0, "8 instances of 328k triangles");
     }
 }

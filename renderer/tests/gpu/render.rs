@@ -328,6 +328,77 @@ fn closed_sphere_with_the_lamp_outside_is_exactly_black_on_the_gpu() {
 fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
     use scene_compiler::compile_scene;
     use scene_compiler::moves::move_instances;
+    let grid = instanced_grid();
+    let mut compiled = compile_scene(&grid, &scene_compiler::CompileOptions::default());
+    let (w, h) = (96, 64);
+    let mut gpu = cuda();
+    gpu.upload(&view(&compiled.blob)).expect("upload");
+    let mut index = None;
+    let mut before = grid.clone();
+    for (k, by) in [(9, Vec3::new(0.5, 0.0, 0.7)), (50, Vec3::new(-0.4, -0.2, 0.0))] {
+        let mut after = before.clone();
+        after.meshes[0].instances[k].transform.translate += by;
+        let edit = move_instances(compiled.in_place(&before, &mut index), &after).expect("a move in place");
+        gpu.update(&view(&compiled.blob), &edit).expect("update");
+        before = after;
+        let job = job(&view(&compiled.blob), w, h, 3, 0, 4);
+        gpu.render(&job).expect("render after the update");
+        let updated = gpu.read_linear().expect("read");
+        let mut whole = cuda();
+        whole.upload(&view(&compiled.blob)).expect("upload whole");
+        whole.render(&job).expect("render after a full upload");
+        assert!(updated == whole.read_linear().expect("read"), "move {k}: the same image");
+
+        let mut other = cuda();
+        other.upload(&view(&compile(&rtiow_scene()))).expect("another scene");
+        other.update(&view(&compiled.blob), &edit).expect("an update it cannot apply");
+        other.render(&job).expect("render after the fallback");
+        assert!(updated == other.read_linear().expect("read"), "move {k}: the fallback uploads it whole");
+    }
+}
+
+/// The compact nodes (kernels/device_nodes.cuh; the `compact_nodes` feature of scenes
+/// with big meshes, forced here with `PT_COMPACT_NODES=1` on a small one) walk the same
+/// tree as the mirrored ones and compute the same plane distances: the same image, bit
+/// for bit, through a world of spheres and instances of a mesh, and after a move in
+/// place (which repacks the nodes it touched, 64 bytes each).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn compact_nodes_render_what_mirrored_nodes_render() {
+    use scene_compiler::compile_scene;
+    use scene_compiler::moves::move_instances;
+    require_driver();
+    let options =
+        KernelOptions { defines: vec!["PT_COMPACT_NODES=1".to_owned()], ..KernelOptions::default() };
+    let mut compact = CudaBackend::with_options(None, options).expect("the backend with compact nodes");
+    let mut mirrored = cuda();
+    let grid = instanced_grid();
+    let mut compiled = compile_scene(&grid, &scene_compiler::CompileOptions::default());
+    let render = |blob: &scene_compiler::BlobView<'_>, gpu: &mut CudaBackend| {
+        gpu.render(&job(blob, 96, 64, 5, 0, 8)).expect("render");
+        gpu.read_linear().expect("read")
+    };
+    for gpu in [&mut compact, &mut mirrored] {
+        gpu.upload(&view(&compiled.blob)).expect("upload");
+    }
+    let image = render(&view(&compiled.blob), &mut compact);
+    assert!(image.iter().any(|p| p[0] != image[0][0]), "the image shows the scene");
+    assert!(image == render(&view(&compiled.blob), &mut mirrored), "the same image before the move");
+
+    let mut after = grid.clone();
+    after.meshes[0].instances[9].transform.translate += Vec3::new(0.5, 0.0, 0.7);
+    let edit = move_instances(compiled.in_place(&grid, &mut None), &after).expect("a move in place");
+    for gpu in [&mut compact, &mut mirrored] {
+        gpu.update(&view(&compiled.blob), &edit).expect("update");
+    }
+    let moved = render(&view(&compiled.blob), &mut compact);
+    assert!(moved != image, "the move shows");
+    assert!(moved == render(&view(&compiled.blob), &mut mirrored), "the same image after the move");
+}
+
+/// 64 instances of an icosphere, turned and in rows, on a ground sphere: both levels
+/// of the walk.
+fn instanced_grid() -> scene_compiler::scene::Scene {
     use scene_compiler::procedural::icosphere;
     use scene_compiler::scene::{Mesh, MeshData, PlacedInstance, Sky, Transform};
     use scene_compiler::testing::{pinhole, scene};
@@ -361,30 +432,5 @@ fn moved_instances_sent_as_an_update_render_as_a_full_upload() {
         data: Arc::new(data),
         ..Mesh::default()
     }];
-    let mut compiled = compile_scene(&grid, &scene_compiler::CompileOptions::default());
-    let (w, h) = (96, 64);
-    let mut gpu = cuda();
-    gpu.upload(&view(&compiled.blob)).expect("upload");
-    let mut index = None;
-    let mut before = grid.clone();
-    for (k, by) in [(9, Vec3::new(0.5, 0.0, 0.7)), (50, Vec3::new(-0.4, -0.2, 0.0))] {
-        let mut after = before.clone();
-        after.meshes[0].instances[k].transform.translate += by;
-        let edit = move_instances(compiled.in_place(&before, &mut index), &after).expect("a move in place");
-        gpu.update(&view(&compiled.blob), &edit).expect("update");
-        before = after;
-        let job = job(&view(&compiled.blob), w, h, 3, 0, 4);
-        gpu.render(&job).expect("render after the update");
-        let updated = gpu.read_linear().expect("read");
-        let mut whole = cuda();
-        whole.upload(&view(&compiled.blob)).expect("upload whole");
-        whole.render(&job).expect("render after a full upload");
-        assert!(updated == whole.read_linear().expect("read"), "move {k}: the same image");
-
-        let mut other = cuda();
-        other.upload(&view(&compile(&rtiow_scene()))).expect("another scene");
-        other.update(&view(&compiled.blob), &edit).expect("an update it cannot apply");
-        other.render(&job).expect("render after the fallback");
-        assert!(updated == other.read_linear().expect("read"), "move {k}: the fallback uploads it whole");
-    }
+    grid
 }
