@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::blob::{self, AlignedBytes, NodeLayout, layout::FLAG_LAYOUT_VEB};
+use crate::blob::{self, AlignedBytes, BlobMemory, NodeLayout, layout::FLAG_LAYOUT_VEB};
 use crate::bvh::{self, Aabb, BottomTree, BuildOptions, Bvh, BvhStats};
 use crate::moves::{InPlace, MoveIndex};
 use crate::scene::{BottomLevel, Material, Scene, Sky};
@@ -139,6 +139,28 @@ pub fn compile_scene_reusing(
     options: &CompileOptions,
     previous: Option<Previous<'_>>,
 ) -> Compiled {
+    let Ok(compiled) = compile_into::<std::convert::Infallible>(scene, options, previous, &mut |len| {
+        Ok(AlignedBytes::zeroed(len))
+    });
+    compiled
+}
+
+/// [`compile_scene`] with the blob encoded into the bytes `memory` gives for its length
+/// (`scene-compiler build`: a mapping of its output file), or `memory`'s error.
+pub fn compile_scene_into<E: Send>(
+    scene: &Scene,
+    options: &CompileOptions,
+    memory: BlobMemory<'_, E>,
+) -> Result<Compiled, E> {
+    compile_into(scene, options, None, memory)
+}
+
+fn compile_into<E: Send>(
+    scene: &Scene,
+    options: &CompileOptions,
+    previous: Option<Previous<'_>>,
+    memory: BlobMemory<'_, E>,
+) -> Result<Compiled, E> {
     let start = Instant::now();
     let (with_columns, terrain_starts) = terrain::with_columns(scene);
     let with_triangles = match meshes::with_triangles(&with_columns) {
@@ -185,16 +207,16 @@ pub fn compile_scene_reusing(
     let (bottom_trees, bottom_built) = bottom_trees(&scene.bottom_levels, previous_trees, options);
     let bvh_time = start.elapsed();
     let start = Instant::now();
-    let encode = || match reusable {
+    let mut encode = || match reusable {
         Some(p) if same_lights_and_emission(p.scene, scene) => {
-            (blob::rewrite_globals_and_materials(p.blob, scene), p.level_reach.to_vec())
+            Ok((blob::rewrite_globals_and_materials(p.blob, scene), p.level_reach.to_vec()))
         }
         _ => {
             let bottom: Vec<&BottomTree> = bottom_trees.iter().map(|t| &**t).collect();
-            blob::write_with_reach(scene, &tree, &bottom, flags)
+            blob::write_with_reach(scene, &tree, &bottom, flags, memory)
         }
     };
-    let ((bvh_stats, built_sah_cost), (blob, level_reach)) = match measured {
+    let ((bvh_stats, built_sah_cost), encoded) = match measured {
         Some(measured) => (measured, encode()),
         None => rayon::join(
             || {
@@ -205,7 +227,8 @@ pub fn compile_scene_reusing(
             encode,
         ),
     };
-    Compiled {
+    let (blob, level_reach) = encoded?;
+    Ok(Compiled {
         blob,
         bvh: tree,
         bottom_trees,
@@ -219,7 +242,7 @@ pub fn compile_scene_reusing(
         terrain_time,
         bvh_time,
         encode_time: start.elapsed(),
-    }
+    })
 }
 
 /// `tree` in the node order `layout` names (a fresh build is depth-first).

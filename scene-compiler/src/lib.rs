@@ -40,5 +40,8 @@ pub mod terrain;
 pub mod testing;
 
 pub use blob::{AlignedBytes, BlobError, BlobView};
-pub use compile::{CompileOptions, Compiled, Previous, REFIT_MAX_COST, compile_scene, compile_scene_reusing};
+pub use compile::{
+    CompileOptions, Compiled, Previous, REFIT_MAX_COST, compile_scene, compile_scene_into,
+    compile_scene_reusing,
+};
 pub use scene::{LoadError, Scene};

@@ -227,7 +227,10 @@ mod tests {
             let ico = icosphere(subdivisions, 1.0);
             let data = MeshData { positions: ico.positions, triangles: ico.triangles, ..MeshData::default() };
             let placed = |i: usize| PlacedInstance {
-                transform: Transform { translate: Vec3::new(3.0 * i as f32, 0.0, 0.0), ..Transform::default() },
+                transform: Transform {
+                    translate: Vec3::new(3.0 * i as f32, 0.0, 0.0),
+                    ..Transform::default()
+                },
                 material: None,
             };
             let mut s = scene(

@@ -9,7 +9,7 @@ use scene_compiler::blob::layout::{LIGHT_AREA, PrimKind, SectionId, prim_parts};
 use scene_compiler::blob::{AlignedBytes, BlobView, NodeLayout};
 use scene_compiler::bvh::{BuildOptions, BvhStats, stats};
 use scene_compiler::limits::MAX_LEAF_SIZE;
-use scene_compiler::{CompileOptions, compile_scene, files, scene};
+use scene_compiler::{CompileOptions, compile_scene_into, files, scene};
 
 /// The exit codes, shared with the renderer (3 is its device failure, never used here).
 const AFTER_HELP: &str = "\
@@ -123,8 +123,20 @@ fn build(
     let options = CompileOptions { layout, bvh: BuildOptions { bins, max_leaf_size: max_leaf } };
     scene_compiler::memory::check(&scene, scene_compiler::memory::available())
         .map_err(|e| invalid(format!("error: {}: {e}", path.display())))?;
-    let compiled = compile_scene(&scene, &options);
     let output = output.unwrap_or_else(|| path.with_extension("blob"));
+    // A large blob is encoded straight into a temporary file beside the output (a
+    // mapping of it), renamed over the output once checked; a small one in memory.
+    let mut pending: Option<files::PendingFile> = None;
+    let compiled = compile_scene_into(&scene, &options, &mut |len| {
+        #[cfg(unix)]
+        if len >= files::MAPPED_MIN_BYTES {
+            let (file, bytes) = files::pending_mapped(&output, len)?;
+            pending = Some(file);
+            return Ok(bytes);
+        }
+        Ok::<_, std::io::Error>(AlignedBytes::zeroed(len))
+    })
+    .map_err(|e| io(&output, "write", e))?;
     let (boxes, materials, terrains) = (scene.boxes.len(), scene.materials.len(), scene.terrains.len());
     let (blob, bvh_stats) = (compiled.blob, compiled.bvh_stats);
     let (terrain_time, bvh_time, encode_time) =
@@ -135,21 +147,24 @@ fn build(
     // this process already touched: on the dev machine's VM a page touched for the
     // first time costs about 0.6 s per GB.
     let freed = (scene, compiled.bvh, compiled.bottom_trees);
-    // The full check while the blob is written: validation keeps every value in the
-    // ranges whose products stay finite (docs/scene-format.md), so this never fails on
-    // a scene that parsed; if it does, the temporary file is removed, never renamed, and
-    // no invalid blob is left behind (issue 37). Each takes a few hundred ms at 5M
-    // triangles, so side by side they take the longer of the two.
+    // The full check (while a blob compiled in memory is written): validation keeps
+    // every value in the ranges whose products stay finite (docs/scene-format.md), so
+    // this never fails on a scene that parsed; if it does, the temporary file is
+    // removed, never renamed, and no invalid blob is left behind (issue 37).
     let (checked, written) = std::thread::scope(|threads| {
         threads.spawn(move || drop(freed));
-        let written = threads.spawn(|| files::write_pending(&output, &blob));
+        // (A blob encoded into its file is written already.)
+        let writing = pending.is_none().then(|| threads.spawn(|| files::write_pending(&output, &blob)));
         let checked = BlobView::parse(&blob);
-        (checked, written.join())
+        (checked, writing.map(|w| w.join()))
     });
     let view = checked.map_err(|e| {
         invalid(format!("internal error: the compiled blob is invalid, nothing written: {e}"))
     })?;
-    let written = written.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    let written = match written {
+        Some(joined) => joined.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        None => Ok(pending.expect("a blob not written beside the check was encoded into its file")),
+    };
     written.and_then(files::PendingFile::commit).map_err(|e| io(&output, "write", e))?;
     let write_time = start.elapsed();
 

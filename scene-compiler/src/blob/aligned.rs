@@ -9,10 +9,32 @@ use std::{io, ops::Deref, path::Path};
 struct Chunk([u8; 16]);
 
 /// Owned bytes starting on a 16-byte boundary.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct AlignedBytes {
-    chunks: Vec<Chunk>,
+    storage: Storage,
     len: usize,
+}
+
+/// Where the bytes live.
+enum Storage {
+    Heap(Vec<Chunk>),
+    /// A shared mapping of a file (page-aligned): `scene-compiler build` encodes a large
+    /// blob straight into its output file ([`crate::files::pending_mapped`]).
+    #[cfg(unix)]
+    Mapped(memmap2::MmapMut),
+}
+
+impl Default for Storage {
+    fn default() -> Self {
+        Storage::Heap(Vec::new())
+    }
+}
+
+impl Clone for AlignedBytes {
+    /// A copy in memory, whatever held the original.
+    fn clone(&self) -> Self {
+        AlignedBytes::copy_from(self)
+    }
 }
 
 impl AlignedBytes {
@@ -20,7 +42,25 @@ impl AlignedBytes {
     /// wrote every byte (a `memset` of a 338 MB blob, faulting in each page before the
     /// encoder touched it), where a large zeroed allocation is fresh pages already zero.
     pub fn zeroed(len: usize) -> AlignedBytes {
-        AlignedBytes { chunks: bytemuck::zeroed_vec(len.div_ceil(16)), len }
+        AlignedBytes { storage: Storage::Heap(bytemuck::zeroed_vec(len.div_ceil(16))), len }
+    }
+
+    /// The bytes of `map`, a shared mapping of a file of `map.len()` zero bytes: what
+    /// is written to them is written to the file.
+    #[cfg(unix)]
+    pub(crate) fn mapped(map: memmap2::MmapMut) -> AlignedBytes {
+        debug_assert_eq!(map.as_ptr() as usize % 16, 0, "mappings are page-aligned");
+        let len = map.len();
+        AlignedBytes { storage: Storage::Mapped(map), len }
+    }
+
+    /// Whether the bytes are a mapping of a file ([`AlignedBytes::mapped`]).
+    pub fn is_mapped(&self) -> bool {
+        match self.storage {
+            Storage::Heap(_) => false,
+            #[cfg(unix)]
+            Storage::Mapped(_) => true,
+        }
     }
 
     /// A copy of `bytes`, aligned.
@@ -49,14 +89,22 @@ impl AlignedBytes {
     /// The bytes, mutably.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
         let len = self.len;
-        &mut bytemuck::cast_slice_mut::<Chunk, u8>(&mut self.chunks)[..len]
+        match &mut self.storage {
+            Storage::Heap(chunks) => &mut bytemuck::cast_slice_mut::<Chunk, u8>(chunks)[..len],
+            #[cfg(unix)]
+            Storage::Mapped(map) => &mut map[..len],
+        }
     }
 }
 
 impl Deref for AlignedBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &bytemuck::cast_slice::<Chunk, u8>(&self.chunks)[..self.len]
+        match &self.storage {
+            Storage::Heap(chunks) => &bytemuck::cast_slice::<Chunk, u8>(chunks)[..self.len],
+            #[cfg(unix)]
+            Storage::Mapped(map) => &map[..self.len],
+        }
     }
 }
 

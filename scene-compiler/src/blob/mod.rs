@@ -25,5 +25,5 @@ pub use error::BlobError;
 pub use patch::{BlobEdit, MovedRecords};
 pub use read::{BlobView, NodeLayout, SunDisc};
 pub use textures::noise_table;
+pub use write::{BlobMemory, rewrite_globals_and_materials, write};
 pub(crate) use write::{child_boxes, material_emission, reach_through, world_reach, write_with_reach};
-pub use write::{rewrite_globals_and_materials, write};

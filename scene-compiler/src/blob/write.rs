@@ -36,18 +36,27 @@ use crate::with_shape;
 /// copy from), and the spheres with their material ids are gathered in one pass:
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
 pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> AlignedBytes {
-    write_with_reach(scene, bvh, bottom, flags).0
+    let Ok(written) = write_with_reach::<std::convert::Infallible>(scene, bvh, bottom, flags, &mut |len| {
+        Ok(AlignedBytes::zeroed(len))
+    });
+    written.0
 }
 
-/// [`write`], and per bottom level the reach its node boxes' margins were grown for
-/// ([`instance_reach`]): what an edit that moves instances in place must keep
-/// (`crate::moves`), found here at no cost instead of from every placement again.
-pub(crate) fn write_with_reach(
+/// Where a blob is encoded: given its length, zeroed bytes of that length (fresh
+/// memory, or a mapping of the file it goes to), or why there are none.
+pub type BlobMemory<'a, E> = &'a mut (dyn FnMut(usize) -> Result<AlignedBytes, E> + Send);
+
+/// [`write`] into the bytes `memory` gives, and per bottom level the reach its node
+/// boxes' margins were grown for ([`instance_reach`]): what an edit that moves
+/// instances in place must keep (`crate::moves`), found here at no cost instead of from
+/// every placement again.
+pub(crate) fn write_with_reach<E>(
     scene: &Scene,
     bvh: &Bvh,
     bottom: &[&BottomTree],
     flags: u32,
-) -> (AlignedBytes, Vec<f32>) {
+    memory: BlobMemory<'_, E>,
+) -> Result<(AlignedBytes, Vec<f32>), E> {
     assert_eq!(bottom.len(), scene.bottom_levels.len(), "one tree per bottom level");
     let prims = Prims::new(scene, bvh);
     let links = InnerLinks::new(bvh);
@@ -118,7 +127,8 @@ pub(crate) fn write_with_reach(
     header.total_len = total_len as u64;
 
     // Zeroed, so the padding between sections is zero.
-    let mut out = AlignedBytes::zeroed(total_len);
+    let mut out = memory(total_len)?;
+    assert_eq!(out.len(), total_len, "the blob's memory has its length");
     let buf = out.as_mut_slice();
     let mut sections = split_sections(&mut buf[HEADER_LEN..], &header.sections);
     let mut take = |id: SectionId| std::mem::take(&mut sections[id as usize]);
@@ -194,7 +204,7 @@ pub(crate) fn write_with_reach(
     }
 
     seal(buf, header);
-    (out, level_reach)
+    Ok((out, level_reach))
 }
 
 /// `previous`, the blob of a scene with the same primitives, lights and emission as

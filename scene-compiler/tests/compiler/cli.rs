@@ -87,6 +87,46 @@ fn build_writes_the_precompiled_blob_and_verify_and_inspect_accept_it() {
     }
 }
 
+/// A blob of 16 MB or more is encoded straight into its output file (a mapping of a
+/// temporary file beside it, renamed once checked): the same bytes as the library's
+/// compile in memory, over a larger blob that was there before, and no file left over.
+#[test]
+fn a_large_blob_encoded_into_its_file_is_the_compile_in_memory() {
+    let dir = TempDir::new().expect("temp dir");
+    let spheres: Vec<scene::Sphere> = (0..250_000u32)
+        .map(|i| scene::Sphere {
+            center: glam::Vec3::new((i % 500) as f32, (i / 500) as f32, (i.wrapping_mul(7919) % 13) as f32),
+            radius: 0.3,
+            material: 0,
+        })
+        .collect();
+    let ply = scene::write_sphere_file(&spheres, scene::PlyEncoding::BinaryLittleEndian, false);
+    std::fs::write(dir.path().join("grid.ply"), ply).expect("sphere file");
+    let scene_path = dir.path().join("grid.ron");
+    std::fs::write(
+        &scene_path,
+        r#"Scene(
+    camera: (look_from: (250, 250, 900), look_at: (250, 250, 0), vfov_deg: 40),
+    materials: { "m": Lambert(albedo: (0.5, 0.5, 0.5)) },
+    sphere_files: [(file: "grid.ply", materials: ["m"])],
+)"#,
+    )
+    .expect("scene file");
+    let expected = scene_compiler::compile_scene(
+        &scene::load_file(&scene_path).expect("the scene loads"),
+        &scene_compiler::CompileOptions::default(),
+    )
+    .blob;
+    assert!(expected.len() >= scene_compiler::files::MAPPED_MIN_BYTES, "{} bytes", expected.len());
+    let blob = dir.path().join("grid.blob");
+    std::fs::write(&blob, vec![7u8; expected.len() + 4096]).expect("an older, larger blob");
+    build(&dir, &scene_path, "grid.blob", &[]);
+    assert!(std::fs::read(&blob).expect("blob written") == *expected, "the same bytes as in memory");
+    let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["grid.blob", "grid.ply", "grid.ron"], "no temporary file left");
+}
+
 #[test]
 fn a_corrupted_blob_fails_verify_naming_the_file() {
     let dir = TempDir::new().expect("temp dir");
