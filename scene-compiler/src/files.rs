@@ -148,9 +148,10 @@ pub const MAPPED_MIN_BYTES: usize = PAR_MIN_BYTES;
 /// A temporary file beside `path` holding `len` zero bytes (`len` > 0), with those bytes
 /// mapped: what is written to them is written to the file, which the [`PendingFile`]
 /// renames over `path` or removes. `scene-compiler build` encodes a large blob into
-/// them, which saves allocating the blob in memory and copying it out (on the 2-core
-/// dev machine about 0.1-0.3 s of a 5.2M-triangle compile: fresh pages fault in at
-/// about 0.6 s per GB there).
+/// them, which saves allocating the blob in memory and copying it out: on the 2-core
+/// dev machine 0.1-0.7 s (median 0.3) of a 5.2M-triangle compile, where fresh pages
+/// fault in at about 0.6 s per GB; on 16 cores, which fault a file's pages in more
+/// slowly, nothing at 21M triangles (docs/performance.md, "Writing through a mapping").
 #[cfg(unix)]
 pub fn pending_mapped(path: &Path, len: usize) -> io::Result<(PendingFile, crate::blob::AlignedBytes)> {
     let (pending, file) = create_pending(path)?;
