@@ -278,20 +278,29 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A fresh folder of this test process named after `test`, holding `scene.blob` with
+    /// the bytes `old`; and that file's path.
+    fn folder_with_an_old_blob(test: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("scene-compiler-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("scene.blob");
+        std::fs::write(&path, b"old").unwrap();
+        (dir, path)
+    }
+
+    /// The names of the files in `dir`, sorted.
+    fn listing(dir: &Path) -> Vec<std::ffi::OsString> {
+        let mut names: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        names
+    }
+
     /// A pending file replaces its destination only when committed; dropped, it leaves
     /// the old file as it was and nothing beside it.
     #[test]
     fn pending_files_replace_only_when_committed() {
-        let dir = std::env::temp_dir().join(format!("scene-compiler-pending-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("scene.blob");
-        std::fs::write(&path, b"old").unwrap();
-        let listing = || {
-            let mut names: Vec<_> =
-                std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
-            names.sort();
-            names
-        };
+        let (dir, path) = folder_with_an_old_blob("pending");
+        let listing = || listing(&dir);
         let pending = write_pending(&path, b"abandoned").unwrap();
         assert_eq!(listing().len(), 2, "the temporary file is beside the destination");
         drop(pending);
@@ -317,10 +326,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn pending_mappings_are_the_files_bytes() {
-        let dir = std::env::temp_dir().join(format!("scene-compiler-mapped-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("scene.blob");
-        std::fs::write(&path, b"old").unwrap();
+        let (dir, path) = folder_with_an_old_blob("mapped");
         let len = MAPPED_MIN_BYTES + 3 * PIECE + 5;
         let (pending, mut bytes) = pending_mapped(&path, len).unwrap();
         assert!(bytes.is_mapped() && bytes.len() == len && (bytes.as_ptr() as usize).is_multiple_of(16));
@@ -337,7 +343,7 @@ mod tests {
         );
         let (abandoned, _bytes) = pending_mapped(&path, MAPPED_MIN_BYTES).unwrap();
         drop(abandoned);
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "only the blob is left");
+        assert_eq!(listing(&dir), ["scene.blob"], "only the blob is left");
         assert_eq!(std::fs::read(&path).unwrap().len(), len);
         std::fs::remove_dir_all(&dir).unwrap();
     }

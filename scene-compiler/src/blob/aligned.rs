@@ -55,7 +55,8 @@ impl AlignedBytes {
     }
 
     /// Whether the bytes are a mapping of a file ([`AlignedBytes::mapped`]).
-    pub fn is_mapped(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_mapped(&self) -> bool {
         match self.storage {
             Storage::Heap(_) => false,
             #[cfg(unix)]
