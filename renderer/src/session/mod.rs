@@ -27,9 +27,9 @@
 //! - A reload, edit or save whose primitives did not change (camera, settings, sky,
 //!   lights, material parameters) reuses the current scene's BVH.
 //! - A reload or edit that only moves instances, while no one else holds the current
-//!   scene (`renderer watch`; not the viewer, whose render thread does), changes the
-//!   current scene in place ([`CompiledScene::move_instances`]) and sets its `edit`, for
-//!   `Backend::update`; anything else makes a new scene.
+//!   scene (`renderer watch` between frames; the viewer once its render thread has
+//!   uploaded it), changes the current scene in place ([`CompiledScene::move_instances`])
+//!   and sets its `edit`, for `Backend::update`; anything else makes a new scene.
 //! - A reload reads again only the input files that may have changed: one the watcher
 //!   named, or whose size or modification time differs from when the current scene read
 //!   it, or that was written less than a second before that read (`STAMP_MARGIN`); `.obj` and

@@ -210,10 +210,12 @@ impl ViewApp {
 
     /// Stats, render controls, the selection editor and the outline.
     fn side_panel(&mut self, ui: &mut egui::Ui) {
-        let current = self.session.current().cloned();
+        // The scene is borrowed, never cloned, around the edits below: a live `Arc` of it
+        // would keep the session from moving instances in place.
+        let current = self.session.current().map(|c| &**c);
         egui::CollapsingHeader::new("Stats")
             .default_open(true)
-            .show(ui, |ui| self.stats.show(ui, self.ui_frame, &self.render, current.as_deref()));
+            .show(ui, |ui| self.stats.show(ui, self.ui_frame, &self.render, current));
         let mut edits =
             Edits { session: &mut self.session, editor: &mut self.editor, status: &mut self.status };
         egui::CollapsingHeader::new("Render").default_open(true).show(ui, |ui| {
@@ -231,8 +233,8 @@ impl ViewApp {
             .show(ui, |ui| self.selection.show(ui, &mut edits, self.viewport.orbit.as_ref()));
         egui::CollapsingHeader::new("Outline").default_open(true).show(ui, |ui| {
             // Without a scene the selection editor above says so.
-            if let Some(current) = &current {
-                outline::show(ui, &current.scene, &mut edits.editor.selected);
+            if let Some(current) = self.session.current() {
+                outline::show(ui, &current.scene, &mut self.editor.selected);
             }
         });
     }

@@ -239,8 +239,8 @@ fn display_controls(
     edits: &mut Edits<'_>,
     render: &mut RenderLink,
 ) {
-    let Some(current) = edits.session.current().cloned() else { return };
-    let scene = current.scene.settings;
+    let Some(current) = edits.session.current() else { return };
+    let (scene, shown) = (current.scene.settings, render.has_scene(current));
     let (mut exposure, mut view) =
         (controls.exposure.unwrap_or(scene.exposure), controls.view.unwrap_or(scene.view));
     let before = (exposure, view);
@@ -267,14 +267,12 @@ fn display_controls(
     // The render thread is not sent the edited scene (only the display changed: the
     // view's settings carry it, and keep the film); a scene that cannot be edited keeps
     // them as the display's overrides.
-    let settings = RenderSettings { exposure, view, ..current.scene.settings };
+    let settings = RenderSettings { exposure, view, ..scene };
     let change = Set::new(|s: &mut Scene| &mut s.settings, settings);
     let field = if exposure_changed { "exposure" } else { "view" };
     if edits.apply(change, EditKey::Settings(field)) {
         (controls.exposure, controls.view) = (None, None);
-        if render.has_scene(&current)
-            && let Some(now) = edits.session.current()
-        {
+        if shown && let Some(now) = edits.session.current() {
             render.adopt_scene(now);
         }
     } else {

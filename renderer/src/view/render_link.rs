@@ -17,8 +17,9 @@ pub struct RenderLink {
     worker: Worker,
     /// The context the render thread wakes; set on the first frame.
     repaint: Arc<OnceLock<egui::Context>>,
-    /// The scene the render thread has (by pointer: a save yields a new `Arc`).
-    sent_scene: Option<Arc<CompiledScene>>,
+    /// The content hash of the scene the render thread has (or is sent). Not the scene
+    /// itself: a live `Arc` here would keep the session from moving instances in place.
+    sent_scene: Option<u64>,
     sent_params: Option<ViewParams>,
     frame: Option<Box<Frame>>,
     texture: Option<egui::TextureHandle>,
@@ -84,26 +85,25 @@ impl RenderLink {
         self.worker.is_running()
     }
 
-    /// Whether `scene` is the one the render thread has.
-    pub fn has_scene(&self, scene: &Arc<CompiledScene>) -> bool {
-        self.sent_scene.as_ref().is_some_and(|sent| Arc::ptr_eq(sent, scene))
+    /// Whether the render thread has `scene`'s content (a save or a no-op reload yields
+    /// a new `Arc` with the same blob: nothing to upload; instances moved in place keep
+    /// the `Arc` and change the content).
+    pub fn has_scene(&self, scene: &CompiledScene) -> bool {
+        self.sent_scene == Some(scene.content_hash)
     }
 
-    /// Hands `scene` to the render thread, unless it has the same content already (a
-    /// save or a no-op reload yields a new `Arc` with the same blob: nothing to upload).
+    /// Hands `scene` to the render thread, unless it has that content already.
     pub fn send_scene(&mut self, scene: &Arc<CompiledScene>) {
-        let same_content =
-            self.sent_scene.as_ref().is_some_and(|sent| sent.content_hash == scene.content_hash);
-        if !same_content {
+        if !self.has_scene(scene) {
             self.worker.send(Command::Scene(Arc::clone(scene)));
+            self.sent_scene = Some(scene.content_hash);
         }
-        self.sent_scene = Some(Arc::clone(scene));
     }
 
     /// Records that the render thread's scene is now `scene` without sending it: an
     /// edit of the display alone, which `send_view` carries.
-    pub fn adopt_scene(&mut self, scene: &Arc<CompiledScene>) {
-        self.sent_scene = Some(Arc::clone(scene));
+    pub fn adopt_scene(&mut self, scene: &CompiledScene) {
+        self.sent_scene = Some(scene.content_hash);
     }
 
     /// Sends `params` when they differ from the last sent.
@@ -143,6 +143,7 @@ impl RenderLink {
                     self.device = device;
                     self.note = note;
                 }
+                Event::NeedsScene => self.sent_scene = None,
             }
         }
     }

@@ -71,6 +71,9 @@ impl SelectionPanel {
         {
             edit = Some(material_edit);
         }
+        // No `Arc` of the scene held across the edit: a move of instances is then made
+        // in place (`Session::apply`).
+        drop(current);
         if let Some((change, key)) = edit {
             edits.apply(change, key);
         }

@@ -65,6 +65,9 @@ impl ViewParams {
 
 /// A request from the UI thread.
 pub enum Command {
+    /// A scene to render. The render thread holds it only until it is on the device, so
+    /// that the session can move its instances in place afterwards (an `edit` on the
+    /// scene sent next then copies only the moved bytes).
     Scene(Arc<CompiledScene>),
     View(ViewParams),
     Backend(BackendChoice),
@@ -112,6 +115,9 @@ pub enum Event {
         device: String,
         note: Option<String>,
     },
+    /// The new backend has no scene and the render thread no longer holds one: send the
+    /// current scene again.
+    NeedsScene,
 }
 
 /// The handle the UI keeps: a command channel in, an event channel out.
@@ -176,8 +182,10 @@ struct RenderState {
     repaint: Arc<OnceLock<eframe::egui::Context>>,
     backend: Option<Box<dyn Backend>>,
     device: String,
-    scene: Option<Arc<CompiledScene>>,
-    needs_upload: bool,
+    /// The scene to copy to the device before the next batch; dropped once it is there.
+    to_upload: Option<Arc<CompiledScene>>,
+    /// The backend holds a scene.
+    on_device: bool,
     params: Option<ViewParams>,
     samples: u32,
     /// When sample 0 of the current accumulation was started.
@@ -211,8 +219,8 @@ impl RenderState {
             repaint,
             backend: None,
             device: String::new(),
-            scene: None,
-            needs_upload: false,
+            to_upload: None,
+            on_device: false,
             params: None,
             samples: 0,
             accumulation_since: Instant::now(),
@@ -262,7 +270,7 @@ impl RenderState {
     fn idle(&self) -> bool {
         self.stalled
             || self.backend.is_none()
-            || self.scene.is_none()
+            || (self.to_upload.is_none() && !self.on_device)
             || self.params.is_none_or(|p| self.samples >= p.settings.spp)
     }
 
@@ -270,8 +278,7 @@ impl RenderState {
         self.stalled = false;
         match command {
             Command::Scene(scene) => {
-                self.scene = Some(scene);
-                self.needs_upload = true;
+                self.to_upload = Some(scene);
                 self.restart();
                 self.scene_since = Instant::now();
                 self.first_frame = None;
@@ -308,12 +315,17 @@ impl RenderState {
     fn switch_backend(&mut self, choice: BackendChoice) {
         match select::open(choice, self.kernels_dir.as_deref()) {
             Ok(selected) => {
+                // The scene the old backend held, if it was sent and then dropped here.
+                let lost = self.on_device && self.to_upload.is_none();
                 self.device = selected.backend.device_name();
                 self.backend = Some(selected.backend);
-                self.needs_upload = true;
+                self.on_device = false;
                 self.restart();
                 self.ms_per_pixel_sample = None;
                 self.emit(Event::Backend { device: self.device.clone(), note: selected.fallback_note });
+                if lost {
+                    self.emit(Event::NeedsScene);
+                }
             }
             Err(e) => self.emit(Event::Error(format!("{e:#}"))),
         }
@@ -334,18 +346,28 @@ impl RenderState {
 
     /// Adds one batch of samples and sends the image.
     fn render_batch(&mut self) -> anyhow::Result<()> {
-        let (Some(backend), Some(scene), Some(params)) = (self.backend.as_mut(), &self.scene, self.params)
-        else {
+        let (Some(backend), Some(params)) = (self.backend.as_mut(), self.params) else {
             return Ok(());
         };
         let start = Instant::now();
-        if self.needs_upload {
-            let denoise = params.denoise_below.is_some();
-            let layers = FilmLayers::of(denoise, denoise);
-            let film = FilmSize { width: params.settings.width, height: params.settings.height, layers };
-            backend.check_memory(&scene.view(), film)?;
-            backend.upload(&scene.view())?;
-            self.needs_upload = false;
+        if let Some(scene) = &self.to_upload {
+            let view = scene.view();
+            match &scene.edit {
+                // Instances moved in place: the backend copies the moved bytes alone
+                // when it holds the blob the edit started from (else all of it).
+                Some(edit) if self.on_device => backend.update(&view, edit)?,
+                _ => {
+                    let denoise = params.denoise_below.is_some();
+                    let layers = FilmLayers::of(denoise, denoise);
+                    let film =
+                        FilmSize { width: params.settings.width, height: params.settings.height, layers };
+                    backend.check_memory(&view, film)?;
+                    backend.upload(&view)?;
+                }
+            }
+            // Kept until here, so a failed upload is tried again at the next command.
+            self.to_upload = None;
+            self.on_device = true;
             self.upload = Some(start.elapsed());
             (self.samples, self.last_denoise) = (0, None);
         }

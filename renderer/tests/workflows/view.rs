@@ -29,6 +29,11 @@ fn canonical_scene(dir: &Path) -> PathBuf {
 
 /// An editor on `path` with a small CPU render, inside a 1200×800 harness.
 fn harness(path: &Path) -> Harness<'static, ViewApp> {
+    harness_with(path, |_| {})
+}
+
+/// [`harness`], with `setup` applied to the editor before its first frame.
+fn harness_with(path: &Path, setup: impl FnOnce(&mut ViewApp)) -> Harness<'static, ViewApp> {
     let options = ViewOptions {
         scene: path.to_owned(),
         backend: BackendChoice::Cpu,
@@ -41,7 +46,8 @@ fn harness(path: &Path) -> Harness<'static, ViewApp> {
         sampler: None,
     };
     let session = Session::open(path, None, SessionOptions::default()).expect("session opens");
-    let app = ViewApp::new(session, &options);
+    let mut app = ViewApp::new(session, &options);
+    setup(&mut app);
     let mut harness = Harness::builder()
         .with_size(egui::vec2(1200.0, 800.0))
         .build_ui_state(|ui, app: &mut ViewApp| app.show(ui), app);
@@ -840,6 +846,50 @@ fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() 
     assert!(!harness.state().editor.can_delete(&scene));
 }
 
+/// Waits until the editor shows a finished image of an accumulation started after `since`.
+fn finished_frame_since(harness: &mut Harness<'_, ViewApp>, since: Instant) -> Vec<u8> {
+    let spp = harness.state().controls.max_spp;
+    wait_for_frame(harness, |f| f.started >= since && f.samples == spp);
+    let frame = harness.state().frame().expect("a frame");
+    assert!(frame.started >= since && frame.samples == spp, "no finished frame after the edit");
+    frame.rgba.clone()
+}
+
+#[test]
+fn instances_moved_in_the_editor_are_moved_in_place_and_render_as_the_saved_scene() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = instanced_scene(dir.path());
+    // Nearer the middle than the other instance, and moved inside the floor's box: the
+    // level's margin and the scene's box stay, as an in-place move needs.
+    let text = std::fs::read_to_string(&path).expect("scene written").replace("(-1.2,", "(-0.9,");
+    std::fs::write(&path, text).expect("temp dir is writable");
+    let stop_at_2_spp = |app: &mut ViewApp| app.controls.max_spp = 2;
+    let mut harness = harness_with(&path, stop_at_2_spp);
+    choose_instance(&mut harness, "Instances of mesh 0 · quad.obj (2)", "mesh 0 · instance 0");
+    let mut moved = Vec::new();
+    // The second move edits the blob the first edited, on the render thread's copy too.
+    for x in [-0.8, -0.6] {
+        let since = Instant::now();
+        harness.get_by_label("translate x").set_value_accesskit(x);
+        harness.run_steps(2);
+        let current = harness.state().session.current().expect("current");
+        assert_eq!(current.scene.meshes[0].instances[0].transform.translate.x, x as f32);
+        assert!(current.times.moved_in_place, "moved at x = {x} by a full compile");
+        assert!(current.edit.is_some());
+        moved = finished_frame_since(&mut harness, since);
+    }
+
+    // The image of the scene moved twice in place is the saved scene's, compiled anew.
+    save(&mut harness);
+    let since = Instant::now();
+    let mut fresh = harness_with(&path, stop_at_2_spp);
+    assert_eq!(current(&fresh).meshes[0].instances[0].transform.translate.x, -0.6);
+    assert!(
+        finished_frame_since(&mut fresh, since) == moved,
+        "the moved image differs from the saved scene's"
+    );
+}
+
 /// The quad scene with the quad placed by an instance file `trees.ply` of three
 /// instances (`extra`: a property the editor does not know, so it cannot write it back).
 fn instance_file_scene(dir: &Path, extra: bool) -> PathBuf {
@@ -1050,4 +1100,47 @@ fn edits_of_a_large_scene_keep_changes_not_copies_and_undo_restores_it() {
         assert!(editor.redo(&mut session).expect("redo"));
     }
     assert_eq!(session.current().expect("a scene").scene.spheres[9].radius, 0.59);
+}
+
+/// The render thread's next event that `pick` takes, skipping others (20 s at most).
+fn next_event<T>(
+    worker: &renderer::view::worker::Worker,
+    mut pick: impl FnMut(renderer::view::worker::Event) -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if let Some(found) = worker.events().into_iter().find_map(&mut pick) {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("the render thread did not report in time");
+}
+
+#[test]
+fn the_render_thread_lets_go_of_an_uploaded_scene_and_asks_for_it_after_a_backend_switch() {
+    use renderer::view::worker::{Command, Event, ViewParams, Worker};
+    use std::sync::{Arc, OnceLock};
+
+    let asset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/three_spheres.ron");
+    let scene = Arc::new(renderer::load::load(&asset, &Default::default()).expect("asset loads"));
+    let settings = scene::RenderSettings { width: 32, height: 24, spp: 2, ..scene.scene.settings };
+    let params = ViewParams { settings, camera: scene.scene.camera, spp_per_frame: 1, denoise_below: None };
+    let worker = Worker::spawn(BackendChoice::Cpu, None, Arc::new(OnceLock::new()));
+    worker.send(Command::Scene(Arc::clone(&scene)));
+    worker.send(Command::View(params));
+    let frame = |event| match event {
+        Event::Frame(frame) => Some(frame),
+        _ => None,
+    };
+    let first = next_event(&worker, frame);
+    // Held only until uploaded: the session may move its instances in place now.
+    assert_eq!(Arc::strong_count(&scene), 1, "the render thread still holds the scene");
+
+    // A new backend has no scene: the render thread says so instead of rendering nothing.
+    worker.send(Command::Backend(BackendChoice::Cpu));
+    next_event(&worker, |event| matches!(event, Event::NeedsScene).then_some(()));
+    worker.send(Command::Scene(Arc::clone(&scene)));
+    let again = next_event(&worker, |event| frame(event).filter(|f| f.started > first.started));
+    assert_eq!((again.samples, &again.rgba), (1, &first.rgba), "the same first sample on the new backend");
 }
