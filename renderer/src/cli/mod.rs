@@ -9,6 +9,8 @@
 mod bench;
 mod image_args;
 mod interrupt;
+#[cfg(feature = "watch")]
+mod live_memory;
 mod merge;
 mod progressive;
 mod render;
@@ -307,9 +309,15 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Merge(args) => merge::run(&args),
         #[cfg(feature = "viewer")]
-        Command::View(args) => view::run(&args),
+        Command::View(args) => {
+            live_memory::keep_freed_blocks();
+            view::run(&args)
+        }
         #[cfg(feature = "watch")]
-        Command::Watch(args) => watch::run(&args),
+        Command::Watch(args) => {
+            live_memory::keep_freed_blocks();
+            watch::run(&args)
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
