@@ -26,3 +26,22 @@ pub fn keep_freed_blocks() {
 /// Other allocators keep their own policy.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn keep_freed_blocks() {}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod tests {
+    use super::*;
+
+    /// A block as large as a million placements comes from the heap, not from a mapping
+    /// of its own (which glibc would unmap when it is freed).
+    #[test]
+    fn a_placement_list_sized_block_is_not_mapped_on_its_own() {
+        keep_freed_blocks();
+        // SAFETY: mallinfo2 only reads the allocator's counters.
+        let mapped = || unsafe { libc::mallinfo2() }.hblkhd;
+        let before = mapped();
+        let block = vec![1u8; 44 << 20];
+        // Other tests may free mapped blocks meanwhile, never map one this large.
+        assert!(mapped() < before + block.len(), "{} bytes mapped for the block", mapped() - before);
+        assert_eq!(block[block.len() - 1], 1);
+    }
+}
