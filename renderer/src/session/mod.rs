@@ -570,12 +570,11 @@ fn stamp_of(file: &Path) -> Option<Stamp> {
     Some((metadata.len(), metadata.modified().ok()?))
 }
 
-/// Time since `modified` (zero when unknown or in the future).
 /// When a file's last save completed: its status-change time where the system keeps
 /// one (Unix), else its modification time. A save by rename (write a temporary file,
 /// rename it over) changes the status at the rename, when the new content appears under
 /// the name; the modification time is stamped when a write starts, so for a large file
-/// written in one call it is the start of the saving program's write (9-90 ms before
+/// written in one call it is the start of the saving program's write (8-90 ms before
 /// the rename for a 29 MB instance file on the dev machine). An in-place write has both
 /// at its last write.
 fn saved_at(metadata: &std::fs::Metadata) -> std::io::Result<SystemTime> {
@@ -595,6 +594,7 @@ fn saved_at(metadata: &std::fs::Metadata) -> std::io::Result<SystemTime> {
     Ok(modified)
 }
 
+/// Time since `modified` (zero when unknown or in the future).
 fn age(modified: std::io::Result<SystemTime>) -> Duration {
     modified.ok().and_then(|t| SystemTime::now().duration_since(t).ok()).unwrap_or_default()
 }
