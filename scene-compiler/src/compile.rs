@@ -139,9 +139,7 @@ pub fn compile_scene_reusing(
     options: &CompileOptions,
     previous: Option<Previous<'_>>,
 ) -> Compiled {
-    let Ok(compiled) = compile_into::<std::convert::Infallible>(scene, options, previous, &mut |len| {
-        Ok(AlignedBytes::zeroed(len))
-    });
+    let Ok(compiled) = compile_into(scene, options, previous, &mut blob::in_memory);
     compiled
 }
 

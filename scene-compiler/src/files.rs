@@ -125,24 +125,13 @@ pub struct PendingFile {
 pub fn write_pending(path: &Path, bytes: &[u8]) -> io::Result<PendingFile> {
     use std::io::Write;
     let (pending, mut file) = create_pending(path)?;
-    #[cfg(unix)]
-    if bytes.len() >= MAPPED_MIN_BYTES {
-        // On the 2-core dev machine a 338 MB blob took 0.4-0.7 s of kernel time in
-        // `write` (the buffered write path, page by page, on one core) and 0.06-0.4 s
-        // copied into a mapping on both.
-        let mut map = map_reserved(&file, bytes.len())?;
-        map.par_chunks_mut(PIECE)
-            .zip(bytes.par_chunks(PIECE))
-            .for_each(|(to, from)| to.copy_from_slice(from));
-        return Ok(pending);
-    }
     file.write_all(bytes)?;
     file.flush()?;
     Ok(pending)
 }
 
-/// Bytes from which [`write_pending`] copies through a mapping, and from which
-/// `scene-compiler build` encodes a blob straight into its file ([`pending_mapped`]).
+/// Bytes from which `scene-compiler build` encodes a blob straight into its file
+/// ([`pending_mapped`]) instead of writing it from memory ([`write_pending`]).
 pub const MAPPED_MIN_BYTES: usize = PAR_MIN_BYTES;
 
 /// A temporary file beside `path` holding `len` zero bytes (`len` > 0), with those bytes
@@ -309,8 +298,8 @@ mod tests {
         write_pending(&path, b"new").unwrap().commit().unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert_eq!(listing(), ["scene.blob"]);
-        // Large files take the mapped path: the same bytes, shorter files than the one
-        // they replace included, and an abandoned one leaves nothing.
+        // Large files too: the same bytes, shorter files than the one they replace
+        // included, and an abandoned one leaves nothing.
         for len in [PAR_MIN_BYTES + 3 * PIECE + 5, PAR_MIN_BYTES] {
             let bytes = mixed_text(len);
             write_pending(&path, &bytes).unwrap().commit().unwrap();

@@ -26,4 +26,6 @@ pub use patch::{BlobEdit, MovedRecords};
 pub use read::{BlobView, NodeLayout, SunDisc};
 pub use textures::noise_table;
 pub use write::{BlobMemory, rewrite_globals_and_materials, write};
-pub(crate) use write::{child_boxes, material_emission, reach_through, world_reach, write_with_reach};
+pub(crate) use write::{
+    child_boxes, in_memory, material_emission, reach_through, world_reach, write_with_reach,
+};

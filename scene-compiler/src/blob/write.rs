@@ -36,15 +36,18 @@ use crate::with_shape;
 /// copy from), and the spheres with their material ids are gathered in one pass:
 /// at 1M spheres the gather's cache misses and the copies were most of the time.
 pub fn write(scene: &Scene, bvh: &Bvh, bottom: &[&BottomTree], flags: u32) -> AlignedBytes {
-    let Ok(written) = write_with_reach::<std::convert::Infallible>(scene, bvh, bottom, flags, &mut |len| {
-        Ok(AlignedBytes::zeroed(len))
-    });
+    let Ok(written) = write_with_reach(scene, bvh, bottom, flags, &mut in_memory);
     written.0
 }
 
 /// Where a blob is encoded: given its length, zeroed bytes of that length (fresh
 /// memory, or a mapping of the file it goes to), or why there are none.
 pub type BlobMemory<'a, E> = &'a mut (dyn FnMut(usize) -> Result<AlignedBytes, E> + Send);
+
+/// The [`BlobMemory`] of an encode in memory: fresh zeroed bytes, never an error.
+pub(crate) fn in_memory(len: usize) -> Result<AlignedBytes, std::convert::Infallible> {
+    Ok(AlignedBytes::zeroed(len))
+}
 
 /// [`write`] into the bytes `memory` gives, and per bottom level the reach its node
 /// boxes' margins were grown for ([`instance_reach`]): what an edit that moves

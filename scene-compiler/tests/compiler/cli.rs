@@ -122,9 +122,15 @@ fn a_large_blob_encoded_into_its_file_is_the_compile_in_memory() {
     std::fs::write(&blob, vec![7u8; expected.len() + 4096]).expect("an older, larger blob");
     build(&dir, &scene_path, "grid.blob", &[]);
     assert!(std::fs::read(&blob).expect("blob written") == *expected, "the same bytes as in memory");
-    let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(listing(&dir), ["grid.blob", "grid.ply", "grid.ron"], "no temporary file left");
+}
+
+/// The names of the files in `dir`, sorted.
+fn listing(dir: &TempDir) -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> =
+        std::fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name()).collect();
     names.sort();
-    assert_eq!(names, ["grid.blob", "grid.ply", "grid.ron"], "no temporary file left");
+    names
 }
 
 #[test]
@@ -177,8 +183,7 @@ fn a_failed_build_leaves_no_file_and_devices_are_refused() {
     assert_eq!(std::fs::read(&blob).expect("read"), b"an older blob", "the older file is untouched");
     let good = build(&dir, &asset("scenes/point_light.ron"), "out.blob", &[]);
     assert_code(&run(&[p("verify"), &good]), 0, "verify of the replaced blob");
-    let names: Vec<_> =
-        std::fs::read_dir(dir.path()).expect("list").map(|e| e.expect("entry").file_name()).collect();
+    let names = listing(&dir);
     assert_eq!(names.len(), 2, "no temporary left behind: {names:?}");
     #[cfg(unix)]
     for name in ["zero.ron", "zero.blob"] {
