@@ -7,13 +7,13 @@
 //! written to a temporary file beside it, then renamed over it: a failed or
 //! interrupted write never leaves a truncated image in place of the previous one.
 
-use std::fs::OpenOptions;
 use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, bail};
 use image::ImageEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use scene_compiler::files;
 
 use crate::backend::{Aovs, Backend, Tonemap};
 
@@ -58,11 +58,10 @@ pub fn check_output(path: &Path) -> anyhow::Result<ImageFormat> {
         bail!("cannot write `{shown}`: it is a folder");
     }
     // The only sure test of "can I create a file here" is creating one.
-    let probe = temp_sibling(path);
-    OpenOptions::new().write(true).create_new(true).open(&probe).with_context(|| {
+    let probe = files::pending_empty(path).with_context(|| {
         format!("cannot write `{shown}`: the folder `{}` does not take new files", folder.display())
     })?;
-    let _ = std::fs::remove_file(&probe);
+    drop(probe);
     if path.exists() && std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
         bail!("cannot write `{shown}`: the file is read-only");
     }
@@ -75,12 +74,6 @@ pub fn folder_of(path: &Path) -> &Path {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     }
-}
-
-/// A hidden file beside `path` for this process, for writing before the rename.
-fn temp_sibling(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    folder_of(path).join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 /// The film read back in the form a format stores.
@@ -150,11 +143,10 @@ pub fn write(path: &Path, width: u32, height: u32, pixels: Pixels) -> anyhow::Re
 /// file, which is then renamed over `path`, or removed if anything failed. Images
 /// and partial films (`crate::shard::partial`) are written this way.
 pub fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> anyhow::Result<()>) -> anyhow::Result<()> {
-    let temp = temp_sibling(path);
-    let written = write(&temp).and_then(|()| std::fs::rename(&temp, path).map_err(anyhow::Error::from));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
+    let written = files::pending_empty(path).map_err(anyhow::Error::from).and_then(|pending| {
+        write(pending.temp_path())?;
+        Ok(pending.commit()?)
+    });
     written.with_context(|| format!("cannot write `{}`", path.display()))
 }
 

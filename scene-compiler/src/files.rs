@@ -110,6 +110,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_pending(path, bytes)?.commit()
 }
 
+/// [`write_atomic`] with the bytes on disk before the rename, for the user's own files
+/// (a scene saved from the editor, its instance file): a power cut then leaves the old
+/// file or the new one, never an empty one. Worth its milliseconds there, not for a
+/// blob that a compile writes again.
+pub fn save_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let (pending, mut file) = create_pending(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    pending.commit()
+}
+
 /// A complete temporary file that replaces its destination on [`PendingFile::commit`]
 /// and is removed when dropped uncommitted: what lets `scene-compiler build` write a
 /// blob while it is still being checked, and leave nothing behind if the check fails.
@@ -146,6 +158,13 @@ pub fn pending_mapped(path: &Path, len: usize) -> io::Result<(PendingFile, crate
     let (pending, file) = create_pending(path)?;
     let map = map_reserved(&file, len)?;
     Ok((pending, crate::blob::AlignedBytes::mapped(map)))
+}
+
+/// An empty temporary file beside `path`, for a writer that opens files by name (an
+/// image encoder) to fill through [`PendingFile::temp_path`]; dropped, it is removed,
+/// which makes it the test of whether a file can be created there at all.
+pub fn pending_empty(path: &Path) -> io::Result<PendingFile> {
+    Ok(create_pending(path)?.0)
 }
 
 /// A new, empty temporary file beside `path` (named after it and this process), open to
@@ -187,6 +206,11 @@ fn map_reserved(file: &File, len: usize) -> io::Result<memmap2::MmapMut> {
 }
 
 impl PendingFile {
+    /// The temporary file, renamed over the destination on commit.
+    pub fn temp_path(&self) -> &Path {
+        &self.temp
+    }
+
     /// Renames the temporary file over the destination (atomically).
     pub fn commit(mut self) -> io::Result<()> {
         std::fs::rename(&self.temp, &self.path)?;
@@ -307,6 +331,24 @@ mod tests {
         }
         drop(write_pending(&path, &mixed_text(PAR_MIN_BYTES)).unwrap());
         assert_eq!(listing(), ["scene.blob"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A saved file and one filled by name through an empty pending file replace the
+    /// destination whole; an empty one dropped leaves nothing.
+    #[test]
+    fn saves_and_files_filled_by_name_replace_the_destination() {
+        let (dir, path) = folder_with_an_old_blob("by-name");
+        save_atomic(&path, b"saved").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"saved");
+        drop(pending_empty(&path).unwrap());
+        assert_eq!(listing(&dir), ["scene.blob"]);
+        let pending = pending_empty(&path).unwrap();
+        std::fs::write(pending.temp_path(), b"encoded").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"saved", "not replaced before the commit");
+        pending.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"encoded");
+        assert_eq!(listing(&dir), ["scene.blob"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

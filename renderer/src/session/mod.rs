@@ -633,27 +633,11 @@ fn kernels_hash(dir: &Path) -> anyhow::Result<u64> {
     Ok(content_hash(&all))
 }
 
-/// Writes `bytes` to a temporary file next to `path` and renames it over `path`, so
-/// readers (and the watcher) see the old file or the new one, never half of it.
+/// Saves the user's file `path` (readers and the watcher see the old file or the new
+/// one, never half of it).
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().with_context(|| format!("`{}` does not name a file", path.display()))?;
-    let temp = folder.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    };
-    write().map_err(|e| {
-        // Best effort: a leftover temp file is only clutter.
-        let _ = std::fs::remove_file(&temp);
-        anyhow::Error::new(e).context(format!("cannot save `{}`", path.display()))
-    })
+    scene_compiler::files::save_atomic(path, bytes)
+        .with_context(|| format!("cannot save `{}`", path.display()))
 }
 
 #[cfg(test)]

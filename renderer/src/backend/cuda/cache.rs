@@ -9,6 +9,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use scene_compiler::files::write_atomic;
+
 use super::sources::KernelSources;
 
 /// Bumped when the cached file format or the key's contents change.
@@ -57,16 +59,8 @@ pub fn load(dir: &Path, key: &CacheKey) -> Option<(Vec<u8>, String)> {
 pub fn store(dir: &Path, key: &CacheKey, image: &[u8], log: &str) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     // The log first: a reader only looks for it once the CUBIN exists.
-    write_atomically(&key.path(dir, "log"), log.as_bytes())?;
-    write_atomically(&key.path(dir, "cubin"), image)
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    write_atomic(&key.path(dir, "log"), log.as_bytes())?;
+    write_atomic(&key.path(dir, "cubin"), image)
 }
 
 /// 64-bit FNV-1a: stable across Rust versions and platforms (std's hashers are not
