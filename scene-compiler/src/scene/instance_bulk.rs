@@ -133,7 +133,7 @@ mod tests {
 
     use super::super::instance_file::{self, PlyInstance};
     use super::super::model::{PlacedInstance, Transform};
-    use super::super::sphere_file::PlyEncoding;
+    use super::super::ply_points::PlyEncoding;
 
     /// `n` instances that turn, scale and name materials up to `most`.
     fn instances(n: usize, most: u32) -> Vec<PlacedInstance> {

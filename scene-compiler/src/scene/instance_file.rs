@@ -17,7 +17,6 @@
 //!
 //! Not here: placing the model (`Mesh::placements`, and compiling).
 
-use std::fmt::Write as _;
 use std::io::{BufReader, Read as _, Seek as _, SeekFrom};
 use std::path::Path;
 
@@ -28,7 +27,7 @@ use rayon::prelude::*;
 use super::instance_bulk;
 use super::model::{InstanceFileData, PlacedInstance, Transform};
 use super::ply_elements::{check_counts, type_name};
-use super::sphere_file::PlyEncoding;
+use super::ply_points::{self, Columns, PlyEncoding, point_access};
 use crate::{find_first, limits};
 
 /// What an error about the file's layout adds: the layout it should have.
@@ -199,45 +198,9 @@ impl PlyInstance {
             None => ply::PropertyAccessResult::Ignored,
         }
     }
-
-    fn set_material(&mut self, key: &str, value: i64) -> ply::PropertyAccessResult {
-        if key != "material" {
-            return ply::PropertyAccessResult::Ignored;
-        }
-        self.material = value;
-        ply::PropertyAccessResult::Set
-    }
 }
 
-impl ply::PropertyAccess for PlyInstance {
-    fn new() -> Self {
-        PlyInstance::identity()
-    }
-    fn set_float(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
-        self.set(key, value)
-    }
-    fn set_double(&mut self, key: &str, value: f64) -> ply::PropertyAccessResult {
-        self.set(key, value as f32)
-    }
-    fn set_char(&mut self, key: &str, value: i8) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_uchar(&mut self, key: &str, value: u8) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_short(&mut self, key: &str, value: i16) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_ushort(&mut self, key: &str, value: u16) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_int(&mut self, key: &str, value: i32) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_uint(&mut self, key: &str, value: u32) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-}
+point_access!(PlyInstance, PlyInstance::identity());
 
 /// An instance file of `instances`: `float x y z` always; `float rx ry rz` when some
 /// instance rotates, `float scale` when some instance scales, and a `material` property
@@ -250,74 +213,28 @@ pub fn write(instances: &[PlacedInstance], encoding: PlyEncoding) -> Vec<u8> {
     let rotation = instances.iter().any(|p| p.transform.rotate_deg != Vec3::ZERO);
     let scale = instances.iter().any(|p| p.transform.scale != Vec3::ONE);
     let material = instances.iter().any(|p| p.material.is_some());
-    let most = instances.iter().filter_map(|p| p.material).max().unwrap_or(0);
-    let (material_type, width) = match most {
-        0..=0xff => ("uchar", 1),
-        0x100..=0xffff => ("ushort", 2),
-        _ => ("uint", 4),
-    };
-    let format = match encoding {
-        PlyEncoding::Ascii => "ascii",
-        PlyEncoding::BinaryLittleEndian => "binary_little_endian",
-        PlyEncoding::BinaryBigEndian => "binary_big_endian",
-    };
-    let mut header = format!(
-        "ply\nformat {format} 1.0\ncomment instances: translation x y z{}{}{}\nelement vertex {}\n\
-         property float x\nproperty float y\nproperty float z\n",
-        if rotation { ", rotation rx ry rz (degrees: about X, then Y, then Z)" } else { "" },
-        if scale { ", scale" } else { "" },
-        if material { ", material (an index into the scene's materials)" } else { "" },
-        instances.len()
-    );
-    if rotation {
-        header.push_str("property float rx\nproperty float ry\nproperty float rz\n");
-    }
-    if scale {
-        header.push_str("property float scale\n");
-    }
-    if material {
-        let _ = writeln!(header, "property {material_type} material");
-    }
-    header.push_str("end_header\n");
     // The float properties written, as indices into an instance's values in the
     // order of `FLOATS`.
     let written: Vec<usize> =
         (0..FLOATS.len()).filter(|&k| k < 3 || (k < 6 && rotation) || (k == 6 && scale)).collect();
-    let values = |p: &PlacedInstance| {
+    let floats: Vec<&str> = written.iter().map(|&k| FLOATS[k]).collect();
+    let values = |p: &PlacedInstance, row: &mut Vec<f32>| {
         let (t, r) = (p.transform.translate, p.transform.rotate_deg);
         let all = [t.x, t.y, t.z, r.x, r.y, r.z, p.transform.scale.x];
-        written.iter().map(move |&k| all[k])
+        row.extend(written.iter().map(|&k| all[k]));
     };
-    let mut out = header.into_bytes();
-    match encoding {
-        PlyEncoding::Ascii => {
-            let mut text = String::new();
-            for p in instances {
-                for (k, x) in values(p).enumerate() {
-                    let _ = write!(text, "{}{x:?}", if k == 0 { "" } else { " " });
-                }
-                if material {
-                    let _ = write!(text, " {}", p.material.unwrap_or(0));
-                }
-                text.push('\n');
-            }
-            out.extend(text.into_bytes());
-        }
-        PlyEncoding::BinaryLittleEndian | PlyEncoding::BinaryBigEndian => {
-            let little = encoding == PlyEncoding::BinaryLittleEndian;
-            out.reserve(instances.len() * (4 * written.len() + if material { width } else { 0 }));
-            for p in instances {
-                for x in values(p) {
-                    out.extend_from_slice(&if little { x.to_le_bytes() } else { x.to_be_bytes() });
-                }
-                if material {
-                    // The low `width` bytes, in the file's order.
-                    let m = p.material.unwrap_or(0);
-                    let (le, be) = (m.to_le_bytes(), m.to_be_bytes());
-                    out.extend_from_slice(if little { &le[..width] } else { &be[4 - width..] });
-                }
-            }
-        }
-    }
-    out
+    let material_of = |p: &PlacedInstance| p.material.unwrap_or(0);
+    let comment = format!(
+        "instances: translation x y z{}{}{}",
+        if rotation { ", rotation rx ry rz (degrees: about X, then Y, then Z)" } else { "" },
+        if scale { ", scale" } else { "" },
+        if material { ", material (an index into the scene's materials)" } else { "" },
+    );
+    let columns = Columns {
+        comment: &comment,
+        floats: &floats,
+        values: &values,
+        material: material.then_some(&material_of as &dyn Fn(&PlacedInstance) -> u32),
+    };
+    ply_points::write(instances, encoding, &columns)
 }

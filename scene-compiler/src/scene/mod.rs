@@ -40,6 +40,7 @@ mod model_materials;
 mod obj_check;
 mod ply_bulk;
 mod ply_elements;
+mod ply_points;
 mod reflect;
 mod spans;
 mod sphere_file;
@@ -61,7 +62,8 @@ pub use instance_file::{read as read_instance_file, write as write_instance_file
 pub(crate) use material::every_kind;
 pub use material::{AlphaMode, MAP_COUNT, MAP_FIELDS, MaterialKind, Principled};
 pub use model::*;
-pub use sphere_file::{PlyEncoding, write as write_sphere_file};
+pub use ply_points::PlyEncoding;
+pub use sphere_file::write as write_sphere_file;
 pub use write::to_ron;
 
 use checker::Issue;

@@ -10,7 +10,6 @@
 //!
 //! Not here: placing the spheres in the world (`crate::sphere_files`, at compile time).
 
-use std::fmt::Write as _;
 use std::io::{BufReader, Read as _};
 use std::path::Path;
 
@@ -18,17 +17,10 @@ use glam::Vec3;
 use ply_rs_bw::{parser, ply};
 
 use super::ply_elements::{check_counts, type_name};
+use super::ply_points::{self, Columns, PlyEncoding, point_access};
 
 use super::model::{Sphere, SphereListData};
 use crate::limits;
-
-/// How a sphere file's payload is written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlyEncoding {
-    Ascii,
-    BinaryLittleEndian,
-    BinaryBigEndian,
-}
 
 /// Reads the sphere file at `path`; each sphere's `material` is its `material` property
 /// (0 without one), an index into the scene entry's `materials`, checked by the caller.
@@ -121,98 +113,24 @@ impl PlyPoint {
         }
         ply::PropertyAccessResult::Set
     }
-
-    fn set_material(&mut self, key: &str, value: i64) -> ply::PropertyAccessResult {
-        if key != "material" {
-            return ply::PropertyAccessResult::Ignored;
-        }
-        self.material = value;
-        ply::PropertyAccessResult::Set
-    }
 }
 
-impl ply::PropertyAccess for PlyPoint {
-    fn new() -> Self {
-        PlyPoint { center: [0.0; 3], radius: 0.0, material: 0 }
-    }
-    fn set_float(&mut self, key: &str, value: f32) -> ply::PropertyAccessResult {
-        self.set(key, value)
-    }
-    fn set_double(&mut self, key: &str, value: f64) -> ply::PropertyAccessResult {
-        self.set(key, value as f32)
-    }
-    fn set_char(&mut self, key: &str, value: i8) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_uchar(&mut self, key: &str, value: u8) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_short(&mut self, key: &str, value: i16) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_ushort(&mut self, key: &str, value: u16) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_int(&mut self, key: &str, value: i32) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-    fn set_uint(&mut self, key: &str, value: u32) -> ply::PropertyAccessResult {
-        self.set_material(key, value.into())
-    }
-}
+point_access!(PlyPoint, PlyPoint { center: [0.0; 3], radius: 0.0, material: 0 });
 
 /// A sphere file of `spheres` (`float x y z radius`), with a `material` property (the
 /// smallest unsigned type that holds every sphere's `material`) when `material` is true.
 pub fn write(spheres: &[Sphere], encoding: PlyEncoding, material: bool) -> Vec<u8> {
-    let most = spheres.iter().map(|s| s.material).max().unwrap_or(0);
-    let (material_type, width) = match most {
-        0..=0xff => ("uchar", 1),
-        0x100..=0xffff => ("ushort", 2),
-        _ => ("uint", 4),
+    let values = |s: &Sphere, row: &mut Vec<f32>| row.extend([s.center.x, s.center.y, s.center.z, s.radius]);
+    let material_of = |s: &Sphere| s.material;
+    let columns = Columns {
+        comment: if material {
+            "spheres: center x y z, radius, material (an index into the scene's `materials` list)"
+        } else {
+            "spheres: center x y z, radius"
+        },
+        floats: &["x", "y", "z", "radius"],
+        values: &values,
+        material: material.then_some(&material_of as &dyn Fn(&Sphere) -> u32),
     };
-    let format = match encoding {
-        PlyEncoding::Ascii => "ascii",
-        PlyEncoding::BinaryLittleEndian => "binary_little_endian",
-        PlyEncoding::BinaryBigEndian => "binary_big_endian",
-    };
-    let mut header = format!(
-        "ply\nformat {format} 1.0\ncomment spheres: center x y z, radius{}\nelement vertex {}\n\
-         property float x\nproperty float y\nproperty float z\nproperty float radius\n",
-        if material { ", material (an index into the scene's `materials` list)" } else { "" },
-        spheres.len()
-    );
-    if material {
-        let _ = writeln!(header, "property {material_type} material");
-    }
-    header.push_str("end_header\n");
-    let mut out = header.into_bytes();
-    match encoding {
-        PlyEncoding::Ascii => {
-            let mut text = String::new();
-            for s in spheres {
-                let c = s.center;
-                let _ = write!(text, "{:?} {:?} {:?} {:?}", c.x, c.y, c.z, s.radius);
-                if material {
-                    let _ = write!(text, " {}", s.material);
-                }
-                text.push('\n');
-            }
-            out.extend(text.into_bytes());
-        }
-        PlyEncoding::BinaryLittleEndian | PlyEncoding::BinaryBigEndian => {
-            let little = encoding == PlyEncoding::BinaryLittleEndian;
-            out.reserve(spheres.len() * (16 + if material { width } else { 0 }));
-            for s in spheres {
-                for x in [s.center.x, s.center.y, s.center.z, s.radius] {
-                    out.extend_from_slice(&if little { x.to_le_bytes() } else { x.to_be_bytes() });
-                }
-                if material {
-                    // The low `width` bytes, in the file's order.
-                    let (le, be) = (s.material.to_le_bytes(), s.material.to_be_bytes());
-                    out.extend_from_slice(if little { &le[..width] } else { &be[4 - width..] });
-                }
-            }
-        }
-    }
-    out
+    ply_points::write(spheres, encoding, &columns)
 }

@@ -15,7 +15,7 @@ use glam::{Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::material::MaterialKind;
-use super::sphere_file::PlyEncoding;
+use super::ply_points::PlyEncoding;
 use super::values;
 use crate::records::layout::{NO_NORMAL, VertexRecord, VertexUvRecord};
 
