@@ -182,9 +182,17 @@ impl ViewApp {
         egui::Panel::right("side").default_size(330.0).show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| self.side_panel(ui));
         });
-        if let Some(status) = self.status_line() {
-            egui::Panel::bottom("status_line").show(ui, |ui| ui.label(status));
-        }
+        // There before the first image, so that its arrival does not shrink the image
+        // area (which would restart the render at another size).
+        let status = self.status_line().unwrap_or_else(|| {
+            if self.session.current().is_some() {
+                "rendering the first image…"
+            } else {
+                "no image: see the scene error"
+            }
+            .to_owned()
+        });
+        egui::Panel::bottom("status_line").show(ui, |ui| ui.label(status));
         if let Some(error) = self.session.last_error().cloned() {
             egui::Panel::bottom("error").resizable(true).default_size(180.0).show(ui, |ui| {
                 panels::error_panel(ui, &error);
@@ -313,6 +321,11 @@ impl ViewApp {
 
     /// Sends the current camera and settings when they changed (resetting accumulation).
     fn send_view(&mut self, ctx: &egui::Context) {
+        // A pass egui discards (a grid's first, which only measures) has a provisional
+        // layout: an image of its size would be thrown away at the next pass.
+        if ctx.will_discard() {
+            return;
+        }
         let (Some(rect), Some(orbit), Some(current)) =
             (self.viewport.rect, &self.viewport.orbit, self.session.current())
         else {

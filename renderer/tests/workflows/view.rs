@@ -34,6 +34,23 @@ fn harness(path: &Path) -> Harness<'static, ViewApp> {
 
 /// [`harness`], with `setup` applied to the editor before its first frame.
 fn harness_with(path: &Path, setup: impl FnOnce(&mut ViewApp)) -> Harness<'static, ViewApp> {
+    let mut harness = unstarted_harness(path, setup);
+    // The first image adds rows to the stats: wait for it, so the layout is settled
+    // before a test clicks at a position (a grid's first frame only measures, too).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while harness.state().session.current().is_some()
+        && harness.state().frame().is_none()
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+        harness.step();
+    }
+    harness.run_steps(3);
+    harness
+}
+
+/// [`harness_with`] before its first UI frame.
+fn unstarted_harness(path: &Path, setup: impl FnOnce(&mut ViewApp)) -> Harness<'static, ViewApp> {
     let options = ViewOptions {
         scene: path.to_owned(),
         backend: BackendChoice::Cpu,
@@ -48,21 +65,9 @@ fn harness_with(path: &Path, setup: impl FnOnce(&mut ViewApp)) -> Harness<'stati
     let session = Session::open(path, None, SessionOptions::default()).expect("session opens");
     let mut app = ViewApp::new(session, &options);
     setup(&mut app);
-    let mut harness = Harness::builder()
+    Harness::builder()
         .with_size(egui::vec2(1200.0, 800.0))
-        .build_ui_state(|ui, app: &mut ViewApp| app.show(ui), app);
-    // The first image adds rows to the stats: wait for it, so the layout is settled
-    // before a test clicks at a position (a grid's first frame only measures, too).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while harness.state().session.current().is_some()
-        && harness.state().frame().is_none()
-        && Instant::now() < deadline
-    {
-        std::thread::sleep(Duration::from_millis(10));
-        harness.step();
-    }
-    harness.run_steps(3);
-    harness
+        .build_ui_state(|ui, app: &mut ViewApp| app.show(ui), app)
 }
 
 fn click_at(harness: &mut Harness<'_, ViewApp>, pos: egui::Pos2) {
@@ -341,6 +346,7 @@ fn a_scene_that_never_compiled_shows_only_the_error() {
     let harness = harness(&path);
     harness.get_by_label_contains("Scene error at line 1");
     harness.get_by_label("no scene");
+    harness.get_by_label("no image: see the scene error");
 }
 
 #[test]
@@ -846,9 +852,29 @@ fn an_instance_chosen_in_the_outline_moves_takes_a_material_saves_and_deletes() 
     assert!(!harness.state().editor.can_delete(&scene));
 }
 
+/// The image area keeps its size when the first image arrives (the status line is there
+/// from the start), so that image is not thrown away for one of another size.
+#[test]
+fn the_first_image_is_rendered_at_the_size_it_is_shown() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut harness = unstarted_harness(&canonical_scene(dir.path()), |app| app.controls.max_spp = 4);
+    harness.get_by_label_contains("rendering the first image");
+    let mut step_until = |done: &dyn Fn(&ViewApp) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(harness.state()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+            harness.step();
+        }
+        harness.state().frame().map(|f| (f.width, f.height, f.started))
+    };
+    let first = step_until(&|app| app.frame().is_some()).expect("a first image");
+    // Finished: all samples, of the size of the view last sent.
+    let last = step_until(&|app| app.finished()).expect("a finished image");
+    assert_eq!(last, first, "the render restarted (at another size)");
+}
+
 /// Waits until the editor shows a finished image of an accumulation started after `since`.
-/// A frame of an earlier layout (a new editor's first frame is rendered before the stats
-/// rows take their height) does not count: the image must be of the view last sent.
+/// A frame of an earlier view (the same film at another size) does not count.
 fn finished_frame_since(harness: &mut Harness<'_, ViewApp>, since: Instant) -> Vec<u8> {
     let done = |h: &Harness<'_, ViewApp>| {
         h.state().finished() && h.state().frame().is_some_and(|f| f.started >= since)
