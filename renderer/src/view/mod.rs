@@ -193,11 +193,6 @@ impl ViewApp {
             .to_owned()
         });
         egui::Panel::bottom("status_line").show(ui, |ui| ui.label(status));
-        if let Some(error) = self.session.last_error().cloned() {
-            egui::Panel::bottom("error").resizable(true).default_size(180.0).show(ui, |ui| {
-                panels::error_panel(ui, &error);
-            });
-        }
         egui::CentralPanel::default().show(ui, |ui| {
             let current = self.session.current().map(|c| (&**c, self.session.generation()));
             let shown = self.viewport.show(
@@ -211,6 +206,9 @@ impl ViewApp {
                 self.editor.selected = picked;
             }
         });
+        if let (Some(error), Some(image)) = (self.session.last_error(), self.viewport.rect) {
+            panels::error_overlay(&ctx, image, error);
+        }
 
         self.send_view(&ctx);
         ctx.request_repaint_after(POLL_INTERVAL);

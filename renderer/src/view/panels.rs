@@ -294,8 +294,26 @@ pub(super) fn status_line(frame: &Frame, finished: bool, timings: bool) -> Strin
     format!("{} spp{time} · {denoised}{done}", frame.samples)
 }
 
+/// The session's last error over the bottom of the image (`image`, the viewport's
+/// rect), at most `max_height` points tall. Over the image, not beside it: a panel
+/// would shrink the image area, which restarts the render of the last good scene at
+/// another size for every broken save.
+pub(super) fn error_overlay(ctx: &egui::Context, image: egui::Rect, error: &SceneError) {
+    const MARGIN: f32 = 8.0;
+    egui::Area::new(egui::Id::unique("scene error"))
+        .fixed_pos(image.left_bottom() + egui::vec2(MARGIN, -MARGIN))
+        .pivot(egui::Align2::LEFT_BOTTOM)
+        .show(ctx, |ui| {
+            egui::Frame::popup(ui.style()).show(ui, |ui| {
+                ui.set_width((image.width() - 4.0 * MARGIN).max(0.0));
+                ui.set_max_height(image.height() * 0.4);
+                error_panel(ui, error);
+            });
+        });
+}
+
 /// The session's last error with its location, above the source snippet.
-pub(super) fn error_panel(ui: &mut egui::Ui, error: &SceneError) {
+fn error_panel(ui: &mut egui::Ui, error: &SceneError) {
     let location = match (error.line, error.column) {
         (Some(line), Some(column)) => format!(" at line {line}, column {column}"),
         (Some(line), None) => format!(" at line {line}"),

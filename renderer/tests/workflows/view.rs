@@ -285,10 +285,21 @@ fn save_without_edits_is_byte_identical() {
 fn a_broken_save_shows_the_error_panel_and_keeps_the_last_good_scene() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = canonical_scene(dir.path());
-    let mut harness = harness(&path);
+    let mut harness = harness_with(&path, |app| app.controls.max_spp = 4);
     let good = std::fs::read_to_string(&path).expect("scene text");
     let broken = good.replacen("radius: 0.5", "radius: -0.5", 1);
     let (line, column) = locate(&broken, "-0.5");
+    // The finished film: all its samples, of the size of the view last sent.
+    let film = |h: &mut Harness<'_, ViewApp>| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !h.state().finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+            h.step();
+        }
+        h.state().frame().filter(|_| h.state().finished()).map(|f| (f.width, f.height, f.started))
+    };
+    let before = film(&mut harness);
+    assert!(before.is_some(), "the render finished");
     std::fs::write(&path, broken).expect("temp dir is writable");
 
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -303,6 +314,8 @@ fn a_broken_save_shows_the_error_panel_and_keeps_the_last_good_scene() {
     assert!(harness.state().session.current().is_some(), "the last good scene stays");
     // Attempts are numbered, the kept scene named: a failure never reads like a success.
     harness.get_by_label("#1 failed, scene #1 kept");
+    // The error is shown over the image, which keeps its size: the film goes on.
+    assert_eq!(film(&mut harness), before, "the last good scene's render restarted");
 }
 
 #[test]
