@@ -1,7 +1,8 @@
 //! The editor's panels that are not about the selection: the tool bar, the Stats and
-//! Render sections of the side panel, the status line and the error panel. Widgets
-//! only: a change becomes an edit through [`Edits`], a field of [`Controls`] or a
-//! command to the render thread, and a tool bar click an action the app carries out.
+//! Render sections of the side panel, the status line and the error panel (over the
+//! image). Widgets only: a change becomes an edit through [`Edits`], a field of
+//! [`Controls`] or a command to the render thread, and a tool bar click an action the
+//! app carries out.
 
 use std::path::PathBuf;
 use std::time::Duration;
