@@ -324,7 +324,10 @@ fn error_panel(ui: &mut egui::Ui, error: &SceneError) {
         ui.visuals().error_fg_color,
         RichText::new(format!("Scene error{location}: the last good scene keeps rendering")).strong(),
     );
-    egui::ScrollArea::vertical().show(ui, |ui| {
-        ui.label(RichText::new(&error.message).monospace().color(Color32::LIGHT_RED));
+    // Not wrapped: the source snippet's carets line up with the text they point at.
+    egui::ScrollArea::both().show(ui, |ui| {
+        ui.add(
+            egui::Label::new(RichText::new(&error.message).monospace().color(Color32::LIGHT_RED)).extend(),
+        );
     });
 }
