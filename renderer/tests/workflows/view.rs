@@ -37,16 +37,28 @@ fn harness_with(path: &Path, setup: impl FnOnce(&mut ViewApp)) -> Harness<'stati
     let mut harness = unstarted_harness(path, setup);
     // The first image adds rows to the stats: wait for it, so the layout is settled
     // before a test clicks at a position (a grid's first frame only measures, too).
+    step_until(&mut harness, |app| app.session.current().is_none() || app.frame().is_some());
+    harness.run_steps(3);
+    harness
+}
+
+/// Steps the UI until `done` holds for the editor (20 s at most); whether it does.
+fn step_until(harness: &mut Harness<'_, ViewApp>, done: impl Fn(&ViewApp) -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(20);
-    while harness.state().session.current().is_some()
-        && harness.state().frame().is_none()
-        && Instant::now() < deadline
-    {
+    while !done(harness.state()) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
         harness.step();
     }
-    harness.run_steps(3);
-    harness
+    done(harness.state())
+}
+
+/// The size and start of the finished film (all its samples, of the size of the view
+/// last sent), once there is one.
+fn finished_film(harness: &mut Harness<'_, ViewApp>) -> Option<(u32, u32, Instant)> {
+    if !step_until(harness, ViewApp::finished) {
+        return None;
+    }
+    harness.state().frame().map(|f| (f.width, f.height, f.started))
 }
 
 /// [`harness_with`] before its first UI frame.
@@ -289,16 +301,7 @@ fn a_broken_save_shows_the_error_panel_and_keeps_the_last_good_scene() {
     let good = std::fs::read_to_string(&path).expect("scene text");
     let broken = good.replacen("radius: 0.5", "radius: -0.5", 1);
     let (line, column) = locate(&broken, "-0.5");
-    // The finished film: all its samples, of the size of the view last sent.
-    let film = |h: &mut Harness<'_, ViewApp>| {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !h.state().finished() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-            h.step();
-        }
-        h.state().frame().filter(|_| h.state().finished()).map(|f| (f.width, f.height, f.started))
-    };
-    let before = film(&mut harness);
+    let before = finished_film(&mut harness);
     assert!(before.is_some(), "the render finished");
     std::fs::write(&path, broken).expect("temp dir is writable");
 
@@ -315,7 +318,7 @@ fn a_broken_save_shows_the_error_panel_and_keeps_the_last_good_scene() {
     // Attempts are numbered, the kept scene named: a failure never reads like a success.
     harness.get_by_label("#1 failed, scene #1 kept");
     // The error is shown over the image, which keeps its size: the film goes on.
-    assert_eq!(film(&mut harness), before, "the last good scene's render restarted");
+    assert_eq!(finished_film(&mut harness), before, "the last good scene's render restarted");
 }
 
 #[test]
@@ -872,32 +875,16 @@ fn the_first_image_is_rendered_at_the_size_it_is_shown() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut harness = unstarted_harness(&canonical_scene(dir.path()), |app| app.controls.max_spp = 4);
     harness.get_by_label_contains("rendering the first image");
-    let mut step_until = |done: &dyn Fn(&ViewApp) -> bool| {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !done(harness.state()) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-            harness.step();
-        }
-        harness.state().frame().map(|f| (f.width, f.height, f.started))
-    };
-    let first = step_until(&|app| app.frame().is_some()).expect("a first image");
-    // Finished: all samples, of the size of the view last sent.
-    let last = step_until(&|app| app.finished()).expect("a finished image");
-    assert_eq!(last, first, "the render restarted (at another size)");
+    assert!(step_until(&mut harness, |app| app.frame().is_some()), "a first image");
+    let first = harness.state().frame().map(|f| (f.width, f.height, f.started));
+    assert_eq!(finished_film(&mut harness), first, "the render restarted (at another size)");
 }
 
 /// Waits until the editor shows a finished image of an accumulation started after `since`.
 /// A frame of an earlier view (the same film at another size) does not count.
 fn finished_frame_since(harness: &mut Harness<'_, ViewApp>, since: Instant) -> Vec<u8> {
-    let done = |h: &Harness<'_, ViewApp>| {
-        h.state().finished() && h.state().frame().is_some_and(|f| f.started >= since)
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done(harness) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
-    assert!(done(harness), "no finished frame after the edit");
+    let done = |app: &ViewApp| app.finished() && app.frame().is_some_and(|f| f.started >= since);
+    assert!(step_until(harness, done), "no finished frame after the edit");
     harness.state().frame().expect("a frame").rgba.clone()
 }
 
@@ -1002,11 +989,7 @@ fn locate(text: &str, needle: &str) -> (usize, usize) {
 
 /// Waits (stepping the UI) until `done` holds for the editor's latest frame.
 fn wait_for_frame(harness: &mut Harness<'_, ViewApp>, done: impl Fn(&renderer::view::worker::Frame) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while harness.state().frame().is_none_or(|f| !done(f)) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
+    step_until(harness, |app| app.frame().is_some_and(&done));
 }
 
 #[test]
