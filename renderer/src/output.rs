@@ -49,7 +49,7 @@ impl ImageFormat {
 /// scene is loaded, so a typo in `-o` costs no render.
 pub fn check_output(path: &Path) -> anyhow::Result<ImageFormat> {
     let format = ImageFormat::from_path(path)?;
-    let folder = folder_of(path);
+    let folder = files::folder_of(path);
     let shown = path.display();
     if !folder.is_dir() {
         bail!("cannot write `{shown}`: the folder `{}` does not exist", folder.display());
@@ -66,14 +66,6 @@ pub fn check_output(path: &Path) -> anyhow::Result<ImageFormat> {
         bail!("cannot write `{shown}`: the file is read-only");
     }
     Ok(format)
-}
-
-/// The folder a file path is in (`.` for a bare file name).
-pub fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    }
 }
 
 /// The film read back in the form a format stores.

@@ -167,13 +167,19 @@ pub fn pending_empty(path: &Path) -> io::Result<PendingFile> {
     Ok(create_pending(path)?.0)
 }
 
+/// The folder a file path is in (`.` for a bare file name): where its temporary file
+/// goes.
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
 /// A new, empty temporary file beside `path` (named after it and this process), open to
 /// read and write; the [`PendingFile`] removes it unless committed.
 fn create_pending(path: &Path) -> io::Result<(PendingFile, File)> {
-    let folder = match path.parent() {
-        Some(f) if !f.as_os_str().is_empty() => f,
-        _ => Path::new("."),
-    };
+    let folder = folder_of(path);
     let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no file name"))?;
     let mut temp_name = std::ffi::OsString::from(".");
     temp_name.push(name);

@@ -125,7 +125,7 @@ impl ViewApp {
             screenshot_dir: options
                 .screenshot_dir
                 .clone()
-                .unwrap_or_else(|| output::folder_of(&options.scene).to_owned()),
+                .unwrap_or_else(|| scene_compiler::files::folder_of(&options.scene).to_owned()),
             status_line_timings: true,
             render: RenderLink::spawn(options.backend, options.kernels.clone()),
             viewport: Viewport::default(),

@@ -296,7 +296,7 @@ pub(super) fn status_line(frame: &Frame, finished: bool, timings: bool) -> Strin
 }
 
 /// The session's last error over the bottom of the image (`image`, the viewport's
-/// rect), at most `max_height` points tall. Over the image, not beside it: a panel
+/// rect), at most 40 % of its height. Over the image, not beside it: a panel
 /// would shrink the image area, which restarts the render of the last good scene at
 /// another size for every broken save.
 pub(super) fn error_overlay(ctx: &egui::Context, image: egui::Rect, error: &SceneError) {
