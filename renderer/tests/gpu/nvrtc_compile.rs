@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use renderer::backend::cuda::{KernelOptions, KernelSources, Nvrtc};
 use renderer::backend::features::{self, Variant};
 use scene_compiler::scene::SamplerKind;
@@ -71,27 +73,15 @@ fn kernels_compile_for_every_architecture_and_schedule() {
     // once, which took the 27 from 10 minutes to 6.3 there. Reported in order below,
     // whatever order they finish in.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(COMPILE_THREADS);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<_> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(arch, defines, variant)) = jobs.get(i) else { return done };
-                        done.push((i, nvrtc.compile(&sources, &options(defines).nvrtc_args(arch, variant))));
-                    }
-                })
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let results: Vec<_> = pool.install(|| {
+        jobs.par_iter()
+            .map(|&(arch, defines, variant)| {
+                nvrtc.compile(&sources, &options(defines).nvrtc_args(arch, variant))
             })
-            .collect();
-        let mut results: Vec<_> =
-            workers.into_iter().flat_map(|w| w.join().expect("a compile thread")).collect();
-        results.sort_by_key(|&(i, _)| i);
-        results
+            .collect()
     });
-    assert_eq!(results.len(), jobs.len());
-    for ((arch, defines, variant), (_, cubin)) in jobs.into_iter().zip(results) {
+    for ((arch, defines, variant), cubin) in jobs.into_iter().zip(results) {
         let cubin = cubin.unwrap_or_else(|e| panic!("{arch} {defines:?} {}: {e:#}", variant.name()));
         assert!(!cubin.image.is_empty());
         // RENDERER_TEST_CUBINS=dir keeps the cubins, for nvdisasm (tools/kernel-sass.sh).
